@@ -1,0 +1,141 @@
+# box — one static binary.  `make` builds ./box with musl-gcc, statically
+# linked and stripped.  `make V=1` shows the commands.
+#
+#   make            the binary
+#   make test       unit tests, system compiler, ASan+UBSan
+#   make fuzz-smoke each libFuzzer harness for FUZZ_SECONDS under ASan+UBSan
+#   make integration tests against the real Incus daemon (root)
+#   make check      test + fuzz-smoke + integration
+#   make bench      performance comparison (see tests/bench/)
+#   make size       what each module costs in the binary
+#   make release    dist/ with versioned binaries and SHA256SUMS
+
+VERSION   := $(shell cat VERSION)
+CC_STATIC ?= musl-gcc
+CC_TEST   ?= gcc
+CC_FUZZ   ?= clang
+FUZZ_SECONDS ?= 20
+
+Q := @
+ifeq ($(V),1)
+Q :=
+endif
+
+B := build
+WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wno-unused-parameter
+COMMON := -std=c11 -D_GNU_SOURCE -Isrc -I$(B)/gen -I$(B)/uapi $(WARN) \
+          -DBOX_VERSION='"$(VERSION)"'
+CFLAGS_STATIC := $(COMMON) -Os -ffunction-sections -fdata-sections \
+          -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-stack-protector
+LDFLAGS_STATIC := -static -s -Wl,--gc-sections -Wl,-Map,$(B)/box.map
+CFLAGS_TEST := $(COMMON) -O1 -g -fsanitize=address,undefined \
+          -fno-omit-frame-pointer -fno-sanitize-recover=undefined -Itests/unit
+CFLAGS_FUZZ := $(COMMON) -O1 -g -fsanitize=fuzzer,address,undefined \
+          -fno-sanitize-recover=undefined -DBOX_FUZZ
+LDLIBS_STATIC :=
+
+# Everything under src/ goes into the binary; src/tools/ are build-time
+# helpers compiled for the build machine.
+SRC      := $(filter-out src/tools/%,$(shell find src -name '*.c' | sort))
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+GEN_SRC  := $(B)/gen/templates_data.c
+OBJ      := $(SRC:%.c=$(B)/musl/%.o) $(B)/musl/gen/templates_data.o
+TEST_SRC := $(sort $(wildcard tests/unit/*.c))
+TEST_OBJ := $(LIB_SRC:%.c=$(B)/test/%.o) $(TEST_SRC:%.c=$(B)/test/%.o) \
+            $(B)/test/gen/templates_data.o
+FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB := $(LIB_SRC:%.c=$(B)/fuzzobj/%.o) $(B)/fuzzobj/gen/templates_data.o
+
+-include vendor/*.mk
+
+all: box
+
+box: $(OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC_STATIC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJ) $(LDLIBS_STATIC)
+
+$(B)/musl/%.o: %.c | $(UAPI_STAMP) $(GEN_SRC)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC_STATIC) $(CFLAGS_STATIC) -MMD -MP -c -o $@ $<
+$(B)/musl/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC_STATIC) $(CFLAGS_STATIC) -c -o $@ $<
+
+# Templates are compiled into the binary: a generator of our own turns
+# templates/<name>/<file> into a C table.
+TEMPLATE_FILES := $(shell find templates -type f | sort)
+$(B)/tools/embed: src/tools/embed.c
+	@mkdir -p $(@D)
+	$(Q)$(CC_TEST) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
+$(GEN_SRC): $(B)/tools/embed $(TEMPLATE_FILES)
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)$(B)/tools/embed $@.tmp $(TEMPLATE_FILES) && mv $@.tmp $@
+
+# --- unit tests (system compiler, ASan+UBSan) -------------------------------
+$(B)/test/%.o: %.c | $(UAPI_STAMP) $(GEN_SRC)
+	@mkdir -p $(@D)
+	@echo "  CC-T    $<"
+	$(Q)$(CC_TEST) $(CFLAGS_TEST) -MMD -MP -c -o $@ $<
+$(B)/test/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC_TEST) $(CFLAGS_TEST) -c -o $@ $<
+$(B)/unit-tests: $(TEST_OBJ)
+	$(Q)$(CC_TEST) $(CFLAGS_TEST) -o $@ $(TEST_OBJ) $(LDLIBS_TEST)
+
+test: $(B)/unit-tests
+	ASAN_OPTIONS=detect_leaks=1 BOX_TEST_DATA=tests $(B)/unit-tests
+
+# --- fuzzing (clang libFuzzer, ASan+UBSan) ----------------------------------
+$(B)/fuzzobj/%.o: %.c | $(UAPI_STAMP) $(GEN_SRC)
+	@mkdir -p $(@D)
+	$(Q)$(CC_FUZZ) $(CFLAGS_FUZZ) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(B)/fuzzobj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC_FUZZ) $(CFLAGS_FUZZ) -c -o $@ $<
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)$(CC_FUZZ) $(CFLAGS_FUZZ) -o $@ $< $(FUZZ_LIB) $(LDLIBS_FUZZ)
+
+fuzzers: $(FUZZERS)
+
+# Each harness runs FUZZ_SECONDS on its checked-in corpus (copied, so the
+# tree is not touched); a crash fails the target.
+fuzz-smoke: $(FUZZERS)
+	$(Q)for f in $(FUZZERS); do n=$${f##*/}; \
+	  rm -rf $(B)/corpus/$$n; mkdir -p $(B)/corpus/$$n; \
+	  cp tests/fuzz/corpus/$$n/* $(B)/corpus/$$n/ 2>/dev/null; \
+	  echo "  RUN     $$n ($(FUZZ_SECONDS)s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 $(B)/corpus/$$n \
+	    >$(B)/corpus/$$n.log 2>&1 || { tail -40 $(B)/corpus/$$n.log; exit 1; }; \
+	  grep -E 'stat::number_of_executed_runs' $(B)/corpus/$$n.log; \
+	done
+
+fuzz-long:
+	$(MAKE) fuzz-smoke FUZZ_SECONDS=600
+
+# --- integration, bench, size, release --------------------------------------
+integration: box
+	sh tests/integration/run.sh
+
+check: box test fuzz-smoke integration
+
+bench: box
+	sh tests/bench/run.sh
+
+size: box
+	$(Q)sh ci/size.sh $(B)/box.map box
+
+release: box
+	$(Q)sh ci/release.sh $(VERSION)
+
+clean:
+	rm -rf $(B) box dist
+
+.PHONY: all test fuzzers fuzz-smoke fuzz-long integration check bench size release clean
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,86 @@
+/*
+ * box.h - what makes an instance a box, and reading one.
+ *
+ * The tag user.box=1 (or the legacy user.claudebox=1, honoured forever) is
+ * the boundary: box acts only on instances that carry it.  Everything about
+ * a box lives in its instance config (user.box.* stamps); there is no other
+ * store.
+ */
+#ifndef BOX_BOX_H
+#define BOX_BOX_H
+
+#include <stddef.h>
+
+#include "incus/api.h"
+#include "incus/json.h"
+#include "util/err.h"
+
+#define BOX_NAME_MAX 64
+
+struct box_info {
+	char name[BOX_NAME_MAX];
+	int legacy;		/* tagged only user.claudebox=1 */
+	char user[64];		/* the stamped user (legacy: claude; else root) */
+	char template_[64];
+	char status[32];	/* Incus's status: "Running", "Stopped", ... */
+	char type[32];		/* "container" / "virtual-machine" */
+	int running;
+};
+
+/*
+ * Instance names as Incus accepts them (letters, digits, hyphens; not
+ * starting with a digit or hyphen; at most 63).  Checked before a name is
+ * put into a URL.
+ */
+int box_name_ok(const char *name);
+
+/* 1 when the instance object at obj carries the box tag (or the legacy one). */
+int box_is_tagged(const struct json_doc *d, int obj, int *legacy);
+
+/*
+ * Fetch one box: GET /1.0/instances/<name>[?recursion=1].  Fails with
+ * "no such box" for a missing instance and refuses an untagged one by
+ * name.  On success r holds the reply (r->metadata is the instance) and
+ * info, when not NULL, the essentials.
+ */
+int box_fetch(struct incus *c, const char *name, int recursion,
+    struct incus_reply *r, struct box_info *info, struct box_err *e);
+
+/* box_fetch() without keeping the reply. */
+int box_resolve(struct incus *c, const char *name, struct box_info *info,
+    struct box_err *e);
+
+/* Fill info from an instance object. */
+void box_info_from(const struct json_doc *d, int inst, struct box_info *info);
+
+/*
+ * A config value of an instance object ("user.box.template") in buf; when
+ * absent, def copied into buf, or NULL when def is NULL.
+ */
+const char *box_config(const struct json_doc *d, int inst, const char *key,
+    char *buf, size_t cap, const char *def);
+
+/*
+ * The host's IPv4 subnets by interface name, read once, so a box's address
+ * can be chosen by the subnet of the bridge its NIC is on.
+ */
+#define BOX_MAX_SUBNETS 64
+struct box_subnets {
+	int n;
+	struct {
+		char ifname[16];
+		unsigned int addr, mask;	/* host order */
+	} s[BOX_MAX_SUBNETS];
+};
+
+int box_subnets_read(struct box_subnets *sn);
+
+/*
+ * The box's address: the first global IPv4 of the instance that lies in the
+ * subnet of a bridge one of its NICs is attached to; failing that, its only
+ * global IPv4; failing that "-".  inst must carry "state" (recursion >= 1).
+ */
+void box_address(const struct json_doc *d, int inst,
+    const struct box_subnets *sn, char *buf, size_t cap);
+
+#endif

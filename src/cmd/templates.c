@@ -1,0 +1,54 @@
+/* box templates - the templates a box can be minted from. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "box/template.h"
+#include "cmd/cmd.h"
+#include "util/opt.h"
+#include "util/table.h"
+
+int
+cmd_templates(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	char names[TPL_MAX][TPL_NAME_MAX];
+	struct opt_result res;
+	struct table tb;
+	int n, i, rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos > 0 || res.dashdash)
+		return err_usage(e, "templates takes no arguments");
+	n = template_names(names, TPL_MAX, e);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		fprintf(stderr, "box: no templates found%s\n",
+		    getenv("BOX_TEMPLATES") ? " in BOX_TEMPLATES" : "");
+		return 0;
+	}
+	table_init(&tb, 2);
+	table_row(&tb, (const char *[]){ "TEMPLATE", "DESCRIPTION" });
+	for (i = 0; i < n; i++) {
+		struct template t;
+
+		/* A broken template is listed as such, not hidden. */
+		struct box_err te;
+
+		err_clear(&te);
+		if (template_load(names[i], &t, &te) < 0) {
+			table_row(&tb, (const char *[]){ names[i], te.msg });
+			continue;
+		}
+		table_row(&tb, (const char *[]){ names[i], t.description });
+		template_free(&t);
+	}
+	rc = table_print(&tb, stdout);
+	table_free(&tb);
+	if (rc < 0)
+		return err_set(e, rc, "out of memory");
+	printf("\nmint one:  box new --name <box> --template <template>\n");
+	return 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * api.h - the Incus REST API over HTTP: the response envelope, errors in the
+ * daemon's own words, and background operations waited on with a bound.
+ *
+ * One struct incus per run; its connection is reused across calls
+ * (keep-alive) and re-dialled once if the daemon closed it while idle.
+ * Nothing here prints.
+ */
+#ifndef BOX_API_H
+#define BOX_API_H
+
+#include <stddef.h>
+
+#include "incus/http.h"
+#include "incus/json.h"
+#include "incus/transport.h"
+#include "util/err.h"
+
+#define INCUS_MAX_BODY	(64u << 20)	/* largest JSON reply we accept */
+#define INCUS_TIMEOUT_MS 30000		/* per connect/read/write */
+
+enum incus_type { INCUS_SYNC = 1, INCUS_ASYNC, INCUS_ERROR };
+
+struct incus {
+	char socket_path[108];
+	char project[64];	/* "" = the daemon's default */
+	int timeout_ms;
+	struct unix_transport ut;
+	struct http_conn *conn;	/* heap (it holds a 16 KiB buffer) */
+	int connected;
+};
+
+struct incus_reply {
+	int http_status;
+	int type;		/* enum incus_type */
+	char *body;		/* the raw reply body (owned) */
+	size_t body_len;
+	struct json_doc doc;	/* parsed body */
+	int metadata;		/* token of "metadata", or -1 */
+	char operation[128];	/* async: "/1.0/operations/<id>" */
+	char etag[128];
+};
+
+/*
+ * Find the socket the way the incus client does: $INCUS_SOCKET, else
+ * $INCUS_DIR/unix.socket, else /var/lib/incus/unix.socket, else
+ * /run/incus/unix.socket.  Does not connect yet.
+ */
+int incus_init(struct incus *c, struct box_err *e);
+void incus_close(struct incus *c);
+
+/*
+ * One request.  path is the URL path with its query ("/1.0/instances?
+ * recursion=2"); the project parameter is appended when c->project is set.
+ * body is a JSON text or NULL.  On success r holds a sync or async reply.  A
+ * reply of type "error" fails with the daemon's message in e (404: "not
+ * found" wording is left to the caller, who knows what it asked for; its
+ * code is -ENOENT, 403 -EACCES, others -EBOX_API).
+ */
+int incus_call(struct incus *c, const char *method, const char *path,
+    const char *body, struct incus_reply *r, struct box_err *e);
+
+/* Like incus_call() but with explicit content type and raw body. */
+int incus_call_raw(struct incus *c, const char *method, const char *path,
+    const char *content_type, const void *body, size_t n,
+    struct incus_reply *r, struct box_err *e);
+
+/*
+ * Wait for an operation (its URL as given in an async reply) for at most
+ * timeout_s seconds.  On success r holds the final operation object at
+ * r->metadata; a failed operation fails with its "err" text.  A wait that
+ * runs out fails with -ETIMEDOUT.
+ */
+int incus_wait(struct incus *c, const char *op, int timeout_s,
+    struct incus_reply *r, struct box_err *e);
+
+/* incus_call() and, if the reply is async, incus_wait() on it. */
+int incus_do(struct incus *c, const char *method, const char *path,
+    const char *body, int timeout_s, struct incus_reply *r,
+    struct box_err *e);
+
+void incus_reply_free(struct incus_reply *r);
+
+/*
+ * A fresh connection of its own (websockets take a connection over for
+ * good, so they never use the shared one).
+ */
+int incus_dial(struct incus *c, struct unix_transport *ut, struct box_err *e);
+
+/* Append "?project=" / "&project=" to path into buf when a project is set. */
+int incus_path(const struct incus *c, const char *path, char *buf,
+    size_t cap);
+
+/* Percent-encode s for a path segment or query value. */
+int url_escape(const char *s, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * main.c - argv to verb to exit status.  The only place that prints an
+ * error's final message and chooses 0 (ok), 1 (it went wrong) or 2 (you
+ * asked wrong).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "cmd/cmd.h"
+#include "util/err.h"
+
+static int
+report(const struct box_err *e)
+{
+	fflush(stdout);
+	fprintf(stderr, "box: %s\n", e->msg[0] ? e->msg : err_str(e->code));
+	if (e->fix[0] != '\0')
+		fprintf(stderr, "  fix: %s\n", e->fix);
+	else if (e->status == ERR_USAGE)
+		fprintf(stderr, "  try 'box help'.\n");
+	return e->status == ERR_USAGE ? 2 : 1;
+}
+
+static int
+unknown_verb(const char *name, struct box_err *e)
+{
+	const struct verb *s = verb_suggest(name);
+
+	if (s != NULL)
+		err_usage(e, "unknown command: %s — did you mean '%s'?", name,
+		    s->name);
+	else
+		err_usage(e, "unknown command: %s", name);
+	err_fix(e, "'box help' lists the commands");
+	return report(e);
+}
+
+/* --help / --version anywhere before "--" win over everything else. */
+static int
+wants(int argc, char **argv, const char *l, const char *s)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], l) == 0 || strcmp(argv[i], s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct verb *v;
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--help") == 0) {
+		box_usage();
+		return 0;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		puts(box_version_string());
+		return 0;
+	}
+	if (argv[1][0] == '-') {
+		err_usage(&e, "options come after the command: box <command> "
+		    "%s ...", argv[1]);
+		return report(&e);
+	}
+	v = verb_find(argv[1]);
+	if (v == NULL)
+		return unknown_verb(argv[1], &e);
+	if (wants(argc - 1, argv + 1, "--help", "-h")) {
+		verb_usage(v);
+		return 0;
+	}
+	if (wants(argc - 1, argv + 1, "--version", "-V")) {
+		puts(box_version_string());
+		return 0;
+	}
+	/*
+	 * Once the verb is known, drop the ability to gain privileges
+	 * through exec (setuid helpers) unless the verb needs it.
+	 */
+	if (!(v->flags & V_PRIV))
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	rc = v->fn(argc - 1, argv + 1, &e);
+	if (fflush(stdout) != 0 && rc == 0)
+		rc = err_set(&e, -5, "writing the output failed");
+	if (rc < 0)
+		return report(&e);
+	return rc;
+}
