@@ -1,0 +1,12 @@
+#!/bin/sh
+# make bench: every benchmark, one after the other.  Needs root and the
+# daemon (sh ci/setup.sh).  BENCH_SIZES="0 50" to skip the 200-box round.
+set -eu
+cd "$(dirname "$0")/../.."
+echo "== box list vs raw request vs incus list"
+python3 tests/bench/list_bench.py ${BENCH_SIZES:-0 50 200}
+for b in tests/bench/nft_apply.sh tests/bench/exec_bench.sh; do
+	[ -f "$b" ] || continue
+	echo "== $b"
+	sh "$b"
+done
