@@ -39,13 +39,14 @@ LDLIBS_STATIC :=
 # helpers compiled for the build machine.
 SRC      := $(filter-out src/tools/%,$(shell find src -name '*.c' | sort))
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
-GEN_SRC  := $(B)/gen/templates_data.c
-OBJ      := $(SRC:%.c=$(B)/musl/%.o) $(B)/musl/gen/templates_data.o
+GEN_SRC  := $(B)/gen/templates_data.c $(B)/gen/host_data.c
+OBJ      := $(SRC:%.c=$(B)/musl/%.o) $(GEN_SRC:$(B)/gen/%.c=$(B)/musl/gen/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 TEST_OBJ := $(LIB_SRC:%.c=$(B)/test/%.o) $(TEST_SRC:%.c=$(B)/test/%.o) \
-            $(B)/test/gen/templates_data.o
+            $(GEN_SRC:$(B)/gen/%.c=$(B)/test/gen/%.o)
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_LIB := $(LIB_SRC:%.c=$(B)/fuzzobj/%.o) $(B)/fuzzobj/gen/templates_data.o
+FUZZ_LIB := $(LIB_SRC:%.c=$(B)/fuzzobj/%.o) \
+            $(GEN_SRC:$(B)/gen/%.c=$(B)/fuzzobj/gen/%.o)
 
 -include vendor/*.mk
 
@@ -63,16 +64,21 @@ $(B)/musl/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC_STATIC) $(CFLAGS_STATIC) -c -o $@ $<
 
-# Templates are compiled into the binary: a generator of our own turns
-# templates/<name>/<file> into a C table.
+# Templates and the host/ files (firewall unit, installer) are compiled
+# into the binary: a generator of our own turns them into C tables.
 TEMPLATE_FILES := $(shell find templates -type f | sort)
+HOST_FILES     := $(shell find host -type f | sort)
 $(B)/tools/embed: src/tools/embed.c
 	@mkdir -p $(@D)
 	$(Q)$(CC_TEST) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
-$(GEN_SRC): $(B)/tools/embed $(TEMPLATE_FILES)
+$(B)/gen/templates_data.c: $(B)/tools/embed $(TEMPLATE_FILES)
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
-	$(Q)$(B)/tools/embed $@.tmp $(TEMPLATE_FILES) && mv $@.tmp $@
+	$(Q)$(B)/tools/embed $@.tmp templates templates/ $(TEMPLATE_FILES) && mv $@.tmp $@
+$(B)/gen/host_data.c: $(B)/tools/embed $(HOST_FILES)
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)$(B)/tools/embed $@.tmp host host/ $(HOST_FILES) && mv $@.tmp $@
 
 # --- unit tests (system compiler, ASan+UBSan) -------------------------------
 $(B)/test/%.o: %.c | $(UAPI_STAMP) $(GEN_SRC)
@@ -112,7 +118,7 @@ fuzz-smoke: $(FUZZERS)
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 -print_final_stats=1 $(B)/corpus/$$n \
 	    >$(B)/corpus/$$n.log 2>&1 || { tail -40 $(B)/corpus/$$n.log; exit 1; }; \
-	  grep -E 'stat::number_of_executed_runs' $(B)/corpus/$$n.log; \
+	  grep -E 'stat::number_of_executed_units' $(B)/corpus/$$n.log; \
 	done
 
 fuzz-long:

@@ -1,6 +1,6 @@
 /*
  * embedded.h - files compiled into the binary at build time
- * (src/tools/embed.c writes the table from templates/).
+ * (src/tools/embed.c writes the tables from templates/ and host/).
  */
 #ifndef BOX_EMBEDDED_H
 #define BOX_EMBEDDED_H
@@ -15,5 +15,12 @@ struct embedded_file {
 
 extern const struct embedded_file embedded_templates[];
 extern const size_t embedded_templates_count;
+/* host/: the firewall unit, the installer */
+extern const struct embedded_file embedded_host[];
+extern const size_t embedded_host_count;
+
+/* The embedded file at path in table t[0..n), or NULL. */
+const struct embedded_file *embedded_find(const struct embedded_file *t,
+    size_t n, const char *path);
 
 #endif

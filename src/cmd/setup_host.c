@@ -1,0 +1,332 @@
+/*
+ * box setup-host [--dry-run] [--json] - build, or converge, the host
+ * stack: the storage pool, the boxnet bridge on a subnet decided before
+ * anything changes, the box-isolate ACL on that bridge, the box-net
+ * profile, and the host firewall (one netlink batch), which is then read
+ * back from the kernel.  --dry-run prints the decision and the plan and
+ * changes nothing: agents inside boxes use it as a check.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "host/firewall.h"
+#include "host/hostinfo.h"
+#include "host/stack.h"
+#include "host/subnet.h"
+#include "host/sysd.h"
+#include "incus/api.h"
+#include "util/opt.h"
+
+struct setup {
+	struct incus c;
+	int daemon;		/* the daemon answered */
+	struct subnet_host host;
+	struct subnet_plan plan;
+	struct stack_conf conf;
+	struct stack_state st;
+	struct fw_status fw;
+	int json;
+};
+
+static const char *
+why_name(int why)
+{
+	switch (why) {
+	case SUBNET_WHY_DEFAULT:
+		return "default";
+	case SUBNET_WHY_PINNED:
+		return "pinned";
+	case SUBNET_WHY_EXISTING:
+		return "existing";
+	default:
+		return "autopick";
+	}
+}
+
+/* Does the daemon answer?  A missing daemon is a fact for the plan. */
+static int
+probe_daemon(struct setup *s, struct box_err *e)
+{
+	struct incus_reply r;
+	struct box_err probe;
+	int rc;
+
+	rc = incus_init(&s->c, e);
+	if (rc < 0)
+		return rc;
+	err_clear(&probe);
+	if (incus_call(&s->c, "GET", "/1.0", NULL, &r, &probe) == 0) {
+		s->daemon = 1;
+		incus_reply_free(&r);
+	}
+	return 0;
+}
+
+static int
+decide(struct setup *s, struct box_err *e)
+{
+	int rc;
+
+	rc = host_read(s->daemon ? &s->c : NULL, &s->host, e);
+	if (rc < 0)
+		return rc;
+	rc = subnet_decide(&s->host, getenv("BOX_SUBNET"), &s->plan, e);
+	if (rc < 0)
+		return rc;
+	s->conf.net = s->plan.net;
+	return stack_dns_parse(getenv("BOX_DNS"), &s->conf, e);
+}
+
+static const char *
+todo(int exists, int ok)
+{
+	return !exists ? "create" : ok ? "ok" : "update";
+}
+
+static void
+plan_text(const struct setup *s)
+{
+	char gw[16], dns[256] = "";
+	int i;
+
+	subnet_fmt(s->plan.net | 1, gw, sizeof(gw));
+	for (i = 0; i < s->conf.ndns; i++)
+		snprintf(dns + strlen(dns), sizeof(dns) - strlen(dns), "%s%s",
+		    i ? " " : "", s->conf.dns[i]);
+	printf("subnet     %s\n", s->plan.note);
+	printf("gateway    %s\n", gw);
+	printf("dns        %s (pinned upstreams; the host's resolvers are "
+	    "never used)\n", dns);
+	if (!s->daemon) {
+		printf("incus      not answering: would be installed/started "
+		    "first\n");
+		return;
+	}
+	if (s->st.pool_exists)
+		printf("pool       %s ok (driver %s)\n", STACK_POOL,
+		    s->st.pool_driver);
+	else
+		printf("pool       %s create (btrfs if the daemon can, else "
+		    "dir)\n", STACK_POOL);
+	printf("network    %s %s%s%s\n", STACK_BRIDGE,
+	    todo(s->st.net_exists, s->st.net_keys_ok),
+	    s->st.net_keys_ok || !s->st.net_exists ? "" : ": ",
+	    s->st.net_drift);
+	printf("acl        %s %s (ingress rules kept: %d)\n", STACK_ACL,
+	    todo(s->st.acl_exists, s->st.acl_ok), s->st.acl_ingress);
+	printf("profile    %s %s\n", STACK_PROFILE,
+	    todo(s->st.profile_exists, s->st.profile_ok));
+	printf("firewall   inet box: %s; bridge box: %s\n",
+	    s->fw.input_ok && s->fw.snat_ok ? "live" : "apply",
+	    s->fw.bridge_table ? "live" : "apply");
+	printf("boot       %s\n", sysd_present() ? "systemd unit " SYSD_UNIT :
+	    "no systemd: applied directly; re-run 'box firewall apply' "
+	    "after a reboot");
+}
+
+static void
+plan_json(const struct setup *s)
+{
+	struct json_w w;
+	char net[16], *out;
+	int i;
+
+	subnet_fmt(s->plan.net, net, sizeof(net));
+	json_w_init(&w, 1 << 16);
+	json_w_obj(&w);
+	json_w_key(&w, "subnet");
+	json_w_obj(&w);
+	json_w_key(&w, "network");
+	json_w_str(&w, net);
+	json_w_key(&w, "prefix");
+	json_w_int(&w, 24);
+	json_w_key(&w, "reason");
+	json_w_str(&w, why_name(s->plan.why));
+	json_w_key(&w, "note");
+	json_w_str(&w, s->plan.note);
+	if (s->plan.why == SUBNET_WHY_AUTOPICK) {
+		json_w_key(&w, "default_claimed_by");
+		json_w_str(&w, s->plan.claimant);
+	}
+	json_w_end(&w, '}');
+	json_w_key(&w, "dns");
+	json_w_arr(&w);
+	for (i = 0; i < s->conf.ndns; i++)
+		json_w_str(&w, s->conf.dns[i]);
+	json_w_end(&w, ']');
+	json_w_key(&w, "daemon");
+	json_w_bool(&w, s->daemon);
+	if (s->daemon) {
+		json_w_key(&w, "pool");
+		json_w_str(&w, todo(s->st.pool_exists, 1));
+		json_w_key(&w, "network");
+		json_w_str(&w, todo(s->st.net_exists, s->st.net_keys_ok));
+		json_w_key(&w, "acl");
+		json_w_str(&w, todo(s->st.acl_exists, s->st.acl_ok));
+		json_w_key(&w, "profile");
+		json_w_str(&w, todo(s->st.profile_exists, s->st.profile_ok));
+		json_w_key(&w, "boxes");
+		json_w_int(&w, s->st.boxes);
+	}
+	json_w_key(&w, "firewall");
+	json_w_str(&w, s->fw.input_ok && s->fw.snat_ok ? "ok" : "apply");
+	json_w_key(&w, "systemd");
+	json_w_bool(&w, sysd_present());
+	json_w_end(&w, '}');
+	if (json_w_finish(&w, &out, NULL) == 0) {
+		puts(out);
+		free(out);
+	}
+}
+
+static int
+dry_run(struct setup *s, struct box_err *e)
+{
+	struct box_err ignore;
+	int rc;
+
+	if (s->daemon) {
+		rc = stack_observe(&s->c, &s->conf, &s->st, e);
+		if (rc < 0)
+			return rc;
+	}
+	err_clear(&ignore);
+	fw_read(STACK_BRIDGE, &s->fw, &ignore);	/* unprivileged: unknown */
+	if (s->json)
+		plan_json(s);
+	else
+		plan_text(s);
+	return 0;
+}
+
+/* Incus missing: install it with apt; not answering: say how to start it. */
+static int
+ensure_daemon(struct setup *s, struct box_err *e)
+{
+	char *update[] = { "apt-get", "update", NULL };
+	char *install[] = { "apt-get", "install", "-y", "incus", NULL };
+	int rc;
+
+	if (s->daemon)
+		return 0;
+	if (access("/usr/libexec/incus/incusd", X_OK) != 0 &&
+	    access("/usr/bin/incus", X_OK) != 0) {
+		printf("box: installing Incus (apt-get install incus)...\n");
+		setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+		if ((rc = sysd_run(update, e)) < 0 ||
+		    (rc = sysd_run(install, e)) < 0)
+			return rc;
+	}
+	incus_close(&s->c);
+	rc = probe_daemon(s, e);
+	if (rc == 0 && !s->daemon) {
+		err_set(e, -ECONNREFUSED, "Incus is installed but its daemon "
+		    "is not answering on %s", s->c.socket_path);
+		err_fix(e, sysd_present() ? "systemctl start incus, then "
+		    "re-run box setup-host" : "start incusd (no systemd "
+		    "here), then re-run box setup-host");
+		return -ECONNREFUSED;
+	}
+	return rc;
+}
+
+static void
+said(const char *what, int changed, const char *how)
+{
+	printf("box: %-9s %s\n", what, changed ? how : "ok (unchanged)");
+}
+
+static int
+converge(struct setup *s, struct box_err *e)
+{
+	char path[4096];
+	int changed, rc;
+
+	if ((rc = stack_observe(&s->c, &s->conf, &s->st, e)) < 0)
+		return rc;
+	if ((rc = stack_ensure_pool(&s->c, &s->st, &changed, e)) < 0)
+		return rc;
+	said("pool", changed, "created");
+	printf("box: storage  pool '%s' uses %s%s\n", STACK_POOL,
+	    s->st.pool_driver, strcmp(s->st.pool_driver, "dir") == 0 ?
+	    " — no copy-on-write: every snapshot and clone is a full copy"
+	    : "");
+	if ((rc = stack_ensure_acl(&s->c, &s->conf, &changed, e)) < 0)
+		return rc;
+	said("acl", changed, "box-isolate converged (ingress doors kept)");
+	if ((rc = stack_ensure_network(&s->c, &s->conf, &changed, e)) < 0)
+		return rc;
+	said("network", changed, "boxnet converged");
+	if ((rc = stack_ensure_profile(&s->c, &changed, e)) < 0)
+		return rc;
+	said("profile", changed, "box-net converged");
+	if ((rc = fw_apply(STACK_BRIDGE, s->conf.net, &s->fw, e)) < 0)
+		return rc;
+	printf("box: firewall inet box live (input %u rules, expose-snat "
+	    "%u), read back from the kernel\n", s->fw.input_rules,
+	    s->fw.snat_rules);
+	printf("box: siblings %s\n", s->fw.sibling_note);
+	if (!sysd_present()) {
+		printf("box: boot     no systemd here: the firewall was applied "
+		    "directly; after a reboot run 'box firewall apply'\n");
+		return 0;
+	}
+	sysd_box_path(path, sizeof(path));
+	if ((rc = sysd_install_unit(path, e)) < 0)
+		return rc;
+	printf("box: boot     %s installed and restarted\n", SYSD_UNIT);
+	return 0;
+}
+
+int
+cmd_setup_host(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--dry-run", NULL, 0, NULL, 0 },
+		{ "--json", NULL, 0, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct setup *s;
+	int rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos > 0 || res.dashdash)
+		return err_usage(e, "setup-host takes no arguments");
+	if (opts[1].seen && !opts[0].seen)
+		return err_usage(e, "--json goes with --dry-run");
+	if (!opts[0].seen && geteuid() != 0) {
+		err_set(e, -EPERM, "setup-host changes the host: it needs root");
+		err_fix(e, "sudo box setup-host   (or: box setup-host --dry-run)");
+		return -EPERM;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	s->json = opts[1].seen;
+	rc = probe_daemon(s, e);
+	if (rc == 0)
+		rc = decide(s, e);	/* before any change */
+	if (rc == 0 && s->plan.why == SUBNET_WHY_AUTOPICK && !s->json)
+		fprintf(stderr, "box: WARNING: %s\n", s->plan.note);
+	if (rc == 0 && opts[0].seen)
+		rc = dry_run(s, e);
+	else if (rc == 0) {
+		printf("box: subnet   %s\n", s->plan.note);
+		rc = ensure_daemon(s, e);
+		if (rc == 0)
+			rc = converge(s, e);
+		if (rc == 0)
+			printf("box: host ready — mint a box: box new --name "
+			    "<box>\n");
+	}
+	incus_close(&s->c);
+	free(s);
+	return rc;
+}

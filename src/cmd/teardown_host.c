@@ -1,0 +1,215 @@
+/*
+ * box teardown-host [--purge-incus] [--yes] - remove the host stack: every
+ * box (one at a time), the box-net profile, the boxnet bridge, the
+ * box-isolate ACL (and their pre-0.4 claude* namesakes), our nft tables and
+ * the boot unit; then assert that nothing of it survives, naming any
+ * survivor.  Consent: a terminal, or --yes / BOX_YES.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box/box.h"
+#include "cmd/cmd.h"
+#include "host/firewall.h"
+#include "host/stack.h"
+#include "host/sysd.h"
+#include "incus/api.h"
+#include "util/opt.h"
+#include "util/prompt.h"
+
+static const char *const objects[] = {
+	"/1.0/profiles/box-net", "/1.0/profiles/claude-dev",
+	"/1.0/networks/boxnet", "/1.0/networks/claudenet",
+	"/1.0/network-acls/box-isolate", "/1.0/network-acls/claude-isolate",
+};
+#define NOBJ (sizeof(objects) / sizeof(objects[0]))
+
+static int
+delete_box(struct incus *c, const char *name, int running, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[160];
+	int rc;
+
+	printf("box: removing box %s\n", name);
+	snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
+	if (running) {
+		rc = incus_do(c, "PUT", path, "{\"action\":\"stop\","
+		    "\"force\":true}", 120, &r, e);
+		if (rc < 0)
+			return rc;
+		incus_reply_free(&r);
+	}
+	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
+	rc = incus_do(c, "DELETE", path, NULL, 300, &r, e);
+	if (rc == 0)
+		incus_reply_free(&r);
+	return rc;
+}
+
+/* Tagged instances, one at a time; the first failure stops the teardown. */
+static int
+delete_boxes(struct incus *c, int *left, struct box_err *e)
+{
+	struct incus_reply r;
+	int i, rc;
+
+	*left = 0;
+	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
+	    i = json_next(&r.doc, i)) {
+		struct box_info bi;
+
+		if (!box_is_tagged(&r.doc, i, NULL))
+			continue;
+		box_info_from(&r.doc, i, &bi);
+		if (!box_name_ok(bi.name)) {
+			(*left)++;
+			continue;
+		}
+		rc = delete_box(c, bi.name, strcmp(bi.status, "Stopped") != 0,
+		    e);
+	}
+	incus_reply_free(&r);
+	return rc;
+}
+
+static int
+delete_objects(struct incus *c, struct box_err *e)
+{
+	struct incus_reply r;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < NOBJ; i++) {
+		rc = incus_do(c, "DELETE", objects[i], NULL, 60, &r, e);
+		if (rc == -ENOENT) {
+			err_clear(e);
+			continue;
+		}
+		if (rc < 0) {
+			err_context(e, "deleting %s", objects[i]);
+			return rc;
+		}
+		incus_reply_free(&r);
+		printf("box: removed %s\n", objects[i] + 5);
+	}
+	return 0;
+}
+
+/* Nothing of the stack may survive; name whatever did. */
+static int
+assert_absent(struct incus *c, struct box_err *e)
+{
+	char left[512] = "";
+	struct fw_status fw;
+	struct incus_reply r;
+	struct box_err ignore;
+	size_t i;
+	int boxes = 0;
+
+	for (i = 0; i < NOBJ; i++) {
+		err_clear(&ignore);
+		if (incus_call(c, "GET", objects[i], NULL, &r, &ignore) == 0) {
+			incus_reply_free(&r);
+			snprintf(left + strlen(left), sizeof(left) - strlen(left),
+			    " %s", objects[i] + 5);
+		}
+	}
+	err_clear(&ignore);
+	if (incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r,
+	    &ignore) == 0) {
+		int k;
+
+		for (k = json_child(&r.doc, r.metadata); k >= 0;
+		    k = json_next(&r.doc, k))
+			boxes += box_is_tagged(&r.doc, k, NULL);
+		incus_reply_free(&r);
+	}
+	if (boxes > 0)
+		snprintf(left + strlen(left), sizeof(left) - strlen(left),
+		    " %d box(es)", boxes);
+	err_clear(&ignore);
+	if (fw_read(STACK_BRIDGE, &fw, &ignore) == 0) {
+		if (fw.inet_table)
+			strcat(left, " nft:inet/box");
+		if (fw.bridge_table)
+			strcat(left, " nft:bridge/box");
+	}
+	if (access(SYSD_UNIT_PATH, F_OK) == 0)
+		strcat(left, " " SYSD_UNIT_PATH);
+	if (left[0] != '\0')
+		return err_set(e, -EEXIST, "teardown left these behind:%s",
+		    left);
+	return 0;
+}
+
+static int
+teardown(int purge, struct box_err *e)
+{
+	char *purge_cmd[] = { "apt-get", "purge", "-y", "incus", NULL };
+	struct incus c;
+	int rc, left = 0;
+
+	rc = incus_init(&c, e);
+	if (rc < 0)
+		return rc;
+	rc = delete_boxes(&c, &left, e);
+	if (rc == 0)
+		rc = delete_objects(&c, e);
+	if (rc == 0)
+		rc = fw_remove(e);
+	if (rc == 0)
+		rc = sysd_remove_unit(e);
+	if (rc == 0)
+		rc = assert_absent(&c, e);
+	incus_close(&c);
+	if (rc == 0 && purge) {
+		setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+		rc = sysd_run(purge_cmd, e);
+	}
+	if (rc == 0)
+		printf("box: teardown complete; nothing of the host stack "
+		    "remains (the box binary itself stays: box uninstall)\n");
+	return rc;
+}
+
+int
+cmd_teardown_host(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--yes", "-y", 0, NULL, 0 },
+		{ "--purge-incus", NULL, 0, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	const char *by = getenv("BOX_YES");
+	int rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos > 0 || res.dashdash)
+		return err_usage(e, "teardown-host takes no arguments");
+	printf("box: teardown-host removes every box on this host, the "
+	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
+	    "host firewall and its boot unit%s.\n", opts[1].seen ?
+	    ", and Incus itself" : "");
+	if (opts[0].seen || (by != NULL && *by != '\0'))
+		printf("box: confirmed non-interactively (--yes/BOX_YES)\n");
+	else if ((rc = prompt_consent("tear down the host stack",
+	    "--yes (or BOX_YES=1)", e)) < 0)
+		return rc;
+	if (geteuid() != 0) {
+		err_set(e, -EPERM, "teardown-host changes the host: it needs "
+		    "root");
+		err_fix(e, "sudo box teardown-host");
+		return -EPERM;
+	}
+	return teardown(opts[1].seen, e);
+}

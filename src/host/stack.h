@@ -1,0 +1,75 @@
+/*
+ * stack.h - the Incus half of the host stack: the storage pool, the
+ * boxnet bridge, the box-isolate ACL and the box-net profile.
+ *
+ * Each object is observed first (so a dry run can say exactly what would
+ * change), then converged: created when missing, its keys brought to what
+ * box wants when they drift.  Two rules come from hard experience:
+ *   - a bridge is always created with explicit ipv4/ipv6 addresses
+ *     (otherwise Incus probes random 10.x hosts for a free subnet), and an
+ *     existing bridge is never re-addressed;
+ *   - the ACL lives on the network, never on the NIC (NIC-level ACLs need
+ *     bridge conntrack, which some kernels lack: the box would not start).
+ * Converging the ACL replaces its egress rules but keeps its ingress rules:
+ * those are the doors `box expose` opened.
+ */
+#ifndef BOX_STACK_H
+#define BOX_STACK_H
+
+#include <stdint.h>
+
+#include "incus/api.h"
+#include "util/err.h"
+
+#define STACK_BRIDGE	"boxnet"
+#define STACK_ACL	"box-isolate"
+#define STACK_PROFILE	"box-net"
+#define STACK_POOL	"default"
+#define STACK_MAX_DNS	4
+
+struct stack_conf {
+	uint32_t net;			/* the bridge's /24, host order */
+	char dns[STACK_MAX_DNS][48];	/* pinned upstream resolvers */
+	int ndns;
+};
+
+struct stack_state {
+	int pool_exists;
+	char pool_driver[32];
+	int net_exists;
+	char net_addr[48];		/* its ipv4.address, "" when none */
+	int net_keys_ok;		/* every key box sets has its value */
+	char net_drift[256];		/* the first key that differs */
+	int acl_exists, acl_ok;
+	int acl_ingress;		/* ingress rules kept (expose doors) */
+	int profile_exists, profile_ok;
+	int boxes;			/* tagged instances on the host */
+};
+
+/*
+ * BOX_DNS: space-separated IP addresses (default "1.1.1.1 8.8.8.8").
+ * Each must parse as an address: the value ends up in dnsmasq's config.
+ */
+int stack_dns_parse(const char *words, struct stack_conf *sc,
+    struct box_err *e);
+
+/* What exists and how it differs from sc. */
+int stack_observe(struct incus *c, const struct stack_conf *sc,
+    struct stack_state *st, struct box_err *e);
+
+/* Create the pool if missing: btrfs when the daemon can, else dir. */
+int stack_ensure_pool(struct incus *c, struct stack_state *st,
+    int *created, struct box_err *e);
+int stack_ensure_acl(struct incus *c, const struct stack_conf *sc,
+    int *changed, struct box_err *e);
+int stack_ensure_network(struct incus *c, const struct stack_conf *sc,
+    int *changed, struct box_err *e);
+int stack_ensure_profile(struct incus *c, int *changed, struct box_err *e);
+
+/*
+ * The /24 of the existing bridge, from the daemon: 1 and *net when it
+ * exists with an IPv4 address, 0 when it does not exist.
+ */
+int stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e);
+
+#endif
