@@ -30,6 +30,7 @@ incus_init(struct incus *c, struct box_err *e)
 {
 	const char *env = getenv("INCUS_SOCKET"), *dir = getenv("INCUS_DIR");
 	const char *tmo = getenv("BOX_IO_TIMEOUT");
+	const char *proj = getenv("BOX_PROJECT");
 	char path[4096];
 	struct stat st;
 	int rc;
@@ -45,6 +46,14 @@ incus_init(struct incus *c, struct box_err *e)
 			return err_usage(e, "BOX_IO_TIMEOUT must be whole "
 			    "seconds from 1 to 3600, not '%s'", tmo);
 		c->timeout_ms = (int)s * 1000;
+	}
+	if (proj != NULL && *proj != '\0') {
+		if (strlen(proj) >= sizeof(c->project) ||
+		    strspn(proj, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+		    "TUVWXYZ0123456789-_.") != strlen(proj))
+			return err_usage(e, "BOX_PROJECT is not a project name: "
+			    "'%s'", proj);
+		snprintf(c->project, sizeof(c->project), "%s", proj);
 	}
 	if (env != NULL && *env != '\0')
 		snprintf(path, sizeof(path), "%s", env);
@@ -173,7 +182,13 @@ envelope_error(struct incus_reply *r, struct box_err *e)
 		rc = -EACCES;
 	else
 		rc = -EBOX_API;
-	return err_set(e, rc, "Incus says: %s", msg);
+	err_set(e, rc, "Incus says: %s", msg);
+	if (code == 403 || strstr(msg, "permission") != NULL ||
+	    strstr(msg, "restricted") != NULL)
+		err_fix(e, "this project or certificate is restricted: ask an "
+		    "admin (box grant <you>), or use a project you may use "
+		    "(BOX_PROJECT)");
+	return rc;
 }
 
 static int

@@ -90,6 +90,20 @@ $BOX info ${P}a --json >/tmp/boxit-li.json 2>&1
 expect_eq "$(json "j['name'] + ' ' + j['status'] + ' ' + j['config']['user.box.template']" </tmp/boxit-li.json)" \
     "${P}a Running blank" "info --json is the instance"
 
+# --- the project parameter --------------------------------------------------------
+api DELETE /1.0/projects/${P}proj >/dev/null 2>&1
+api_wait POST /1.0/projects "{\"name\":\"${P}proj\",\"config\":{\"features.images\":\"false\",\"features.profiles\":\"false\"}}" >/dev/null ||
+    fail "creating a test project"
+api_wait POST "/1.0/instances?project=${P}proj" "{\"name\":\"${P}inproj\",\"type\":\"container\",\"source\":{\"type\":\"image\",\"alias\":\"box-test-busybox\"},\"profiles\":[\"default\"],\"config\":{\"user.box\":\"1\"}}" >/dev/null ||
+    fail "creating a box in the test project"
+out=$(BOX_PROJECT=${P}proj $BOX list 2>&1)
+expect_eq "$(echo "$out" | awk 'NR > 1 {print $1}' | tr '\n' ' ')" "${P}inproj " "BOX_PROJECT lists that project's boxes only"
+expect_eq "$($BOX list | awk -v n=${P}inproj '$1 == n')" "" "the default project does not show it"
+out=$(BOX_PROJECT='bad project' $BOX list 2>&1); rc=$?
+expect_eq "$rc" 2 "a malformed BOX_PROJECT is a usage error"
+api_wait DELETE "/1.0/instances/${P}inproj?project=${P}proj" >/dev/null
+api_wait DELETE /1.0/projects/${P}proj >/dev/null || fail "deleting the test project"
+
 # --- refusals ----------------------------------------------------------------------
 out=$($BOX info ${P}plain 2>&1); rc=$?
 expect_eq "$rc" 1 "info refuses an untagged instance"
