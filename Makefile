@@ -64,10 +64,9 @@ $(B)/musl/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC_STATIC) $(CFLAGS_STATIC) -c -o $@ $<
 
-# Templates and the host/ files (firewall unit, installer) are compiled
-# into the binary: a generator of our own turns them into C tables.
+# Templates and the firewall boot unit are compiled into the binary: a generator of our own turns them into C tables.
 TEMPLATE_FILES := $(shell find templates -type f | sort)
-HOST_FILES     := $(shell find host -type f | sort)
+HOST_FILES     := host/box-firewall.service
 $(B)/tools/embed: src/tools/embed.c
 	@mkdir -p $(@D)
 	$(Q)$(CC_TEST) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<

@@ -1,0 +1,484 @@
+#!/bin/sh
+# shellcheck disable=SC2015 # "a && b || die": die when any step fails
+# install.sh - install box, one static binary, on any Linux host.
+#
+#   curl -fsSL <release-url>/install.sh | sh
+#   BOX_INSTALL_SOURCE=/media/box-release sh install.sh     (air-gapped)
+#
+# What it does, in order; nothing is changed before step 5:
+#   1. asks "Install box?" on the terminal (/dev/tty: under `curl | sh` the
+#      script itself is stdin).  BOX_YES=1 answers yes.  No terminal and no
+#      BOX_YES: refuses (exit 1); it never assumes consent.
+#   2. fetches SHA256SUMS and the binary box-<version>-<arch> from
+#      BOX_RELEASE_URL (default below), or copies them from
+#      BOX_INSTALL_SOURCE (a release directory, or the binary itself with
+#      SHA256SUMS beside it), into a temporary directory.
+#   3. verifies the binary against SHA256SUMS.  A mismatch installs nothing.
+#   4. runs the downloaded binary's `box whereami --json`.  Inside a box it
+#      refuses and changes nothing: a box host stack built inside a box takes
+#      over the box's own uplink (the #80 outage).  BOX_ALLOW_NESTED=1
+#      installs the CLI only, and never the host stack unless BOX_SUBNET pins
+#      a subnet nothing here claims.
+#   5. installs:  root:  /opt/box/versions/<v>/box, /opt/box/current,
+#                        /usr/local/bin/box -> /opt/box/current/box
+#                 user:  ~/.local/share/box/..., ~/.local/bin/box
+#      (BOX_HOME and BOX_BIN override the two directories), with a MANIFEST
+#      of what was installed and from where, written before the version
+#      directory appears under its name (one rename).  The same version
+#      again changes nothing and says so.  A new version lands beside the
+#      old ones; `current` moves to it only while the host has no boxes.
+#   6. on a fresh host (no boxnet network, no box-net profile) asks, as a
+#      separate question, whether to run `box setup-host` now.
+#      BOX_SKIP_SETUP_HOST=1 skips the question.
+#
+# Other knobs: BOX_VERSION=<v> picks a version when the release directory
+# holds several; BOX_REINSTALL=1 replaces an installed version whose bytes
+# differ; TMPDIR for the scratch directory (it must allow executing).
+#
+# The whole script is functions; the last line calls main, so a download
+# cut short runs nothing.
+
+# The project's release location: the directory holding SHA256SUMS,
+# install.sh and box-<version>-<arch>.  ci/release.sh stamps it when
+# RELEASE_URL is given; tests always set BOX_RELEASE_URL.
+BOX_DEFAULT_RELEASE_URL="https://github.com/heavy-duty/box/releases/latest/download"
+
+say()
+{
+	printf 'box-install: %s\n' "$*"
+}
+
+warn()
+{
+	printf 'box-install: %s\n' "$*" >&2
+}
+
+# die MESSAGE [FIX]
+die()
+{
+	printf 'box-install: %s\n' "$1" >&2
+	[ $# -lt 2 ] || printf '  fix: %s\n' "$2" >&2
+	exit 1
+}
+
+# Opening /dev/tty fails without a controlling terminal, even if it exists.
+have_tty()
+{
+	( : </dev/tty ) 2>/dev/null
+}
+
+# ask QUESTION: 0 for yes.  BOX_YES answers yes; EOF and anything but
+# y/yes is no.
+ask()
+{
+	if [ -n "${BOX_YES:-}" ]; then
+		say "$1? yes (BOX_YES)"
+		return 0
+	fi
+	have_tty || return 1
+	printf '%s? [y/N] ' "$1" >/dev/tty
+	_ans=
+	read -r _ans </dev/tty || _ans=
+	case $_ans in
+	y | Y | yes | YES | Yes) return 0 ;;
+	esac
+	return 1
+}
+
+sha256()
+{
+	if command -v sha256sum >/dev/null 2>&1; then
+		sha256sum "$1" | cut -d' ' -f1
+	elif command -v shasum >/dev/null 2>&1; then
+		shasum -a 256 "$1" | cut -d' ' -f1
+	elif command -v openssl >/dev/null 2>&1; then
+		openssl dgst -sha256 -r "$1" | cut -d' ' -f1
+	else
+		die "no sha256sum, shasum or openssl to verify the download with"
+	fi
+}
+
+# fetch URL FILE
+fetch()
+{
+	if command -v curl >/dev/null 2>&1; then
+		curl -fsSL --connect-timeout 20 -o "$2" "$1"
+	elif command -v wget >/dev/null 2>&1; then
+		wget -q -O "$2" "$1"
+	else
+		die "neither curl nor wget is installed" \
+		    "install one, or install from a local copy: BOX_INSTALL_SOURCE=<dir>"
+	fi
+}
+
+version_ok()
+{
+	case $1 in
+	'' | .* | -* | *[!A-Za-z0-9._+-]*) return 1 ;;
+	esac
+	return 0
+}
+
+arch()
+{
+	case $(uname -m) in
+	x86_64 | amd64) echo x86_64 ;;
+	aarch64 | arm64) echo aarch64 ;;
+	*) uname -m ;;
+	esac
+}
+
+# pick SUMS: the one binary for this machine named in SUMS.
+pick()
+{
+	if [ -n "${BOX_VERSION:-}" ]; then
+		version_ok "$BOX_VERSION" || die "BOX_VERSION=$BOX_VERSION is not a version name"
+		_want="box-$BOX_VERSION-$ARCH"
+		awk -v n="$_want" '$2 == n || $2 == "*" n { print n }' "$1" | head -n 1
+		return
+	fi
+	_all=$(awk -v a="-$ARCH" '{ n = $2; sub(/^\*/, "", n) }
+	    n ~ /^box-/ && substr(n, length(n) - length(a) + 1) == a { print n }' "$1")
+	_cnt=$(printf '%s\n' "$_all" | grep -c . || :)
+	[ "$_cnt" -le 1 ] || die "SHA256SUMS names $_cnt binaries for $ARCH:" \
+	    "pick one: BOX_VERSION=<v> (one of: $(printf '%s\n' "$_all" | sed 's/^box-//; s/-'"$ARCH"'$//' | tr '\n' ' '))"
+	printf '%s\n' "$_all"
+}
+
+# acquire: SHA256SUMS and the binary into $TMP; sets NAME, SOURCE.
+acquire()
+{
+	if [ -n "${BOX_INSTALL_SOURCE:-}" ]; then
+		_src=$BOX_INSTALL_SOURCE
+		if [ -d "$_src" ]; then
+			_dir=$_src
+			_name=
+		elif [ -f "$_src" ]; then
+			_dir=$(dirname "$_src")
+			_name=$(basename "$_src")
+		else
+			die "BOX_INSTALL_SOURCE=$_src is neither a release directory nor a file"
+		fi
+		[ -f "$_dir/SHA256SUMS" ] || die "no SHA256SUMS in $_dir: a local copy is verified like a download" \
+		    "copy the release's SHA256SUMS next to the binary"
+		cp "$_dir/SHA256SUMS" "$TMP/SHA256SUMS" || die "cannot read $_dir/SHA256SUMS"
+		if [ -n "$_name" ]; then
+			NAME=$_name
+		else
+			pick "$TMP/SHA256SUMS" >"$TMP/.name" || exit 1
+			NAME=$(cat "$TMP/.name")
+		fi
+		[ -n "$NAME" ] || die "SHA256SUMS in $_dir names no box binary for $ARCH"
+		[ -f "$_dir/$NAME" ] || die "$_dir/$NAME is missing"
+		cp "$_dir/$NAME" "$TMP/$NAME" || die "cannot read $_dir/$NAME"
+		SOURCE="local:$(cd "$_dir" && pwd)/$NAME"
+	else
+		_url=${BOX_RELEASE_URL:-$BOX_DEFAULT_RELEASE_URL}
+		_url=${_url%/}
+		say "fetching $_url/SHA256SUMS"
+		fetch "$_url/SHA256SUMS" "$TMP/SHA256SUMS" ||
+		    die "could not download $_url/SHA256SUMS — nothing was changed" \
+		    "check the address, or install from a local copy: BOX_INSTALL_SOURCE=<dir>"
+		pick "$TMP/SHA256SUMS" >"$TMP/.name" || exit 1
+		NAME=$(cat "$TMP/.name")
+		[ -n "$NAME" ] || die "$_url/SHA256SUMS names no box binary for $ARCH — nothing was changed"
+		say "fetching $_url/$NAME"
+		fetch "$_url/$NAME" "$TMP/$NAME" ||
+		    die "could not download $_url/$NAME — nothing was changed"
+		SOURCE="$_url/$NAME"
+	fi
+	case $NAME in
+	*/* | '') die "bad file name in SHA256SUMS: '$NAME'" ;;
+	esac
+}
+
+verify()
+{
+	_want=$(awk -v n="$NAME" '$2 == n || $2 == "*" n { print $1; exit }' "$TMP/SHA256SUMS")
+	[ -n "$_want" ] || die "SHA256SUMS has no line for $NAME — nothing was installed"
+	SUM=$(sha256 "$TMP/$NAME")
+	[ "$(printf '%s' "$_want" | tr 'A-F' 'a-f')" = "$SUM" ] ||
+	    die "checksum mismatch for $NAME: SHA256SUMS says $_want, the file is $SUM — nothing was installed" \
+	    "the download is damaged or was tampered with; fetch it again from a source you trust"
+	say "verified $NAME (sha256 $SUM)"
+	V=${NAME#box-}
+	V=${V%-"$ARCH"}
+	version_ok "$V" || die "'$V' (from $NAME) is not a version name"
+	BIN=$TMP/box
+	mv "$TMP/$NAME" "$BIN" && chmod 755 "$BIN" || die "cannot prepare $BIN"
+	_out=$("$BIN" --version </dev/null 2>&1) ||
+	    die "the downloaded binary does not run here: $_out" \
+	    "if $TMP sits on a noexec mount, point TMPDIR at one that allows executing"
+	case $_out in
+	"box $V "*) ;;
+	*) die "$NAME says it is '$_out', not box $V — nothing was installed" ;;
+	esac
+}
+
+# jget KEY: a string or number field of the whereami JSON in $WHERE.
+jget()
+{
+	printf '%s\n' "$WHERE" | sed -n 's/.*"'"$1"'":"\{0,1\}\([^",}]*\)"\{0,1\}[,}].*/\1/p' | head -n 1
+}
+
+where()
+{
+	WHERE=$("$BIN" whereami --json </dev/null 2>/dev/null) ||
+	    die "the downloaded box could not tell where it runs — nothing was installed"
+	VERDICT=$(jget verdict)
+	BOXES=$(jget boxes)
+	STACK=$(jget stack)
+	PIN_FREE=$(jget box_subnet_free)
+	BOX_NAMES=$(printf '%s\n' "$WHERE" | sed -n 's/.*"box_names":\[\([^]]*\)\].*/\1/p' |
+	    sed 's/"//g; s/,/, /g')
+	NESTED=0
+	case $VERDICT in
+	box)
+		if [ "${BOX_ALLOW_NESTED:-}" != 1 ]; then
+			refuse_nested
+		fi
+		NESTED=1
+		say "inside a box, and BOX_ALLOW_NESTED=1: installing the CLI only, no host stack"
+		;;
+	instance)
+		say "note: this is an Incus instance (not a box, as far as can be seen)"
+		;;
+	host) ;;
+	*) die "the downloaded box gave no verdict on where it runs — nothing was installed" ;;
+	esac
+}
+
+refuse_nested()
+{
+	{
+		echo "box-install: refusing to install: this machine is inside a box."
+		echo
+		"$BIN" whereami </dev/null 2>/dev/null | sed 's/^/  /'
+		cat <<'EOF'
+
+A box host stack built inside a box puts a second bridge on the box's own
+uplink subnet and takes its gateway's address; the box then loses its
+network in bursts that look like flaky internet (the #80 outage).
+Nothing was changed.
+
+To install just the CLI here (never the host stack): BOX_ALLOW_NESTED=1
+EOF
+	} >&2
+	exit 1
+}
+
+# layout: DEST and BINDIR for this user.
+layout()
+{
+	if [ "$(id -u)" = 0 ]; then
+		DEST=${BOX_HOME:-/opt/box}
+		BINDIR=${BOX_BIN:-/usr/local/bin}
+	else
+		[ -n "${HOME:-}" ] || die "HOME is not set; say where to install: BOX_HOME=<dir> BOX_BIN=<dir>"
+		DEST=${BOX_HOME:-$HOME/.local/share/box}
+		BINDIR=${BOX_BIN:-$HOME/.local/bin}
+	fi
+	case $DEST in
+	/*) ;;
+	*) DEST=$(pwd)/$DEST ;;
+	esac
+	case $BINDIR in
+	/*) ;;
+	*) BINDIR=$(pwd)/$BINDIR ;;
+	esac
+}
+
+manifest()
+{
+	cat <<EOF
+version=$V
+arch=$ARCH
+file=$NAME
+sha256=$SUM
+source=$SOURCE
+installed_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+installed_by=uid $(id -u) ($(id -un 2>/dev/null || echo '?'))
+mode=$([ "$NESTED" = 1 ] && echo cli-only-nested || echo full)
+EOF
+}
+
+manifest_get()
+{
+	sed -n "s/^$2=//p" "$1/MANIFEST" 2>/dev/null | head -n 1
+}
+
+# install_version: sets NEW=1 when the version was not there before.
+install_version()
+{
+	VDIR=$DEST/versions/$V
+	NEW=0
+	if [ -e "$VDIR/box" ]; then
+		if [ "$(sha256 "$VDIR/box")" = "$SUM" ]; then
+			say "box $V is already installed ($(manifest_get "$VDIR" source)) — nothing to do"
+			return
+		fi
+		[ "${BOX_REINSTALL:-}" = 1 ] ||
+		    die "box $V is already installed in $VDIR with different contents — nothing was changed" \
+		    "replace it: BOX_REINSTALL=1"
+		cp "$BIN" "$VDIR/.box.new.$$" && chmod 755 "$VDIR/.box.new.$$" &&
+		    mv -f "$VDIR/.box.new.$$" "$VDIR/box" ||
+		    die "could not replace $VDIR/box"
+		manifest >"$VDIR/.MANIFEST.new.$$" && mv -f "$VDIR/.MANIFEST.new.$$" "$VDIR/MANIFEST" ||
+		    die "could not write $VDIR/MANIFEST"
+		say "reinstalled box $V in $VDIR"
+		return
+	fi
+	mkdir -p "$DEST/versions" || die "cannot create $DEST/versions" \
+	    "$([ "$(id -u)" = 0 ] && echo "check $DEST" || echo "install system-wide as root, or pick a directory: BOX_HOME=<dir>")"
+	_stage=$DEST/versions/.$V.new.$$
+	rm -rf "$_stage"
+	mkdir "$_stage" &&
+	    cp "$BIN" "$_stage/box" && chmod 755 "$_stage/box" &&
+	    manifest >"$_stage/MANIFEST" && chmod 644 "$_stage/MANIFEST" &&
+	    chmod 755 "$_stage" &&
+	    mv "$_stage" "$VDIR" || {
+		rm -rf "$_stage"
+		die "could not install into $VDIR"
+	}
+	NEW=1
+	say "installed box $V in $VDIR"
+}
+
+# relink LINK TARGET: point LINK at TARGET in one rename.
+relink()
+{
+	ln -s "$2" "$1.new.$$" && mv -Tf "$1.new.$$" "$1" 2>/dev/null || {
+		rm -f "$1.new.$$" "$1" && ln -s "$2" "$1"
+	}
+}
+
+flip_current()
+{
+	_cur=$(readlink "$DEST/current" 2>/dev/null || :)
+	_old=${_cur#versions/}
+	if [ -z "$_cur" ] || [ ! -f "$DEST/$_cur/box" ]; then
+		relink "$DEST/current" "versions/$V" || die "could not point $DEST/current at versions/$V"
+		say "default version: $V"
+	elif [ "$_cur" = "versions/$V" ]; then
+		:
+	elif [ "$NEW" != 1 ]; then
+		say "the default stays $_old; to switch: box use $V"
+	elif [ "$BOXES" != 0 ]; then
+		if [ "$BOXES" = -1 ] || [ -z "$BOXES" ]; then
+			warn "cannot tell whether boxes exist, so the default stays $_old"
+		else
+			warn "this host has $BOXES box(es) ($BOX_NAMES): the default stays $_old,"
+			warn "so no box is switched to another version behind its owner's back"
+		fi
+		warn "$V is installed beside it; once no box is left (box down, box export, box rm): box use $V"
+	else
+		relink "$DEST/current" "versions/$V" || die "could not point $DEST/current at versions/$V"
+		say "default version: $V (was $_old; back: box use $_old)"
+	fi
+}
+
+link_bin()
+{
+	_link=$BINDIR/box
+	_want=$DEST/current/box
+	mkdir -p "$BINDIR" || die "cannot create $BINDIR" "pick another: BOX_BIN=<dir>"
+	if [ -L "$_link" ]; then
+		_have=$(readlink "$_link")
+		[ "$_have" = "$_want" ] && return
+		case $_have in
+		"$DEST"/*) ;;
+		*)
+			if [ -e "$_link" ]; then
+				warn "$_link points at $_have (another install) — left alone"
+				return
+			fi
+			;;
+		esac
+		relink "$_link" "$_want" || die "could not point $_link at $_want"
+	elif [ -e "$_link" ]; then
+		warn "$_link exists and is not a symlink — left alone; run box as $_want"
+		return
+	else
+		ln -s "$_want" "$_link" || die "could not create $_link"
+	fi
+	say "linked $_link -> $_want"
+}
+
+path_hint()
+{
+	case ":$PATH:" in
+	*":$BINDIR:"*) ;;
+	*) say "$BINDIR is not on PATH; add it: export PATH=\"$BINDIR:\$PATH\"" ;;
+	esac
+	if [ "$(id -u)" != 0 ] && [ -e /usr/local/bin/box ]; then
+		say "note: a system-wide box exists too (/usr/local/bin/box); PATH order decides which runs"
+	fi
+}
+
+offer_setup()
+{
+	if [ "$NESTED" = 1 ]; then
+		if [ -z "${BOX_SUBNET:-}" ] || [ "$PIN_FREE" != true ]; then
+			say "inside a box: no host stack (only with BOX_SUBNET pinning a subnet nothing here claims)"
+			return
+		fi
+		say "inside a box, BOX_SUBNET=$BOX_SUBNET is claimed by nothing here: a host stack may go there"
+	elif [ "$STACK" = present ]; then
+		say "this host already has a box host stack; re-apply it any time: box setup-host"
+		return
+	elif [ "$STACK" != absent ]; then
+		say "cannot tell whether this host has a box host stack; set it up yourself: box setup-host"
+		return
+	fi
+	if [ -n "${BOX_SKIP_SETUP_HOST:-}" ]; then
+		say "host setup skipped (BOX_SKIP_SETUP_HOST); later: box setup-host"
+		return
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		say "setting up the host needs root; later: sudo box setup-host"
+		return
+	fi
+	if ! "$VDIR/box" help setup-host </dev/null >/dev/null 2>&1; then
+		say "box $V has no setup-host; nothing more to do"
+		return
+	fi
+	if ! ask "Set up this machine as a box host now (box setup-host: Incus, the boxnet bridge, the firewall)"; then
+		say "host setup skipped; later: box setup-host"
+		return
+	fi
+	"$VDIR/box" setup-host </dev/null ||
+	    warn "box setup-host did not complete; see above, then run it again: box setup-host"
+}
+
+main()
+{
+	set -u
+	umask 022
+	ARCH=$(arch)
+	layout
+	if [ -n "${BOX_INSTALL_SOURCE:-}" ]; then
+		_from="the local copy $BOX_INSTALL_SOURCE"
+	else
+		_from=${BOX_RELEASE_URL:-$BOX_DEFAULT_RELEASE_URL}
+	fi
+	if [ -z "${BOX_YES:-}" ] && ! have_tty; then
+		die "no terminal to confirm on, and BOX_YES is not set — nothing was changed" \
+		    "to install without a question: BOX_YES=1"
+	fi
+	ask "Install box ($ARCH) from $_from into $DEST (command: $BINDIR/box)" ||
+	    die "cancelled — nothing was changed"
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/box-install.XXXXXX") || die "cannot create a scratch directory"
+	trap 'rm -rf "$TMP"' EXIT
+	trap 'exit 130' INT TERM HUP
+	acquire
+	verify
+	where
+	install_version
+	flip_current
+	link_bin
+	path_hint
+	offer_setup
+	say "done: box $V from $SOURCE in $DEST"
+}
+
+main "$@"

@@ -1,0 +1,195 @@
+/* presence.c - boxes and the host stack, as the daemon sees them. */
+#include "host/presence.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box/box.h"
+#include "incus/api.h"
+
+#define TAGGED "filter=config.user.box+eq+1+or+config.user.claudebox+eq+1"
+
+/* Can we reach the daemon at all?  Distinguishes "no daemon" from errors. */
+static int
+reach(struct incus *c, struct presence *p)
+{
+	struct unix_transport ut;
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	rc = unix_transport_open(&ut, c->socket_path, c->timeout_ms, &e);
+	if (rc == 0) {
+		ut.base.ops->close(&ut.base);
+		return 0;
+	}
+	snprintf(p->why, sizeof(p->why), "%.255s", e.msg);
+	if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -EACCES ||
+	    rc == -EPERM || rc == -ENOTSOCK)
+		p->daemon = PRES_NO_DAEMON;
+	return rc;
+}
+
+static void
+count_boxes(const struct json_doc *d, int arr, struct presence *p, int all)
+{
+	char name[64], proj[64];
+	int i;
+
+	p->boxes = 0;
+	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
+		if (!box_is_tagged(d, i, NULL))
+			continue;
+		if (p->nnames < PRESENCE_MAX_NAMES) {
+			json_gets(d, i, "name", name, sizeof(name), "?");
+			json_gets(d, i, "project", proj, sizeof(proj), "");
+			if (all && proj[0] != '\0' && strcmp(proj, "default"))
+				snprintf(p->names[p->nnames], sizeof(p->names[0]),
+				    "%s/%s", proj, name);
+			else
+				snprintf(p->names[p->nnames], sizeof(p->names[0]),
+				    "%s", name);
+			p->nnames++;
+		}
+		p->boxes++;
+	}
+}
+
+static void
+list_boxes(struct incus *c, struct presence *p)
+{
+	struct incus_reply r;
+	struct box_err e;
+	int rc, all = 1;
+
+	err_clear(&e);
+	/* Every project when allowed: a user's boxes count as much as root's. */
+	rc = incus_call(c, "GET", "/1.0/instances?recursion=1&all-projects="
+	    "true&" TAGGED, NULL, &r, &e);
+	if (rc == -EACCES) {
+		err_clear(&e);
+		all = 0;
+		rc = incus_call(c, "GET", "/1.0/instances?recursion=1&" TAGGED,
+		    NULL, &r, &e);
+	}
+	if (rc < 0) {
+		snprintf(p->why, sizeof(p->why), "listing instances: %.230s",
+		    e.msg);
+		return;
+	}
+	p->daemon = PRES_ANSWERED;
+	if (json_type(&r.doc, r.metadata) == JSON_ARRAY)
+		count_boxes(&r.doc, r.metadata, p, all);
+	else
+		snprintf(p->why, sizeof(p->why), "the daemon sent no instance "
+		    "list");
+	incus_reply_free(&r);
+}
+
+/* 1 exists, 0 absent, -1 unknown. */
+static int
+exists(struct incus *c, const char *path)
+{
+	struct incus_reply r;
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	rc = incus_call(c, "GET", path, NULL, &r, &e);
+	if (rc == 0) {
+		incus_reply_free(&r);
+		return 1;
+	}
+	return rc == -ENOENT ? 0 : -1;
+}
+
+static void
+find_stack(struct incus *c, struct presence *p)
+{
+	static const struct { const char *path, *what; } objs[] = {
+		{ "/1.0/networks/boxnet", "network boxnet" },
+		{ "/1.0/profiles/box-net", "profile box-net" },
+		{ "/1.0/networks/claudenet", "legacy network claudenet" },
+		{ "/1.0/profiles/claude-dev", "legacy profile claude-dev" },
+	};
+	size_t i, n;
+	int x;
+
+	p->stack = 0;
+	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		x = exists(c, objs[i].path);
+		if (x < 0 && p->stack == 0)
+			p->stack = -1;
+		if (x <= 0)
+			continue;
+		p->stack = 1;
+		n = strlen(p->stack_what);
+		snprintf(p->stack_what + n, sizeof(p->stack_what) - n, "%s%s",
+		    n ? ", " : "", objs[i].what);
+	}
+}
+
+void
+presence_probe(struct presence *p, int want_stack)
+{
+	struct incus c;
+	struct box_err e;
+
+	memset(p, 0, sizeof(*p));
+	p->daemon = PRES_UNKNOWN;
+	p->boxes = -1;
+	p->stack = -1;
+	err_clear(&e);
+	if (incus_init(&c, &e) < 0) {
+		snprintf(p->why, sizeof(p->why), "%.255s", e.msg);
+		return;
+	}
+	if (c.timeout_ms > PRESENCE_TIMEOUT_MS)
+		c.timeout_ms = PRESENCE_TIMEOUT_MS;
+	if (reach(&c, p) < 0) {
+		if (p->daemon == PRES_NO_DAEMON) {
+			p->boxes = 0;
+			p->stack = 0;
+		}
+		return;
+	}
+	list_boxes(&c, p);
+	if (want_stack && p->daemon == PRES_ANSWERED)
+		find_stack(&c, p);
+	incus_close(&c);
+}
+
+int
+presence_refuse_boxes(const struct presence *p, const char *act,
+    struct box_err *e)
+{
+	char list[1024];
+	size_t n = 0;
+	int i;
+
+	if (p->boxes == 0)
+		return 0;
+	if (p->boxes < 0) {
+		err_set(e, -EAGAIN, "refusing to %s: cannot tell whether boxes "
+		    "exist (%s)", act, p->why[0] ? p->why : "no answer");
+		err_fix(e, "make sure the Incus daemon answers (box list), "
+		    "then try again");
+		return -EAGAIN;
+	}
+	list[0] = '\0';
+	for (i = 0; i < p->nnames && n < sizeof(list) - 1; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+		    i ? ", " : "", p->names[i]);
+	if (n >= sizeof(list))
+		n = sizeof(list) - 1;
+	if (p->boxes > p->nnames)
+		snprintf(list + n, sizeof(list) - n, " and %d more",
+		    p->boxes - p->nnames);
+	err_set(e, -EBUSY, "refusing to %s while %d box%s exist%s (%s): "
+	    "their version must not change under them", act, p->boxes,
+	    p->boxes == 1 ? "" : "es", p->boxes == 1 ? "s" : "", list);
+	err_fix(e, "keep them as files and remove them first (box down, box "
+	    "export, box rm), then run this again");
+	return -EBUSY;
+}
