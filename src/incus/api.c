@@ -282,7 +282,10 @@ call(struct incus *c, const char *method, const char *path,
 	r->body = h.body;
 	r->body_len = h.body_len;
 	snprintf(r->etag, sizeof(r->etag), "%s", h.etag);
-	return parse_envelope(r, e);
+	rc = parse_envelope(r, e);
+	if (rc < 0)
+		incus_reply_free(r);	/* a failed call owns nothing */
+	return rc;
 }
 
 static long long
@@ -333,14 +336,19 @@ incus_wait(struct incus *c, const char *op, int timeout_s,
 		}
 		return rc;
 	}
-	if (json_type(&r->doc, r->metadata) != JSON_OBJECT)
+	if (json_type(&r->doc, r->metadata) != JSON_OBJECT) {
+		incus_reply_free(r);
 		return err_set(e, -EBOX_PROTO, "operation reply without the "
 		    "operation");
+	}
 	sc = json_get(&r->doc, r->metadata, "status_code");
-	if (sc < 0 || json_int(&r->doc, sc, &code) < 0)
+	if (sc < 0 || json_int(&r->doc, sc, &code) < 0) {
+		incus_reply_free(r);
 		return err_set(e, -EBOX_PROTO, "operation without a status");
+	}
 	if (code != 200) {
 		json_gets(&r->doc, r->metadata, "err", msg, sizeof(msg), "");
+		incus_reply_free(r);
 		return err_set(e, -EBOX_API, "Incus says: %s", msg[0] ? msg :
 		    "the operation did not succeed");
 	}

@@ -55,7 +55,8 @@ void incus_close(struct incus *c);
  * body is a JSON text or NULL.  On success r holds a sync or async reply.  A
  * reply of type "error" fails with the daemon's message in e (404: "not
  * found" wording is left to the caller, who knows what it asked for; its
- * code is -ENOENT, 403 -EACCES, others -EBOX_API).
+ * code is -ENOENT, 403 -EACCES, others -EBOX_API).  A failed call leaves
+ * r holding nothing (incus_reply_free() on it is harmless).
  */
 int incus_call(struct incus *c, const char *method, const char *path,
     const char *body, struct incus_reply *r, struct box_err *e);

@@ -1,0 +1,188 @@
+/*
+ * box exec <box> [--] <cmd...> - run a command in a box as its user, with
+ * the caller's stdin, stdout and stderr and the command's exit status; and
+ * session_run(), which shell and tmux share.
+ *
+ * Who runs it: the box's stamped user (user.box.user; legacy boxes:
+ * claude; otherwise root), in a login environment, so that whatever the
+ * template put on the user's PATH through the profile (~/.local/bin and
+ * friends) is found — `box exec b -- claude` must work.  Incus's own
+ * user/group fields are not enough for that: they set no HOME, no login
+ * PATH and no supplementary groups.  So the command Incus runs (as root)
+ * is a short sh script that looks the user up in the box's /etc/passwd and
+ *
+ *   - for root: exports HOME, USER, LOGNAME, SHELL and execs the user's
+ *     shell as a login shell (`$SHELL -l -c 'exec "$@"' ...`): no helper,
+ *     no extra process, the argv passed through exactly;
+ *   - for a login shell as another user (box shell): `su -l USER`, a real
+ *     PAM login session (logind, limits, the user's groups);
+ *   - for a command as another user: util-linux `setpriv --reuid --regid
+ *     --init-groups --reset-env` then the login shell as above; failing
+ *     that (busybox images), `su -l -c 'exec "$@"' -- USER ...`.
+ *
+ * Why not `sudo -u USER -i` (what the shell version did): sudo is missing
+ * from minimal images, and -i joins the arguments into one shell string
+ * with backslash escapes that leave `$` live (`box exec b -- echo '$HOME'`
+ * would expand it).  Why not `su -c` everywhere: util-linux su puts a -c
+ * command in a new session without a controlling terminal, which breaks
+ * interactive programs and Ctrl-C; setpriv keeps the terminal.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box/box.h"
+#include "cmd/cmd.h"
+#include "cmd/session.h"
+#include "incus/api.h"
+#include "incus/exec.h"
+#include "util/tty.h"
+
+static const char login_sh[] =
+	"u=$1; shift\n"
+	"while IFS=: read -r n _ id gid _ h s; do\n"
+	"	[ \"$n\" = \"$u\" ] && break\n"
+	"done </etc/passwd\n"
+	"if [ \"$n\" != \"$u\" ]; then\n"
+	"	echo \"box: this box has no user '$u'\" >&2\n"
+	"	exit 126\n"
+	"fi\n"
+	"[ -x \"${s:-/nonexistent}\" ] || s=/bin/sh\n"
+	"cd \"$h\" 2>/dev/null || cd /\n"
+	"if [ \"$id\" = 0 ]; then\n"
+	"	export HOME=\"$h\" USER=\"$u\" LOGNAME=\"$u\" SHELL=\"$s\"\n"
+	"	[ $# -gt 0 ] || exec \"$s\" -l\n"
+	"	exec \"$s\" -l -c 'exec \"$@\"' \"$s\" \"$@\"\n"
+	"fi\n"
+	"[ $# -gt 0 ] || exec su -l \"$u\"\n"
+	"if setpriv --help 2>&1 | grep -q -e --reset-env; then\n"
+	"	exec setpriv --reuid=\"$id\" --regid=\"$gid\" --init-groups "
+	"--reset-env -- env LANG=\"${LANG:-C.UTF-8}\" \"$s\" -l -c "
+	"'exec \"$@\"' \"$s\" \"$@\"\n"
+	"fi\n"
+	"exec su -l -c 'exec \"$@\"' -- \"$u\" \"$s\" \"$@\"\n";
+
+#define SESSION_MAX_ARGS 4096
+
+static int
+session_exec(struct incus *c, const struct box_info *bi, char *const *cmd,
+    int ncmd, int interactive, struct exec_status *st, struct box_err *e)
+{
+	const char *argv[SESSION_MAX_ARGS + 6], *env[2] = { NULL, NULL };
+	char term[128];
+	struct exec_req req;
+	struct exec_stdio io;
+	struct tty_sig sig;
+	int i, rc;
+
+	if (ncmd > SESSION_MAX_ARGS)
+		return err_usage(e, "too many arguments (at most %d)",
+		    SESSION_MAX_ARGS);
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = login_sh;
+	argv[3] = "box-login";
+	argv[4] = bi->user;
+	for (i = 0; i < ncmd; i++)
+		argv[5 + i] = cmd[i];
+	argv[5 + ncmd] = NULL;
+	if (getenv("TERM") != NULL && strlen(getenv("TERM")) < 100) {
+		snprintf(term, sizeof(term), "TERM=%s", getenv("TERM"));
+		env[0] = term;
+	}
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.env = env;
+	req.uid = req.gid = -1;
+	req.interactive = interactive;
+	io.in = 0;
+	io.out = 1;
+	io.err = 2;
+	io.tty = interactive ? 1 : -1;
+	io.timeout_ms = 0;
+	io.sig = &sig;
+	if (interactive && tty_size(1, &req.width, &req.height) < 0 &&
+	    tty_size(0, &req.width, &req.height) < 0)
+		req.width = req.height = 0;
+	rc = tty_sig_open(&sig, interactive);
+	if (rc < 0)
+		return err_set(e, rc, "setting up signals: %s", err_str(rc));
+	if (interactive)
+		rc = tty_raw(0, e);
+	if (rc == 0)
+		rc = exec_run(c, bi->name, &req, &io, st, e);
+	tty_restore();
+	tty_sig_close(&sig);
+	return rc;
+}
+
+int
+session_run(const char *name, char *const *cmd, int ncmd, int flags,
+    struct box_err *e)
+{
+	struct exec_status st;
+	struct box_info bi;
+	struct incus c;
+	int rc, interactive = isatty(0) && isatty(1);
+
+	if ((flags & SESSION_NEED_TTY) && !interactive)
+		return err_usage(e, "this needs a terminal: stdin and stdout "
+		    "must both be one");
+	rc = incus_init(&c, e);
+	if (rc < 0)
+		return rc;
+	rc = box_resolve(&c, name, &bi, e);
+	if (rc == 0 && !bi.running) {
+		err_set(e, -EINVAL, "box '%s' is %s — it must be running",
+		    name, bi.status[0] ? bi.status : "not running");
+		err_fix(e, "box start %s", name);
+		rc = -EINVAL;
+	}
+	if (rc == 0)
+		rc = session_exec(&c, &bi, cmd, ncmd, interactive, &st, e);
+	incus_close(&c);
+	if (rc < 0)
+		return rc;
+	/*
+	 * Incus calls any exit status 127 "Command not found" (126: not
+	 * executable); the login shell in between already said which command.
+	 */
+	if (st.err[0] != '\0' && st.code != 126 && st.code != 127) {
+		fflush(stdout);
+		fprintf(stderr, "box: %s: %s\n", name, st.err);
+	}
+	return st.code;
+}
+
+int
+cmd_exec(int argc, char **argv, struct box_err *e)
+{
+	int i;
+
+	/*
+	 * Everything after the box name is the command; a dash before "--"
+	 * is refused so that `box exec b ls -la` cannot half-parse.
+	 */
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			err_usage(e, "unknown option: %s — a command's own "
+			    "flags go after --, as in 'box exec <box> -- "
+			    "<cmd...>'", argv[i]);
+			return -EINVAL;
+		}
+	}
+	if (argc < 2 || strcmp(argv[1], "--") == 0)
+		return err_usage(e, "usage: box exec <box> [--] <cmd...>");
+	/* "box exec b -- cmd" and "box exec b cmd" alike */
+	if (argc > 2 && strcmp(argv[2], "--") == 0)
+		return session_run(argv[1], argv + 3, argc - 3, 0, e);
+	for (i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return err_usage(e, "usage: box exec <box> [--] "
+			    "<cmd...> (one -- only, right after the box)");
+	return session_run(argv[1], argv + 2, argc - 2, 0, e);
+}

@@ -1,0 +1,22 @@
+/*
+ * session.h - running something in a box as the box's user, for the
+ * shell, exec and tmux verbs.
+ */
+#ifndef BOX_SESSION_H
+#define BOX_SESSION_H
+
+#include "util/err.h"
+
+/* A session must have a terminal (tmux). */
+#define SESSION_NEED_TTY	0x1
+
+/*
+ * Run cmd[0..ncmd) (ncmd == 0: a login shell) in box name as its stamped
+ * user, with a login environment, on the caller's stdio: a terminal session
+ * when stdin and stdout are terminals, three pipes otherwise.  Returns the
+ * remote exit status (>= 0), or < 0 with e filled.
+ */
+int session_run(const char *name, char *const *cmd, int ncmd, int flags,
+    struct box_err *e);
+
+#endif

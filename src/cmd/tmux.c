@@ -1,0 +1,39 @@
+/*
+ * box tmux <box> [<session>] - attach to the tmux session in the box, or
+ * create it (tmux new-session -A), as the box's user.  The session name
+ * defaults to "main".
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/session.h"
+
+static int
+session_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+int
+cmd_tmux(int argc, char **argv, struct box_err *e)
+{
+	const char *session = argc > 2 ? argv[2] : "main";
+	char *cmd[] = { "tmux", "new-session", "-A", "-s", NULL };
+
+	if (argc < 2 || argc > 3 || argv[1][0] == '-')
+		return err_usage(e, "usage: box tmux <box> [<session>]");
+	if (!session_name_ok(session))
+		return err_usage(e, "session names are letters, digits, '-' "
+		    "and '_' — got '%s'", session);
+	cmd[4] = (char *)session;
+	return session_run(argv[1], cmd, 5, SESSION_NEED_TTY, e);
+}
