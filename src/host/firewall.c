@@ -196,8 +196,20 @@ read_with(struct nl_sock *s, const char *br, struct fw_status *st,
 	return 0;
 }
 
-int
-fw_read(const char *br, struct fw_status *st, struct box_err *e)
+static int apply_with(struct nl_sock *s, const char *br, uint32_t net,
+    struct fw_status *st, struct box_err *e);
+
+/* What a netfilter socket is used for: reading, or applying and reading. */
+struct fw_job {
+	const char *br;
+	uint32_t net;
+	int apply;
+	struct fw_status *st;
+};
+
+/* The socket is heap-held (32 KiB receive buffer) and closed last. */
+static int
+with_socket(struct fw_job *job, struct box_err *e)
 {
 	struct nl_sock *s = malloc(sizeof(*s));
 	int rc;
@@ -206,11 +218,20 @@ fw_read(const char *br, struct fw_status *st, struct box_err *e)
 		return err_set(e, -ENOMEM, "out of memory");
 	rc = nl_open(s, NETLINK_NETFILTER, e);
 	if (rc == 0) {
-		rc = read_with(s, br, st, e);
+		rc = job->apply ? apply_with(s, job->br, job->net, job->st, e) :
+		    read_with(s, job->br, job->st, e);
 		nl_close(s);
 	}
 	free(s);
 	return rc;
+}
+
+int
+fw_read(const char *br, struct fw_status *st, struct box_err *e)
+{
+	struct fw_job job = { br, 0, 0, st };
+
+	return with_socket(&job, e);
 }
 
 static int
@@ -285,18 +306,9 @@ int
 fw_apply(const char *br, uint32_t net, struct fw_status *st,
     struct box_err *e)
 {
-	struct nl_sock *s = malloc(sizeof(*s));
-	int rc;
+	struct fw_job job = { br, net, 1, st };
 
-	if (s == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	rc = nl_open(s, NETLINK_NETFILTER, e);
-	if (rc == 0) {
-		rc = apply_with(s, br, net, st, e);
-		nl_close(s);
-	}
-	free(s);
-	return rc;
+	return with_socket(&job, e);
 }
 
 int
