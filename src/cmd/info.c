@@ -43,19 +43,18 @@ print_exposures(const struct view *v)
 
 	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
 		int dev = json_next(d, k);
-		const char *port, *l;
+		const char *port, *l, *c;
 		char name[64];
 
 		if (json_str(d, k, name, sizeof(name)) < 0 ||
 		    strncmp(name, "expose-", 7) != 0)
 			continue;
 		l = json_gets(d, dev, "listen", listen, sizeof(listen), "?");
-		json_gets(d, dev, "connect", connect, sizeof(connect), "?");
+		c = json_gets(d, dev, "connect", connect, sizeof(connect), "?");
 		if (strncmp(l, "tcp:", 4) == 0)
 			l += 4;
-		port = strrchr(connect, ':');
-		printf(LABEL "%s → port %s\n", "EXPOSED", l,
-		    port ? port + 1 : connect);
+		port = strrchr(c, ':');
+		printf(LABEL "%s → port %s\n", "EXPOSED", l, port ? port + 1 : c);
 	}
 }
 

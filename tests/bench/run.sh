@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 echo "== box list vs raw request vs incus list"
 python3 tests/bench/list_bench.py ${BENCH_SIZES:-0 50 200}
-for b in tests/bench/nft_apply.sh tests/bench/exec_bench.sh; do
+for b in tests/bench/nft_apply.sh tests/bench/exec_bench.sh tests/bench/lifecycle_bench.sh; do
 	[ -f "$b" ] || continue
 	echo "== $b"
 	sh "$b"

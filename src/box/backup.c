@@ -1,0 +1,256 @@
+/*
+ * backup.c - reading export files (see backup.h).
+ */
+#include "box/backup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/inflate.h"
+
+/* An octal tar number field. */
+static long long
+tar_octal(const unsigned char *p, size_t n)
+{
+	long long v = 0;
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\0'))
+		i++;
+	for (; i < n && p[i] >= '0' && p[i] <= '7'; i++) {
+		if (v > (1LL << 50))
+			return -1;
+		v = v * 8 + (p[i] - '0');
+	}
+	for (; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\0')
+			return -1;
+	return v;
+}
+
+static int
+tar_header_ok(const unsigned char *h)
+{
+	long long want = tar_octal(h + 148, 8), sum = 0;
+	size_t i;
+
+	if (want < 0)
+		return 0;
+	for (i = 0; i < 512; i++)
+		sum += (i >= 148 && i < 156) ? ' ' : h[i];
+	return sum == want;
+}
+
+/* The top-level "name:" of a YAML text (no nesting, optional quotes). */
+static int
+yaml_name(const char *y, size_t n, char *name, size_t cap)
+{
+	size_t pos = 0;
+
+	while (pos < n) {
+		const char *s = y + pos, *nl = memchr(s, '\n', n - pos);
+		size_t len = nl ? (size_t)(nl - s) : n - pos, v;
+
+		pos += len + 1;
+		if (len < 5 || memcmp(s, "name:", 5) != 0)
+			continue;
+		for (v = 5; v < len && (s[v] == ' ' || s[v] == '\t'); v++)
+			;
+		while (len > v && (s[len - 1] == ' ' || s[len - 1] == '\r'))
+			len--;
+		if (len - v >= 2 && (s[v] == '"' || s[v] == '\'') &&
+		    s[len - 1] == s[v]) {
+			v++;
+			len--;
+		}
+		if (len == v || len - v >= cap)
+			return -ENOENT;
+		memcpy(name, s + v, len - v);
+		name[len - v] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int
+backup_tar_name(const unsigned char *tar, size_t n, char *name, size_t cap)
+{
+	size_t pos = 0;
+	int entries = 0;
+
+	while (pos <= n && n - pos >= 512 && entries++ < 64) {
+		const unsigned char *h = tar + pos;
+		long long size;
+		char path[101];
+
+		if (h[0] == '\0')
+			return -ENOENT;		/* end of archive */
+		if (!tar_header_ok(h))
+			return -EBOX_PROTO;
+		size = tar_octal(h + 124, 12);
+		if (size < 0)
+			return -EBOX_PROTO;
+		memcpy(path, h, 100);
+		path[100] = '\0';
+		pos += 512;
+		if ((h[156] == '0' || h[156] == '\0') &&
+		    (strcmp(path, "backup/index.yaml") == 0 ||
+		    strcmp(path, "./backup/index.yaml") == 0)) {
+			if ((unsigned long long)size > BACKUP_INDEX_MAX)
+				return -EBOX_PROTO;
+			if ((unsigned long long)size > n - pos)
+				return -ENOENT;	/* cut off: not all read */
+			return yaml_name((const char *)tar + pos, (size_t)size,
+			    name, cap);
+		}
+		if ((unsigned long long)size > n - pos)
+			return -ENOENT;
+		pos += ((size_t)size + 511) & ~(size_t)511;
+	}
+	return -ENOENT;
+}
+
+int
+backup_peek_name(const char *path, char *name, size_t cap,
+    struct box_err *e)
+{
+	unsigned char *in, *out;
+	size_t got = 0;
+	ssize_t r;
+	long n;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	in = malloc(BACKUP_PEEK);
+	if (in == NULL) {
+		close(fd);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	while (got < BACKUP_PEEK &&
+	    (r = read(fd, in + got, BACKUP_PEEK - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	if (got >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
+		size_t lim;
+
+		out = malloc(BACKUP_PEEK);
+		if (out == NULL) {
+			free(in);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		/*
+		 * index.yaml is the first member: a few KiB of output nearly
+		 * always hold it, and this decoder is slow per byte.
+		 */
+		for (lim = 64u << 10;; lim = BACKUP_PEEK) {
+			n = gunzip_prefix(in, got, out, lim);
+			/* running out of input is fine: we want a prefix */
+			if (n == -ENODATA)
+				n = 0;
+			if (n < 0) {
+				free(in);
+				free(out);
+				return err_set(e, -EBOX_PROTO, "%s is not a "
+				    "readable gzip file", path);
+			}
+			rc = backup_tar_name(out, (size_t)n, name, cap);
+			if (rc == 0 || lim == BACKUP_PEEK || (size_t)n < lim)
+				break;
+		}
+		free(in);
+		free(out);
+		goto done;
+	} else if (got >= 262 && memcmp(in + 257, "ustar", 5) == 0) {
+		rc = backup_tar_name(in, got, name, cap);
+		free(in);
+		goto done;
+	} else {
+		free(in);
+		err_set(e, -EBOX_PROTO, "%s is not a box export (box reads "
+		    "gzip or plain tar)", path);
+		err_fix(e, "if it is an Incus export in another compression, "
+		    "name the box: box import %s --name <box>", path);
+		return -EBOX_PROTO;
+	}
+done:
+	if (rc < 0)
+		return err_set(e, rc, "%s is not an Incus/box export (no "
+		    "backup/index.yaml naming an instance at its start)", path);
+	return 0;
+}
+
+int
+backup_sidecar_path(const char *file, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%s.sha256", file);
+
+	return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+}
+
+void
+backup_hex(const unsigned char d[32], char hex[65])
+{
+	static const char x[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		hex[2 * i] = x[d[i] >> 4];
+		hex[2 * i + 1] = x[d[i] & 15];
+	}
+	hex[64] = '\0';
+}
+
+int
+backup_sidecar_line(const unsigned char d[32], const char *file, char *buf,
+    size_t cap)
+{
+	const char *base = strrchr(file, '/');
+	char hex[65];
+	int n;
+
+	backup_hex(d, hex);
+	n = snprintf(buf, cap, "%s  %s\n", hex, base ? base + 1 : file);
+	return n > 0 && (size_t)n < cap ? n : -ENAMETOOLONG;
+}
+
+int
+backup_sidecar_read(const char *file, char hex[65], struct box_err *e)
+{
+	char path[4096], buf[512];
+	ssize_t n;
+	int fd, i;
+
+	if (backup_sidecar_path(file, path, sizeof(path)) < 0)
+		return err_usage(e, "file name too long: %s", file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 64)
+		goto bad;
+	for (i = 0; i < 64; i++) {
+		char ch = buf[i];
+
+		if (ch >= 'A' && ch <= 'F')
+			ch = (char)(ch - 'A' + 'a');
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
+			goto bad;
+		hex[i] = ch;
+	}
+	hex[64] = '\0';
+	if (n > 64 && buf[64] != ' ' && buf[64] != '\n' && buf[64] != '\t')
+		goto bad;
+	return 0;
+bad:
+	return err_set(e, -EBOX_PROTO, "%s is not a SHA-256 line", path);
+}

@@ -1,0 +1,306 @@
+/*
+ * box import <file> [--name <box>]
+ *
+ * An export back into a box, on this host's terms:
+ *   1. the file is checked against <file>.sha256 before anything is sent
+ *      (a truncated or corrupted export is refused, nothing created); a
+ *      file without one (an `incus export`) is imported with a warning
+ *   2. the name: --name, else the one recorded inside (backup/index.yaml);
+ *      any instance of that name already there is a refusal
+ *   3. the upload, streamed: POST /1.0/instances (application/octet-stream,
+ *      X-Incus-name, X-Incus-pool of the box-net profile's root disk)
+ *   4. this host's truth: the tag if missing, the import stamps (never the
+ *      mint stamp), the box-net profile alone, no volatile MAC addresses
+ *      (a second import beside the first would otherwise share them and
+ *      fail to start), no doors or pinned address of the source's, a
+ *      machine identity of its own, and an address nobody else holds.
+ * Any failure after the upload removes what was imported.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box/backup.h"
+#include "box/box.h"
+#include "box/door.h"
+#include "box/life.h"
+#include "box/mint.h"
+#include "cmd/cmd.h"
+#include "incus/api.h"
+#include "incus/stream.h"
+#include "util/opt.h"
+#include "util/progress.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+#define IMPORT_RESTORE_S (6 * LIFE_OP_S)	/* unpacking a big disk */
+
+struct src {
+	int fd;
+	long long done, total;
+	struct progress p;
+};
+
+static ssize_t
+from_file(void *ctx, void *buf, size_t n)
+{
+	struct src *s = ctx;
+	char a[32], b[32], line[96];
+	ssize_t r;
+
+	do
+		r = read(s->fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	s->done += r;
+	progress_bytes(a, sizeof(a), s->done);
+	progress_bytes(b, sizeof(b), s->total);
+	snprintf(line, sizeof(line), "%s of %s (%lld%%)", a, b,
+	    s->total > 0 ? s->done * 100 / s->total : 100);
+	progress_note(&s->p, line);
+	return r;
+}
+
+static int
+check_sum(const char *file, int fd, long long size, struct box_err *e)
+{
+	unsigned char buf[1 << 16], d[32];
+	char want[65], got[65];
+	struct sha256 sha;
+	struct src s;
+	ssize_t n;
+	int rc;
+
+	rc = backup_sidecar_read(file, want, e);
+	if (rc == -ENOENT) {
+		life_say("warning: no %s.sha256 beside it, so box cannot tell "
+		    "whether the file is whole; importing anyway", file);
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	s.fd = fd;
+	s.total = size;
+	progress_start(&s.p, "checking the file against its SHA-256");
+	sha256_init(&sha, -1);
+	while ((n = from_file(&s, buf, sizeof(buf))) > 0)
+		sha256_update(&sha, buf, (size_t)n);
+	progress_clear(&s.p);
+	if (n < 0)
+		return err_set(e, (int)n, "reading %s: %s", file,
+		    err_str((int)n));
+	sha256_out(&sha, d);
+	backup_hex(d, got);
+	if (strcmp(got, want) != 0) {
+		err_set(e, -EBADMSG, "%s does not match its recorded SHA-256 — "
+		    "it is truncated or corrupted; nothing was imported", file);
+		err_fix(e, "export the box again, or find the intact copy");
+		return -EBADMSG;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return err_set(e, -errno, "rewinding %s", file);
+	return 0;
+}
+
+static int
+upload(struct incus *c, const char *file, int fd, long long size,
+    const char *name, const char *pool, char *op, size_t opcap,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char headers[256];
+	struct src s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.fd = fd;
+	s.total = size;
+	snprintf(headers, sizeof(headers), "X-Incus-name: %s\r\n"
+	    "X-Incus-pool: %s\r\n", name, pool);
+	progress_start(&s.p, "uploading");
+	rc = stream_send(c, "POST", "/1.0/instances",
+	    "application/octet-stream", headers, size, from_file, &s, &r, e);
+	progress_clear(&s.p);
+	if (rc == 0 && r.type != INCUS_ASYNC)
+		rc = err_set(e, -EBOX_PROTO, "the daemon did not start a "
+		    "restore operation");
+	if (rc == 0)
+		snprintf(op, opcap, "%s", r.operation);
+	incus_reply_free(&r);
+	if (rc < 0)
+		err_context(e, "uploading %s", file);
+	return rc;
+}
+
+/* Incus's own MAC addresses (and our pin key) stay behind. */
+static int
+drop_key(const char *key)
+{
+	size_t n = strlen(key);
+
+	if (door_source_key(key))
+		return 1;
+	return strncmp(key, "volatile.", 9) == 0 && n > 16 &&
+	    strcmp(key + n - 7, ".hwaddr") == 0;
+}
+
+static int
+rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
+{
+	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	struct incus_reply r;
+	struct life_edit ed;
+	struct mint_kv kv;
+	char path[160], now[32], had[256] = "", p[64];
+	int rc, pr, k;
+
+	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc < 0) {
+		incus_reply_free(&r);
+		return rc;
+	}
+	text_utc(now, sizeof(now), time(NULL));
+	*vm = json_streq(&r.doc, json_get(&r.doc, r.metadata, "type"),
+	    "virtual-machine");
+	pr = json_get(&r.doc, r.metadata, "profiles");
+	for (k = json_child(&r.doc, pr); k >= 0; k = json_next(&r.doc, k)) {
+		json_str(&r.doc, k, p, sizeof(p));
+		if (strlen(had) + strlen(p) + 2 < sizeof(had))
+			snprintf(had + strlen(had), sizeof(had) - strlen(had),
+			    "%s%s", had[0] ? "," : "", p);
+	}
+	rc = mint_import_stamps(&kv, &r.doc, r.metadata, now);
+	incus_reply_free(&r);
+	if (rc < 0)
+		return err_set(e, rc, "import stamps too long");
+	memset(&ed, 0, sizeof(ed));
+	ed.set = mint_kv_list(&kv);
+	ed.drop_cfg = drop_key;
+	ed.drop_dev = door_source_only;
+	ed.profiles = profiles;
+	rc = life_edit(c, name, &ed, e);
+	if (rc < 0)
+		return rc;
+	if (strcmp(had, LIFE_PROFILE) != 0)
+		life_say("re-homed onto the %s profile (the file said '%s')",
+		    LIFE_PROFILE, had[0] ? had : "none");
+	if (ed.dropped > 0)
+		life_say("left behind %d device%s that were its source's alone "
+		    "(doors, a pinned address); open doors again with box "
+		    "expose", ed.dropped, ed.dropped == 1 ? "" : "s");
+	return 0;
+}
+
+int
+cmd_import(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--name", NULL, 1, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct incus_reply r;
+	struct progress p;
+	struct incus c;
+	struct stat st;
+	const char *file, *stage = "checks";
+	char name[BOX_NAME_MAX], pool[64], op[160], addr[64];
+	int rc, fd = -1, posted = 0, vm = 0;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos != 1 || res.dashdash)
+		return err_usage(e, "usage: box import <file> [--name <box>]");
+	file = res.pos[0];
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = err_set(e, -ENOENT, "no such file: %s", file);
+		goto out_fd;
+	}
+	if (opts[0].seen)
+		snprintf(name, sizeof(name), "%s", opts[0].value);
+	else if ((rc = backup_peek_name(file, name, sizeof(name), e)) < 0)
+		goto out_fd;
+	if (!box_name_ok(name)) {
+		rc = err_usage(e, "'%s' is not a valid box name%s", name,
+		    opts[0].seen ? "" : " (it is the one recorded in the "
+		    "file; pick one with --name)");
+		goto out_fd;
+	}
+	if ((rc = check_sum(file, fd, (long long)st.st_size, e)) < 0)
+		goto out_fd;
+	if ((rc = incus_init(&c, e)) < 0)
+		goto out_fd;
+	if ((rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
+		goto out;
+	if ((rc = life_exists(&c, name, e)) != 0) {
+		if (rc > 0) {
+			rc = err_set(e, -EEXIST, "an instance named %s already "
+			    "exists", name);
+			err_fix(e, "import under another name: box import %s "
+			    "--name <new>", file);
+		}
+		goto out;
+	}
+	if (strpbrk(pool, "\r\n") != NULL) {
+		rc = err_set(e, -EINVAL, "odd pool name");
+		goto out;
+	}
+	life_catch_signals();
+	life_say("importing %s as %s ...", file, name);
+	stage = "upload";
+	rc = upload(&c, file, fd, (long long)st.st_size, name, pool, op,
+	    sizeof(op), e);
+	if (rc < 0)
+		goto fail;
+	posted = 1;
+	stage = "restore";
+	progress_start(&p, "unpacking on the daemon");
+	rc = life_wait_op(&c, op, progress_now_ms() + IMPORT_RESTORE_S * 1000LL,
+	    &p, &r, e);
+	progress_clear(&p);
+	incus_reply_free(&r);
+	if (rc < 0)
+		goto fail;
+	stage = "re-stamp";
+	if ((rc = rehome(&c, name, &vm, e)) < 0)
+		goto fail;
+	progress_start(&p, "");
+	rc = life_copy_up(&c, name, vm, progress_now_ms() + LIFE_OP_S * 1000LL,
+	    &p, &stage, addr, sizeof(addr), e);
+	progress_clear(&p);
+	if (rc < 0)
+		goto fail;
+	life_say("imported %s at %s — auth state (agent logins, git "
+	    "credentials) came back with it, by design", name, addr);
+	printf("ready — 'box shell %s'.\n", name);
+	goto out;
+fail:
+	err_context(e, "importing %s: stage '%s' failed", name, stage);
+	if (posted) {
+		struct box_err le;
+
+		err_clear(&le);
+		if (life_exists(&c, name, &le) == 1) {
+			life_say("removing the half-imported %s", name);
+			if (life_delete(&c, name, &le) < 0)
+				life_say("warning: could not remove %s: %s",
+				    name, le.msg);
+		}
+	}
+out:
+	incus_close(&c);
+out_fd:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}

@@ -1,0 +1,759 @@
+/*
+ * box new - mint a box from a template, or clone one.
+ *
+ * Fresh mint, in stages (the one that fails is named, and the half-made
+ * box removed):
+ *   create      POST /1.0/instances: box-net profile only, the tag and the
+ *               provenance stamps, limits, user-data; then the image's
+ *               fingerprint is stamped
+ *   start       PUT .../state start
+ *   agent       a command runs inside
+ *   cloud-init  `cloud-init status` polled until it settles; its own
+ *               verdict is reported (with `status --long` and its log's
+ *               tail, sanitised) — never a claim of success it did not make
+ *   pristine    snapshot (skipped loudly on a dir pool or when disabled)
+ *   bootstrap   the template's rig role, watched; then `bootstrapped`
+ * create..cloud-init share one budget, BOX_LAUNCH_TIMEOUT (600 s); the
+ * bootstrap gets a budget of the same size of its own.
+ *
+ * Clone (--from box[/snap]): copy, re-stamp (a clone was not there at its
+ * source's mint), leave behind what is the source's alone (its doors on
+ * the host's loopback, a pinned address), give it a machine identity of
+ * its own, start it and check that the address it got is nobody else's.
+ *
+ * Decisions on the original's quirks: a failed cloud-init removes the box
+ * (the original kept it) — the issue asks for no half-made boxes; --vm /
+ * --container / --image with --from are refused, not silently ignored; the
+ * clone's source must carry the box tag like every other box argument.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box/box.h"
+#include "box/door.h"
+#include "box/life.h"
+#include "box/mint.h"
+#include "box/template.h"
+#include "cmd/cmd.h"
+#include "incus/api.h"
+#include "incus/exec.h"
+#include "util/opt.h"
+#include "util/progress.h"
+#include "util/text.h"
+
+#define DEFAULT_BUDGET_S 600
+#define PENDING_GRACE_S 120
+
+struct run {
+	struct incus c;
+	const char *name;
+	const char *stage;
+	long long deadline;
+	int budget_s;
+	int posted;		/* the daemon accepted our create/copy */
+	char pending[160];	/* an operation of ours still running */
+	long long t0;
+	struct progress p;
+};
+
+static int
+budget(int *s, struct box_err *e)
+{
+	const char *v = getenv("BOX_LAUNCH_TIMEOUT");
+	long n;
+
+	*s = DEFAULT_BUDGET_S;
+	if (v == NULL || *v == '\0')
+		return 0;
+	if (text_uint(v, 1, 86400, &n) < 0)
+		return err_usage(e, "BOX_LAUNCH_TIMEOUT must be whole seconds "
+		    "from 1 to 86400, not '%s'", v);
+	*s = (int)n;
+	return 0;
+}
+
+/*
+ * Turn a stage's failure into the story: which stage, why, and what was
+ * done about the half-made box.
+ */
+static int
+failed(struct run *r, int rc, struct box_err *e)
+{
+	struct box_err le;
+
+	progress_clear(&r->p);
+	if (rc == -ETIMEDOUT) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		err_clear(e);
+		err_set(e, -ETIMEDOUT, "%s (the whole launch may take "
+		    "BOX_LAUNCH_TIMEOUT=%d s)", msg, r->budget_s);
+		err_fix(e, "retry; a busy host or a first image unpack can "
+		    "need longer: BOX_LAUNCH_TIMEOUT=%d box new ...",
+		    r->budget_s < 300 ? 600 : r->budget_s * 2);
+	}
+	err_context(e, "%s: stage '%s' failed", r->name, r->stage);
+	if (!r->posted)
+		return rc;
+	err_clear(&le);
+	if (r->pending[0] != '\0') {
+		struct incus_reply rep;
+
+		/*
+		 * A create that overran is still going on the daemon; the
+		 * instance it makes can only be removed once it is done.
+		 */
+		life_say("waiting up to %d s for the daemon to finish with %s, "
+		    "to remove it", PENDING_GRACE_S, r->name);
+		incus_wait(&r->c, r->pending, PENDING_GRACE_S, &rep, &le);
+		incus_reply_free(&rep);
+		err_clear(&le);
+	}
+	if (life_exists(&r->c, r->name, &le) == 1) {
+		life_say("removing the half-made box %s", r->name);
+		if (life_delete(&r->c, r->name, &le) < 0)
+			life_say("warning: could not remove %s: %s (remove it: "
+			    "box rm %s --force)", r->name, le.msg, r->name);
+	}
+	return rc;
+}
+
+static void
+stage(struct run *r, const char *name, const char *what)
+{
+	progress_clear(&r->p);
+	r->stage = name;
+	progress_start(&r->p, what);
+	progress_note(&r->p, "");
+}
+
+/* POST a create/copy and wait for it within the budget. */
+static int
+create(struct run *r, const char *body, struct box_err *e)
+{
+	struct incus_reply rep;
+	char op[sizeof(rep.operation)];
+	int rc;
+
+	rc = incus_call(&r->c, "POST", "/1.0/instances", body, &rep, e);
+	if (rc == 0 && rep.type != INCUS_ASYNC)
+		rc = err_set(e, -EBOX_PROTO, "the daemon did not start an "
+		    "operation");
+	memcpy(op, rep.operation, sizeof(op));
+	incus_reply_free(&rep);
+	if (rc < 0)
+		return rc;
+	r->posted = 1;
+	snprintf(r->pending, sizeof(r->pending), "%s", op);
+	rc = life_wait_op(&r->c, op, r->deadline, &r->p, &rep, e);
+	incus_reply_free(&rep);
+	if (rc != -ETIMEDOUT && rc != -EINTR)
+		r->pending[0] = '\0';
+	return rc;
+}
+
+static int
+start(struct run *r, struct box_err *e)
+{
+	struct incus_reply rep;
+	char path[160], op[sizeof(rep.operation)];
+	int rc;
+
+	snprintf(path, sizeof(path), "/1.0/instances/%s/state", r->name);
+	rc = incus_call(&r->c, "PUT", path, "{\"action\":\"start\"}", &rep,
+	    e);
+	memcpy(op, rep.operation, sizeof(op));
+	if (rc == 0 && rep.type != INCUS_ASYNC)
+		rc = err_set(e, -EBOX_PROTO, "the daemon did not start an "
+		    "operation");
+	incus_reply_free(&rep);
+	if (rc < 0)
+		return rc;
+	snprintf(r->pending, sizeof(r->pending), "%s", op);
+	rc = life_wait_op(&r->c, op, r->deadline, &r->p, &rep, e);
+	incus_reply_free(&rep);
+	if (rc != -ETIMEDOUT && rc != -EINTR)
+		r->pending[0] = '\0';
+	return rc;
+}
+
+/* The image's fingerprint, stamped beside the alias (best effort). */
+static void
+pin_fingerprint(struct run *r)
+{
+	struct incus_reply rep;
+	struct box_err le;
+	struct json_w w;
+	char path[160], fp[128], *body;
+
+	err_clear(&le);
+	snprintf(path, sizeof(path), "/1.0/instances/%s", r->name);
+	if (incus_call(&r->c, "GET", path, NULL, &rep, &le) < 0 ||
+	    box_config(&rep.doc, rep.metadata, "volatile.base_image", fp,
+	    sizeof(fp), NULL) == NULL || fp[0] == '\0') {
+		incus_reply_free(&rep);
+		return;
+	}
+	incus_reply_free(&rep);
+	json_w_init(&w, 1024);
+	json_w_obj(&w);
+	json_w_key(&w, "config");
+	json_w_obj(&w);
+	json_w_key(&w, "user.box.image.fingerprint");
+	json_w_str(&w, fp);
+	json_w_end(&w, '}');
+	/* a PATCH without it clears the description */
+	json_w_key(&w, "description");
+	json_w_str(&w, "");
+	json_w_end(&w, '}');
+	if (json_w_finish(&w, &body, NULL) == 0) {
+		incus_call(&r->c, "PATCH", path, body, &rep, &le);
+		incus_reply_free(&rep);
+		free(body);
+	}
+}
+
+/* Print guest text indented, sanitised. */
+static void
+show_guest_text(const char *title, char *s)
+{
+	size_t n = text_sanitize(s, strlen(s));
+	const char *line = text_tail(s, n, 12), *nl;
+
+	if (*line == '\0')
+		return;
+	fprintf(stderr, "  %s\n", title);
+	for (; *line != '\0'; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (nl == NULL)
+			nl = line + strlen(line) - 1;
+		if (nl >= line)
+			fprintf(stderr, "    %.*s\n", (int)(nl - line +
+			    (*nl != '\n')), line);
+		if (nl[1] == '\0' || *nl != '\n')
+			break;
+	}
+}
+
+static void
+cloud_init_detail(struct run *r)
+{
+	static char buf[16384];
+	struct box_err le;
+	int code;
+
+	err_clear(&le);
+	if (life_sh(&r->c, r->name, "cloud-init status --long 2>&1", buf,
+	    sizeof(buf), 20000, &code, &le) == 0)
+		show_guest_text("cloud-init status --long:", buf);
+	if (life_sh(&r->c, r->name, "tail -n 12 /var/log/cloud-init-output.log"
+	    " 2>&1", buf, sizeof(buf), 20000, &code, &le) == 0)
+		show_guest_text("the end of /var/log/cloud-init-output.log:",
+		    buf);
+}
+
+/*
+ * Poll cloud-init until it settles.  0 when it finished (a note for a
+ * degraded or disabled finish, or for an image without cloud-init), < 0
+ * with cloud-init's own verdict.
+ */
+static int
+cloud_init(struct run *r, const char *user, struct box_err *e)
+{
+	static const char probe[] =
+	    "command -v cloud-init >/dev/null 2>&1 || { echo absent; exit 0; }\n"
+	    "out=$(cloud-init status 2>&1); rc=$?\n"
+	    "s=$(printf '%s\\n' \"$out\" | sed -n 's/^status:[[:space:]]*//p'"
+	    " | head -n 1)\n"
+	    "echo \"${s:-unknown}|$rc\"\n"
+	    "tail -n 1 /var/log/cloud-init-output.log 2>/dev/null\n";
+	char out[1024], status[64], *nl, *bar;
+	struct box_err le;
+	int code, rc;
+
+	for (;;) {
+		if (life_interrupted())
+			return err_set(e, -EINTR, "interrupted");
+		if (progress_now_ms() >= r->deadline)
+			return err_set(e, -ETIMEDOUT, "cloud-init had not "
+			    "finished when the time ran out");
+		err_clear(&le);
+		rc = life_sh(&r->c, r->name, probe, out, sizeof(out), 20000,
+		    &code, &le);
+		if (rc < 0) {
+			progress_note(&r->p, le.msg);
+			sleep(1);
+			continue;
+		}
+		nl = strchr(out, '\n');
+		if (nl != NULL)
+			*nl++ = '\0';
+		snprintf(status, sizeof(status), "%.63s", out);
+		if (strcmp(status, "absent") == 0) {
+			progress_clear(&r->p);
+			life_say("note: the image has no cloud-init, so the "
+			    "template's user-data was not applied (no user "
+			    "'%s' made, no packages)", user);
+			return 0;
+		}
+		bar = strrchr(status, '|');
+		if (bar != NULL)
+			*bar++ = '\0';
+		if (strstr(status, "error") != NULL) {
+			progress_clear(&r->p);
+			cloud_init_detail(r);
+			return err_set(e, -EIO, "cloud-init says: status %s",
+			    status);
+		}
+		if (strstr(status, "degraded") != NULL ||
+		    (strcmp(status, "done") == 0 && bar != NULL &&
+		    strcmp(bar, "2") == 0)) {
+			progress_clear(&r->p);
+			life_say("note: cloud-init finished with recoverable "
+			    "errors ('cloud-init status --long' inside shows "
+			    "them)");
+			return 0;
+		}
+		if (strcmp(status, "done") == 0)
+			return 0;
+		if (strcmp(status, "disabled") == 0) {
+			progress_clear(&r->p);
+			life_say("note: cloud-init is disabled in this image; "
+			    "the template's user-data was not applied");
+			return 0;
+		}
+		if (nl != NULL) {
+			size_t n = text_sanitize(nl, strlen(nl));
+
+			while (n > 0 && nl[n - 1] == '\n')
+				nl[--n] = '\0';
+		}
+		progress_note(&r->p, nl != NULL && *nl ? nl : status);
+		sleep(1);
+	}
+}
+
+static int
+bootstrap(struct run *r, const char *role, struct box_err *e)
+{
+	const char *argv[] = { "rig", "bootstrap", role, NULL };
+	struct exec_req req;
+	struct exec_stdio io;
+	struct exec_status st;
+	int rc;
+
+	progress_clear(&r->p);
+	life_say("converging the tenant — rig bootstrap %s (rig's own "
+	    "narration follows)...", role);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.uid = req.gid = -1;
+	memset(&io, 0, sizeof(io));
+	io.in = -1;
+	io.out = 1;
+	io.err = 2;
+	io.tty = -1;
+	io.timeout_ms = r->budget_s * 1000;
+	memset(&st, 0, sizeof(st));
+	rc = exec_run(&r->c, r->name, &req, &io, &st, e);
+	if (rc < 0)
+		return rc;
+	if (st.err[0] != '\0')
+		return err_set(e, -EIO, "Incus says: %s", st.err);
+	if (st.code != 0)
+		return err_set(e, -EIO, "rig bootstrap %s exited %d", role,
+		    st.code);
+	return 0;
+}
+
+struct fresh_args {
+	const char *tpl, *cpu, *memory, *disk, *image;
+	int mode;
+};
+
+/* The local image alias: exists, and of which type. */
+static int
+local_image(struct run *r, const char *alias, int *type, struct box_err *e)
+{
+	struct incus_reply rep;
+	char path[700], esc[600], t[32];
+	int rc;
+
+	if (url_escape(alias, esc, sizeof(esc)) < 0)
+		return err_usage(e, "image alias too long");
+	snprintf(path, sizeof(path), "/1.0/images/aliases/%s", esc);
+	rc = incus_call(&r->c, "GET", path, NULL, &rep, e);
+	if (rc == -ENOENT) {
+		err_clear(e);
+		err_set(e, -ENOENT, "no local image '%s'", alias);
+		err_fix(e, "import it first (incus image import <tarball> "
+		    "--alias %s), or name another with --image", alias);
+	}
+	if (rc == 0) {
+		life_jstr(&rep.doc, rep.metadata, "type", t, sizeof(t), "");
+		*type = strcmp(t, "container") == 0 ? MINT_CT :
+		    strcmp(t, "virtual-machine") == 0 ? MINT_VM : 0;
+	}
+	incus_reply_free(&rep);
+	return rc;
+}
+
+static int
+host_caps(struct run *r, struct mint_host *h, struct box_err *e)
+{
+	struct incus_reply rep;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->kvm = access("/dev/kvm", F_OK) == 0;
+	rc = incus_call(&r->c, "GET", "/1.0", NULL, &rep, e);
+	if (rc == 0)
+		mint_host_read(&rep.doc, rep.metadata, h);
+	incus_reply_free(&rep);
+	return rc;
+}
+
+static int
+mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
+    struct box_err *e)
+{
+	char *body = NULL, ready[512];
+	int rc;
+
+	stage(r, "create", "creating the instance");
+	rc = mint_body(plan, &body, e);
+	if (rc == 0)
+		rc = create(r, body, e);
+	free(body);
+	if (rc < 0)
+		return failed(r, rc, e);
+	pin_fingerprint(r);
+	stage(r, "start", "starting it");
+	if ((rc = start(r, e)) < 0)
+		return failed(r, rc, e);
+	stage(r, "agent", "waiting for the instance to answer");
+	if ((rc = life_wait_agent(&r->c, r->name, r->deadline, &r->p, e)) < 0)
+		return failed(r, rc, e);
+	stage(r, "cloud-init", "waiting for cloud-init");
+	if ((rc = cloud_init(r, t->user, e)) < 0)
+		return failed(r, rc, e);
+	progress_clear(&r->p);
+	life_mark(&r->c, r->name, "pristine", plan->pool,
+	    "the guest right after cloud-init, before anything converged");
+	if (t->role[0] != '\0') {
+		r->stage = "bootstrap";
+		r->deadline = progress_now_ms() + (long long)r->budget_s * 1000;
+		if ((rc = bootstrap(r, t->role, e)) < 0)
+			return failed(r, rc, e);
+		life_mark(&r->c, r->name, "bootstrapped", plan->pool,
+		    "converged by rig and untouched since");
+	}
+	life_say("minted %s in %.1fs", r->name,
+	    (double)(progress_now_ms() - r->t0) / 1000);
+	mint_ready(r->name, t->name, ready, sizeof(ready));
+	printf("%s\n", ready);
+	return 0;
+}
+
+static int
+fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
+{
+	struct template t;
+	struct mint_host host;
+	struct mint_plan plan;
+	const char *alias, *image, *repo, *ref, *disk_asked;
+	char pool[64], note[256], created[32];
+	int rc, remote, vm, itype = 0, uses_rig;
+	char *ud = NULL;
+
+	rc = template_load(a->tpl, &t, e);
+	if (rc < 0)
+		return rc;
+	memset(&plan, 0, sizeof(plan));
+	plan.name = r->name;
+	plan.template_ = t.name;
+	plan.user = t.user;
+	plan.cpu = mint_pick(a->cpu, getenv("BOX_CPU"), t.cpu, MINT_CPU);
+	plan.memory = mint_pick(a->memory, getenv("BOX_MEMORY"), t.memory,
+	    MINT_MEMORY);
+	plan.disk = mint_pick(a->disk, getenv("BOX_DISK"), t.disk, MINT_DISK);
+	disk_asked = mint_pick(a->disk, getenv("BOX_DISK"), NULL, NULL);
+	image = mint_pick(a->image, getenv("BOX_IMAGE"), t.image, NULL);
+	plan.image = image;
+	plan.role = t.role;
+	plan.autostart = t.autostart;
+	plan.mode_asked = a->mode == MINT_VM ? "vm" : a->mode == MINT_CT ?
+	    "container" : "auto";
+	if ((rc = mint_image(image, &remote, &alias, e)) < 0)
+		goto out;
+	repo = mint_pick(NULL, getenv("RIG_REPO"), NULL, MINT_RIG_REPO);
+	ref = mint_pick(NULL, getenv("RIG_REF"), NULL, MINT_RIG_REF);
+	if ((rc = mint_render(t.user_data, t.user_data_len, repo, ref, &ud,
+	    &uses_rig, e)) < 0)
+		goto out;
+	plan.user_data = ud;
+	if (uses_rig) {
+		plan.rig_repo = repo;
+		plan.rig_ref = ref;
+	}
+	if ((rc = life_require_stack(&r->c, pool, sizeof(pool), e)) < 0)
+		goto out;
+	plan.pool = pool;
+	if ((rc = life_exists(&r->c, r->name, e)) != 0) {
+		if (rc > 0) {
+			rc = err_set(e, -EEXIST, "an instance named %s already "
+			    "exists", r->name);
+			err_fix(e, "pick another name (box list shows the "
+			    "boxes)");
+		}
+		goto out;
+	}
+	if (!remote && (rc = local_image(r, alias, &itype, e)) < 0)
+		goto out;
+	if ((rc = host_caps(r, &host, e)) < 0)
+		goto out;
+	if ((rc = mint_mode(a->mode, itype, &t, &host, &vm, note,
+	    sizeof(note), e)) < 0)
+		goto out;
+	plan.vm = vm;
+	if (note[0] != '\0')
+		life_say("%s", note);
+	if (!vm && disk_asked != NULL)
+		life_say("note: --disk/BOX_DISK sizes a VM's disk; a container "
+		    "uses its storage pool's space, so it is ignored here");
+	text_utc(created, sizeof(created), time(NULL));
+	plan.created = created;
+	life_say("minting %s from template %s (%s, image %s, %s cpu, %s "
+	    "memory)", r->name, t.name, vm ? "VM" : "container", image,
+	    plan.cpu, plan.memory);
+	rc = mint_stages(r, &t, &plan, e);
+out:
+	free(ud);
+	template_free(&t);
+	return rc;
+}
+
+static void
+clone_snapshots_note(struct run *r, const char *snap)
+{
+	struct incus_reply rep;
+	struct box_err le;
+	char path[200];
+	int snaps, n = 0, s, pristine = 0;
+
+	err_clear(&le);
+	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots", r->name);
+	if (incus_call(&r->c, "GET", path, NULL, &rep, &le) == 0) {
+		snaps = rep.metadata;
+		for (s = json_child(&rep.doc, snaps); s >= 0;
+		    s = json_next(&rep.doc, s), n++) {
+			char u[300];
+
+			json_str(&rep.doc, s, u, sizeof(u));
+			if (strlen(u) >= 9 &&
+			    strcmp(u + strlen(u) - 9, "/pristine") == 0)
+				pristine = 1;
+		}
+	}
+	incus_reply_free(&rep);
+	if (n > 0)
+		life_say("it brought its source's %d snapshot%s along%s", n,
+		    n == 1 ? "" : "s", pristine ? " (pristine among them: "
+		    "box restore <box> pristine)" : "");
+	else if (snap != NULL)
+		life_say("a copy of a snapshot starts with no snapshots of its "
+		    "own");
+	else
+		life_say("no snapshots came along (its source had none); a "
+		    "clone has no pristine moment and box will not label one");
+}
+
+static int
+clone(struct run *r, const char *from, struct box_err *e)
+{
+	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	char src[128], snap[128], pool[64], now[32], addr[64];
+	char path[700], esc[300], ready[512], *body = NULL;
+	const char *slash = strchr(from, '/');
+	struct box_info bi;
+	struct mint_kv kv;
+	struct life_edit ed;
+	struct json_w w;
+	int rc;
+
+	snap[0] = '\0';
+	snprintf(src, sizeof(src), "%.*s", slash ? (int)(slash - from) :
+	    (int)strlen(from), from);
+	if (slash != NULL)
+		snprintf(snap, sizeof(snap), "%s", slash + 1);
+	if (slash != NULL && snap[0] == '\0')
+		return err_usage(e, "--from %s: no snapshot after the '/'",
+		    from);
+	if ((rc = life_require_stack(&r->c, pool, sizeof(pool), e)) < 0)
+		return rc;
+	if ((rc = box_resolve(&r->c, src, &bi, e)) < 0)
+		return rc;
+	if (snap[0] != '\0') {
+		struct incus_reply rep;
+
+		if (url_escape(snap, esc, sizeof(esc)) < 0)
+			return err_usage(e, "snapshot name too long");
+		snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots/%s",
+		    src, esc);
+		rc = incus_call(&r->c, "GET", path, NULL, &rep, e);
+		incus_reply_free(&rep);
+		if (rc == -ENOENT) {
+			err_clear(e);
+			err_set(e, -ENOENT, "box %s has no snapshot '%s'", src,
+			    snap);
+			err_fix(e, "box info %s lists its snapshots", src);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if ((rc = life_exists(&r->c, r->name, e)) != 0) {
+		if (rc > 0) {
+			rc = err_set(e, -EEXIST, "an instance named %s already "
+			    "exists", r->name);
+			err_fix(e, "pick another name (box list shows the "
+			    "boxes)");
+		}
+		return rc;
+	}
+	life_say("cloning %s into %s", from, r->name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	json_w_key(&w, "name");
+	json_w_str(&w, r->name);
+	json_w_key(&w, "source");
+	json_w_obj(&w);
+	json_w_key(&w, "type");
+	json_w_str(&w, "copy");
+	json_w_key(&w, "source");
+	json_w_str(&w, from);
+	json_w_key(&w, "instance_only");
+	json_w_bool(&w, 0);
+	json_w_end(&w, '}');
+	json_w_end(&w, '}');
+	if (json_w_finish(&w, &body, NULL) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	stage(r, "copy", "copying");
+	rc = create(r, body, e);
+	free(body);
+	if (rc < 0)
+		return failed(r, rc, e);
+	stage(r, "re-stamp", "re-stamping");
+	text_utc(now, sizeof(now), time(NULL));
+	memset(&ed, 0, sizeof(ed));
+	if (mint_clone_stamps(&kv, now, from) < 0)
+		return failed(r, err_set(e, -E2BIG, "stamp too long"), e);
+	ed.set = mint_kv_list(&kv);
+	ed.drop_dev = door_source_only;
+	ed.drop_cfg = door_source_key;
+	ed.profiles = profiles;
+	if ((rc = life_edit(&r->c, r->name, &ed, e)) < 0)
+		return failed(r, rc, e);
+	if (ed.dropped > 0) {
+		progress_clear(&r->p);
+		life_say("left behind %d device%s that are the source's alone "
+		    "(its exposures, its pinned address); open doors with box "
+		    "expose", ed.dropped, ed.dropped == 1 ? "" : "s");
+	}
+	rc = life_copy_up(&r->c, r->name, strcmp(bi.type,
+	    "virtual-machine") == 0, r->deadline, &r->p, &r->stage, addr,
+	    sizeof(addr), e);
+	if (rc < 0)
+		return failed(r, rc, e);
+	progress_clear(&r->p);
+	life_say("cloned %s → %s at %s — isolation and auth state carry over "
+	    "from the source", from, r->name, addr);
+	clone_snapshots_note(r, snap[0] ? snap : NULL);
+	mint_ready(r->name, bi.template_, ready, sizeof(ready));
+	printf("%s\n", ready);
+	return 0;
+}
+
+int
+cmd_new(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--name", NULL, 1, NULL, 0 },
+		{ "--template", NULL, 1, NULL, 0 },
+		{ "--from", NULL, 1, NULL, 0 },
+		{ "--cpu", NULL, 1, NULL, 0 },
+		{ "--memory", NULL, 1, NULL, 0 },
+		{ "--disk", NULL, 1, NULL, 0 },
+		{ "--vm", NULL, 0, NULL, 0 },
+		{ "--container", NULL, 0, NULL, 0 },
+		{ "--image", NULL, 1, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct fresh_args a;
+	struct run r;
+	int rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos > 0 || res.dashdash)
+		return err_usage(e, "new takes no positional arguments (name "
+		    "the box with --name)");
+	if (!opts[0].seen)
+		return err_usage(e, "new needs --name <box>");
+	if (!box_name_ok(opts[0].value))
+		return err_usage(e, "'%s' is not a valid box name (letters, "
+		    "digits and hyphens, at most 63, starting with a letter)",
+		    opts[0].value);
+	if (opts[6].seen && opts[7].seen)
+		return err_usage(e, "--vm and --container contradict each "
+		    "other");
+	if (opts[2].seen) {
+		if (opts[1].seen)
+			return err_usage(e, "--from clones an existing box; "
+			    "its template rides along (drop --template)");
+		if (opts[3].seen || opts[4].seen || opts[5].seen)
+			return err_usage(e, "--cpu/--memory/--disk shape a "
+			    "fresh mint; a clone carries its source's "
+			    "resources (change them later with: box incus "
+			    "<box> -- config set {} limits.cpu=N)");
+		if (opts[6].seen || opts[7].seen)
+			return err_usage(e, "a clone is the same kind of "
+			    "instance as its source (drop --vm/--container)");
+		if (opts[8].seen)
+			return err_usage(e, "a clone's disk comes from its "
+			    "source, not an image (drop --image)");
+	}
+	memset(&r, 0, sizeof(r));
+	r.name = opts[0].value;
+	r.stage = "checks";
+	if ((rc = budget(&r.budget_s, e)) < 0)
+		return rc;
+	if ((rc = incus_init(&r.c, e)) < 0)
+		return rc;
+	life_catch_signals();
+	progress_start(&r.p, "starting");
+	r.t0 = progress_now_ms();
+	r.deadline = r.t0 + (long long)r.budget_s * 1000;
+	if (opts[2].seen) {
+		rc = clone(&r, opts[2].value, e);
+	} else {
+		memset(&a, 0, sizeof(a));
+		a.tpl = opts[1].seen ? opts[1].value : "blank";
+		a.cpu = opts[3].value;
+		a.memory = opts[4].value;
+		a.disk = opts[5].value;
+		a.image = opts[8].value;
+		a.mode = opts[6].seen ? MINT_VM : opts[7].seen ? MINT_CT :
+		    MINT_AUTO;
+		rc = fresh(&r, &a, e);
+	}
+	progress_clear(&r.p);
+	incus_close(&r.c);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/*
+ * box rename <box> <new-name> - rename a stopped box; its snapshots
+ * follow.  Incus refuses a running instance; box says so first, with the
+ * fix.  POST /1.0/instances/<box> {"name": "<new>"}.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box/box.h"
+#include "box/life.h"
+#include "cmd/cmd.h"
+#include "incus/api.h"
+#include "util/opt.h"
+
+int
+cmd_rename(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	struct opt_result res;
+	struct incus_reply r;
+	struct box_info bi;
+	struct incus c;
+	char path[160], body[160];
+	int rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos != 2 || res.dashdash)
+		return err_usage(e, "usage: box rename <box> <new-name>");
+	if (!box_name_ok(res.pos[1]))
+		return err_usage(e, "'%s' is not a valid box name (letters, "
+		    "digits and hyphens, at most 63, starting with a letter)",
+		    res.pos[1]);
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if ((rc = box_resolve(&c, res.pos[0], &bi, e)) < 0)
+		goto out;
+	if (strcmp(bi.status, "Stopped") != 0) {
+		rc = err_set(e, -EBUSY, "box %s is not stopped — Incus "
+		    "renames only a stopped instance", res.pos[0]);
+		err_fix(e, "stop it first: box down %s", res.pos[0]);
+		goto out;
+	}
+	if ((rc = life_exists(&c, res.pos[1], e)) != 0) {
+		if (rc > 0)
+			rc = err_set(e, -EEXIST, "an instance named %s already "
+			    "exists", res.pos[1]);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/1.0/instances/%s", res.pos[0]);
+	snprintf(body, sizeof(body), "{\"name\":\"%s\"}", res.pos[1]);
+	rc = incus_do(&c, "POST", path, body, LIFE_OP_S, &r, e);
+	incus_reply_free(&r);
+	if (rc == 0)
+		life_say("renamed %s to %s", res.pos[0], res.pos[1]);
+out:
+	incus_close(&c);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * box rm <box> [--force] - delete a box and its snapshots.  Destructive:
+ * asks on a terminal, or needs --force (BOX_YES is deliberately not read).
+ * The ingress rules its doors opened on the box network's ACL go with it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box/box.h"
+#include "box/door.h"
+#include "box/life.h"
+#include "cmd/cmd.h"
+#include "incus/api.h"
+#include "util/opt.h"
+
+int
+cmd_rm(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--force", "-f", 0, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct incus_reply r;
+	struct incus c;
+	char q[200];
+	int rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos != 1 || res.dashdash)
+		return err_usage(e, "usage: box rm <box> [--force]");
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if ((rc = box_fetch(&c, res.pos[0], 0, &r, NULL, e)) < 0)
+		goto out;
+	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
+	rc = life_consent(q, opts[0].seen, e);
+	if (rc == 0) {
+		door_forget(&c, &r.doc, r.metadata);
+		rc = life_delete(&c, res.pos[0], e);
+	}
+	incus_reply_free(&r);
+	if (rc == 0)
+		life_say("removed %s", res.pos[0]);
+out:
+	incus_close(&c);
+	return rc;
+}

@@ -1,0 +1,94 @@
+/*
+ * progress.c - live or periodic progress lines (see progress.h).
+ */
+#include "util/progress.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+long long
+progress_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+progress_start(struct progress *p, const char *what)
+{
+	struct winsize ws;
+
+	memset(p, 0, sizeof(*p));
+	p->tty = isatty(2);
+	p->cols = 80;
+	if (p->tty && ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		p->cols = ws.ws_col;
+	p->t0 = p->last = progress_now_ms();
+	snprintf(p->what, sizeof(p->what), "%s", what);
+}
+
+long
+progress_elapsed(const struct progress *p)
+{
+	return (long)((progress_now_ms() - p->t0) / 1000);
+}
+
+void
+progress_note(struct progress *p, const char *detail)
+{
+	long long now = progress_now_ms();
+	char line[512];
+	int n;
+
+	if (detail == NULL)
+		detail = "";
+	if (p->tty) {
+		if (p->shown && now - p->last < 200)
+			return;
+		n = snprintf(line, sizeof(line), "box: %s … %lds%s%s", p->what,
+		    (long)((now - p->t0) / 1000), *detail ? "  " : "", detail);
+		if (n < 0)
+			return;
+		/* one screen line, or the rewrite would scroll */
+		if (n >= p->cols)
+			line[p->cols - 1] = '\0';
+		fprintf(stderr, "\r\033[K%s", line);
+		fflush(stderr);
+		p->shown = 1;
+		p->last = now;
+		return;
+	}
+	if (now - p->last < PROGRESS_PERIOD_MS)
+		return;
+	p->last = now;
+	fprintf(stderr, "box: %s — still going after %lds%s%s\n", p->what,
+	    (long)((now - p->t0) / 1000), *detail ? ": " : "", detail);
+}
+
+void
+progress_clear(struct progress *p)
+{
+	if (p->tty && p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	p->shown = 0;
+}
+
+void
+progress_bytes(char *buf, unsigned long cap, long long n)
+{
+	if (n >= 1LL << 30)
+		snprintf(buf, cap, "%.1f GiB", (double)n / (1LL << 30));
+	else if (n >= 1LL << 20)
+		snprintf(buf, cap, "%.1f MiB", (double)n / (1LL << 20));
+	else if (n >= 1LL << 10)
+		snprintf(buf, cap, "%lld KiB", n >> 10);
+	else
+		snprintf(buf, cap, "%lld B", n);
+}

@@ -1,0 +1,37 @@
+/*
+ * text.h - text from elsewhere made fit to print, and the timestamps box
+ * writes.
+ *
+ * Guest output (cloud-init's log, a console) is untrusted: it may carry
+ * terminal escape sequences that retitle, recolour or rewrite the user's
+ * terminal.  text_sanitize() leaves only printable ASCII, tab and newline.
+ */
+#ifndef BOX_TEXT_H
+#define BOX_TEXT_H
+
+#include <stddef.h>
+#include <time.h>
+
+/*
+ * Sanitise s[0..n) in place: ESC sequences (CSI, OSC, DCS and the other
+ * string controls, two-byte escapes) are removed whole, other control
+ * bytes but tab and newline are dropped, bytes >= 0x80 become '?'.
+ * Returns the new length; s is NUL-terminated when there is room (n < cap).
+ */
+size_t text_sanitize(char *s, size_t n);
+
+/*
+ * The start of the last `lines` non-blank lines of s[0..n) (a pointer into
+ * s; s itself when it has fewer).
+ */
+const char *text_tail(const char *s, size_t n, int lines);
+
+/* t as "2026-11-30T13:03:53Z" (UTC); cap >= 21. */
+void text_utc(char *buf, size_t cap, time_t t);
+/* t as "20261130T130353Z" (UTC, for file names); cap >= 17. */
+void text_utc_compact(char *buf, size_t cap, time_t t);
+
+/* A decimal in [lo, hi] with nothing else: 0 and *out, or -1. */
+int text_uint(const char *s, long lo, long hi, long *out);
+
+#endif
