@@ -1,6 +1,7 @@
 /*
  * life.c - the lifecycle helpers (see life.h).
  */
+#include "util/clock.h"
 #include "box/life.h"
 
 #include <errno.h>
@@ -381,7 +382,7 @@ life_wait_op(struct incus *c, const char *op, long long deadline,
 	char text[160];
 
 	for (;;) {
-		left = deadline - progress_now_ms();
+		left = deadline - clock_ms();
 		if (left <= 0)
 			return err_set(e, -ETIMEDOUT, "still running when the "
 			    "time ran out");
@@ -456,7 +457,7 @@ life_wait_agent(struct incus *c, const char *name, long long deadline,
 
 	err_clear(&le);
 	for (;;) {
-		left = deadline - progress_now_ms();
+		left = deadline - clock_ms();
 		if (life_interrupted())
 			return err_set(e, -EINTR, "interrupted");
 		if (left <= 0)
@@ -502,7 +503,7 @@ life_wait_address(struct incus *c, const char *name, long long deadline,
 		incus_reply_free(&r);
 		if (strcmp(addr, "-") != 0)
 			return 0;
-		if (progress_now_ms() >= deadline)
+		if (clock_ms() >= deadline)
 			return err_set(e, -ETIMEDOUT, "%s got no IPv4 address "
 			    "on its bridge before the time ran out", name);
 		if (p != NULL)

@@ -85,7 +85,7 @@ int life_mark(struct incus *c, const char *name, const char *label,
     const char *pool, const char *meaning);
 
 /*
- * Wait for an operation until deadline (progress_now_ms() clock), showing
+ * Wait for an operation until deadline (clock_ms() clock), showing
  * its progress text on p (may be NULL).  The final operation object is at
  * r->metadata on success; -ETIMEDOUT when the deadline passed first,
  * -EINTR when interrupted.

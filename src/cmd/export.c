@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "box/backup.h"
 #include "box/box.h"
 #include "box/life.h"
@@ -193,7 +194,7 @@ backup_create(struct incus *c, const char *box, const char *bname,
 	if (rc < 0)
 		return rc;
 	progress_start(&p, "packing the box on the daemon");
-	rc = life_wait_op(c, op, progress_now_ms() + 6LL * LIFE_OP_S * 1000,
+	rc = life_wait_op(c, op, clock_ms() + 6LL * LIFE_OP_S * 1000,
 	    &p, &r, e);
 	progress_clear(&p);
 	incus_reply_free(&r);

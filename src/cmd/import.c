@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "box/backup.h"
 #include "box/box.h"
 #include "box/door.h"
@@ -265,7 +266,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	posted = 1;
 	stage = "restore";
 	progress_start(&p, "unpacking on the daemon");
-	rc = life_wait_op(&c, op, progress_now_ms() + IMPORT_RESTORE_S * 1000LL,
+	rc = life_wait_op(&c, op, clock_ms() + IMPORT_RESTORE_S * 1000LL,
 	    &p, &r, e);
 	progress_clear(&p);
 	incus_reply_free(&r);
@@ -275,7 +276,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	if ((rc = rehome(&c, name, &vm, e)) < 0)
 		goto fail;
 	progress_start(&p, "");
-	rc = life_copy_up(&c, name, vm, progress_now_ms() + LIFE_OP_S * 1000LL,
+	rc = life_copy_up(&c, name, vm, clock_ms() + LIFE_OP_S * 1000LL,
 	    &p, &stage, addr, sizeof(addr), e);
 	progress_clear(&p);
 	if (rc < 0)

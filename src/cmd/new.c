@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "box/box.h"
 #include "box/door.h"
 #include "box/life.h"
@@ -279,7 +280,7 @@ cloud_init(struct run *r, const char *user, struct box_err *e)
 	for (;;) {
 		if (life_interrupted())
 			return err_set(e, -EINTR, "interrupted");
-		if (progress_now_ms() >= r->deadline)
+		if (clock_ms() >= r->deadline)
 			return err_set(e, -ETIMEDOUT, "cloud-init had not "
 			    "finished when the time ran out");
 		err_clear(&le);
@@ -447,14 +448,14 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	    "the guest right after cloud-init, before anything converged");
 	if (t->role[0] != '\0') {
 		r->stage = "bootstrap";
-		r->deadline = progress_now_ms() + (long long)r->budget_s * 1000;
+		r->deadline = clock_ms() + (long long)r->budget_s * 1000;
 		if ((rc = bootstrap(r, t->role, e)) < 0)
 			return failed(r, rc, e);
 		life_mark(&r->c, r->name, "bootstrapped", plan->pool,
 		    "converged by rig and untouched since");
 	}
 	life_say("minted %s in %.1fs", r->name,
-	    (double)(progress_now_ms() - r->t0) / 1000);
+	    (double)(clock_ms() - r->t0) / 1000);
 	mint_ready(r->name, t->name, ready, sizeof(ready));
 	printf("%s\n", ready);
 	return 0;
@@ -738,7 +739,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		return rc;
 	life_catch_signals();
 	progress_start(&r.p, "starting");
-	r.t0 = progress_now_ms();
+	r.t0 = clock_ms();
 	r.deadline = r.t0 + (long long)r.budget_s * 1000;
 	if (opts[2].seen) {
 		rc = clone(&r, opts[2].value, e);

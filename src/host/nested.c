@@ -1,4 +1,5 @@
 /* nested.c - host, Incus instance or box? (see nested.h) */
+#include "util/clock.h"
 #include "host/nested.h"
 
 #include <arpa/inet.h>
@@ -48,7 +49,7 @@ gapi_get(const char *sock, const char *path, int *status, char **body,
 		return err_set(e, -ENOMEM, "out of memory");
 	}
 	http_conn_init(c, &ut.base);
-	c->deadline = http_now_ms() + GAPI_TIMEOUT_MS;
+	c->deadline = clock_ms() + GAPI_TIMEOUT_MS;
 	memset(&r, 0, sizeof(r));
 	rc = http_send(c, "GET", path, "", NULL, NULL, 0, e);
 	if (rc == 0)

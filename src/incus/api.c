@@ -8,6 +8,7 @@
  * 4xx conditions arrive as 500), so decisions are made on "type" and the
  * daemon's own "error" text is what the user sees.
  */
+#include "util/clock.h"
 #include "incus/api.h"
 
 #include <errno.h>
@@ -291,7 +292,7 @@ call(struct incus *c, const char *method, const char *path,
 static long long
 deadline_in(int ms)
 {
-	return http_now_ms() + ms;
+	return clock_ms() + ms;
 }
 
 int

@@ -10,6 +10,7 @@
  * written to the local descriptor straight out of it) and one 64 KiB write
  * queue.
  */
+#include "util/clock.h"
 #include "incus/exec.h"
 
 #include <errno.h>
@@ -167,12 +168,6 @@ exec_signal_json(char *buf, size_t cap, int sig)
 	    sig);
 
 	return n > 0 && (size_t)n < cap ? n : -ENOSPC;
-}
-
-static long long
-now_ms(void)
-{
-	return http_now_ms();
 }
 
 /* --- local outputs ------------------------------------------------------- */
@@ -370,9 +365,9 @@ handle_signals(struct sess *s)
 			queue_resize(s);
 		} else if (sig == SIGINT || sig == SIGTERM) {
 			if (s->ints == 0 ||
-			    now_ms() - s->ints_since > EXEC_KILL_WINDOW_MS) {
+			    clock_ms() - s->ints_since > EXEC_KILL_WINDOW_MS) {
 				s->ints = 0;
-				s->ints_since = now_ms();
+				s->ints_since = clock_ms();
 			}
 			queue_signal(s, ++s->ints >= EXEC_KILL_AFTER ? SIGKILL :
 			    sig);
@@ -395,7 +390,7 @@ static void
 on_barrier(struct sess *s, struct chan *ch)
 {
 	ch->barrier = 1;
-	s->last_io = now_ms();
+	s->last_io = clock_ms();
 	/* a terminal session ends only once we answer the daemon's end */
 	if (s->interactive && ch == &s->ch[CH_0] && !ch->sent_barrier) {
 		ws_queue(ch->w, WS_OP_TEXT, "", 0);
@@ -443,7 +438,7 @@ pump_ws(struct sess *s, struct chan *ch, struct sink *k, struct box_err *e)
 					on_barrier(s, ch);
 			} else if (k != NULL && ev.len > 0) {
 				sink_put(s, k, ev.data, ev.len);
-				s->last_io = now_ms();
+				s->last_io = clock_ms();
 			}
 		}
 	}
@@ -480,7 +475,7 @@ pump_stdin(struct sess *s)
 	}
 	if (n > 0) {
 		ws_commit(ch->w, WS_OP_BINARY, (size_t)n);
-		s->last_io = now_ms();
+		s->last_io = clock_ms();
 		return;
 	}
 	/* EOF (or a read error, which ends our input just the same) */
@@ -515,7 +510,7 @@ flush_sockets(struct sess *s)
 static int
 finished(struct sess *s)
 {
-	long long t = now_ms();
+	long long t = clock_ms();
 	int data_done, ctl_done = chan_done(&s->ch[CH_CTL]);
 
 	if (s->out.pend_len > 0 || s->err.pend_len > 0)
@@ -584,7 +579,7 @@ run_loop(struct sess *s, struct box_err *e)
 	struct pollset ps;
 	long long t;
 
-	s->last_io = now_ms();
+	s->last_io = clock_ms();
 	for (;;) {
 		rc = step(s, e);
 		if (rc < 0)
@@ -623,7 +618,7 @@ run_loop(struct sess *s, struct box_err *e)
 		out_slot = s->out.pend_len > 0 ? add(&ps, s->out.fd, POLLOUT) : -1;
 		err_slot = s->err.pend_len > 0 ? add(&ps, s->err.fd, POLLOUT) : -1;
 		sig_slot = add(&ps, s->sig != NULL ? s->sig->fd : -1, POLLIN);
-		t = now_ms();
+		t = clock_ms();
 		if (s->deadline != 0) {
 			long long left = s->deadline - t;
 
@@ -747,7 +742,7 @@ connect_all(struct sess *s, struct incus_reply *r, struct box_err *e)
 
 		if (!ch->used)
 			continue;
-		ch->h->deadline = now_ms() + s->c->timeout_ms;
+		ch->h->deadline = clock_ms() + s->c->timeout_ms;
 		if (s->deadline != 0 && ch->h->deadline > s->deadline)
 			ch->h->deadline = s->deadline;
 		rc = ws_accept(ch->w, ch->h, e);
@@ -856,7 +851,7 @@ wait_read(struct sess *s, struct exec_status *st)
 	int rc = -1, op;
 
 	s->wait_sent = 0;
-	h->deadline = now_ms() + s->c->timeout_ms;
+	h->deadline = clock_ms() + s->c->timeout_ms;
 	if (http_read_head(h, &r, NULL) == 0 && r.status == 200 &&
 	    http_read_body(h, &r, 1u << 20, NULL) == 0) {
 		if (json_parse(&d, r.body, r.body_len, NULL) == 0 &&
@@ -956,7 +951,7 @@ session(struct sess *s, const char *instance, struct exec_status *st,
 		return 0;
 	left_s = 30;
 	if (s->deadline != 0) {
-		long long left = s->deadline - now_ms();
+		long long left = s->deadline - clock_ms();
 
 		if (left <= 0)
 			return err_set(e, -ETIMEDOUT, "exec: no exit status "
@@ -991,7 +986,7 @@ exec_run(struct incus *c, const char *instance, const struct exec_req *req,
 	s->tty = io->tty;
 	s->sig = io->sig;
 	if (io->timeout_ms > 0)
-		s->deadline = now_ms() + io->timeout_ms;
+		s->deadline = clock_ms() + io->timeout_ms;
 	fflush(stdout);
 	fflush(stderr);
 	sink_fd(&s->out, io->out);
@@ -1021,7 +1016,7 @@ exec_capture(struct incus *c, const char *instance, const struct exec_req *req,
 	sink_mem(&s->out, out);
 	sink_mem(&s->err, err);
 	if (timeout_ms > 0) {
-		s->deadline = now_ms() + timeout_ms;
+		s->deadline = clock_ms() + timeout_ms;
 		if (timeout_ms / 4 < c->timeout_ms)
 			c->timeout_ms = timeout_ms / 4 > 0 ? timeout_ms / 4 : 1;
 		if (c->connected)

@@ -10,6 +10,7 @@
  * byte just inside the read timeout still cannot hold us.
  */
 #include "incus/http.h"
+#include "util/clock.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,15 +19,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-long long
-http_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 http_conn_init(struct http_conn *c, struct transport *t)
@@ -65,7 +57,7 @@ fill(struct http_conn *c)
 {
 	ssize_t r;
 
-	if (c->deadline != 0 && http_now_ms() > c->deadline)
+	if (c->deadline != 0 && clock_ms() > c->deadline)
 		return -ETIMEDOUT;
 	if (c->rpos == c->rlen)
 		c->rpos = c->rlen = 0;
@@ -360,7 +352,7 @@ read_exact(struct http_conn *c, struct body *b, size_t n)
 			n -= take;
 			continue;
 		}
-		if (c->deadline != 0 && http_now_ms() > c->deadline)
+		if (c->deadline != 0 && clock_ms() > c->deadline)
 			return -ETIMEDOUT;
 		/* Large bodies skip the connection buffer. */
 		got = transport_read(c->t, b->p + b->len, n);

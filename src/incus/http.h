@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "incus/transport.h"
+#include "util/clock.h"
 #include "util/err.h"
 
 #define HTTP_MAX_HEADER	16384	/* whole status line + header section */
@@ -35,8 +36,6 @@ struct http_conn {
 	long long deadline;	/* CLOCK_MONOTONIC ms for the whole reply; 0: none */
 };
 
-/* Now on CLOCK_MONOTONIC, in milliseconds (for deadlines). */
-long long http_now_ms(void);
 
 /* Headers we act on, copied out of the header section. */
 struct http_resp {

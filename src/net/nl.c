@@ -2,6 +2,7 @@
  * nl.c - netlink builders, reply parser and socket wrapper (see nl.h).
  */
 #include "net/nl.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -792,20 +793,11 @@ nl_send(struct nl_sock *s, const void *buf, size_t n, struct box_err *e)
 	return 0;
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait up to ms for input: 1 ready, 0 timed out, < 0 error. */
 static int
 wait_in(int fd, int ms)
 {
-	long long end = now_ms() + ms, left;
+	long long end = clock_ms() + ms, left;
 	struct pollfd pfd;
 	int r;
 
@@ -813,7 +805,7 @@ wait_in(int fd, int ms)
 		pfd.fd = fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		left = end - now_ms();
+		left = end - clock_ms();
 		if (left < 0)
 			left = 0;
 		r = poll(&pfd, 1, (int)left);

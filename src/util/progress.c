@@ -2,21 +2,13 @@
  * progress.c - live or periodic progress lines (see progress.h).
  */
 #include "util/progress.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-
-long long
-progress_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 progress_start(struct progress *p, const char *what)
@@ -28,20 +20,20 @@ progress_start(struct progress *p, const char *what)
 	p->cols = 80;
 	if (p->tty && ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
 		p->cols = ws.ws_col;
-	p->t0 = p->last = progress_now_ms();
+	p->t0 = p->last = clock_ms();
 	snprintf(p->what, sizeof(p->what), "%s", what);
 }
 
 long
 progress_elapsed(const struct progress *p)
 {
-	return (long)((progress_now_ms() - p->t0) / 1000);
+	return (long)((clock_ms() - p->t0) / 1000);
 }
 
 void
 progress_note(struct progress *p, const char *detail)
 {
-	long long now = progress_now_ms();
+	long long now = clock_ms();
 	char line[512];
 	int n;
 

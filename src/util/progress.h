@@ -10,6 +10,8 @@
 #ifndef BOX_PROGRESS_H
 #define BOX_PROGRESS_H
 
+#include "util/clock.h"
+
 #define PROGRESS_PERIOD_MS 15000
 
 struct progress {
@@ -20,7 +22,6 @@ struct progress {
 	char what[96];
 };
 
-long long progress_now_ms(void);
 
 void progress_start(struct progress *p, const char *what);
 /* Report detail (may be "" or NULL); prints only when due. */

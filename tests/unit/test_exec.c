@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "incus/api.h"
 #include "incus/exec.h"
 #include "incus/ws.h"
@@ -499,10 +500,10 @@ TEST(exec_capture_caps_output)
 TEST(exec_capture_timeout_kills)
 {
 	static struct cap_result r;
-	long long t0 = http_now_ms(), dt;
+	long long t0 = clock_ms(), dt;
 
 	capture(FAKE_HANG, "", 0, 400, &r);
-	dt = http_now_ms() - t0;
+	dt = clock_ms() - t0;
 	CHECK_INT(r.rc, -ETIMEDOUT);
 	CHECK(dt >= 400 && dt < 3000);
 	CHECK_STR(r.out, "started\n");
