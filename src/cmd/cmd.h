@@ -40,5 +40,28 @@ int cmd_templates(int argc, char **argv, struct box_err *e);
 int cmd_list(int argc, char **argv, struct box_err *e);
 int cmd_status(int argc, char **argv, struct box_err *e);
 int cmd_info(int argc, char **argv, struct box_err *e);
+int cmd_shell(int argc, char **argv, struct box_err *e);
+int cmd_exec(int argc, char **argv, struct box_err *e);
+int cmd_tmux(int argc, char **argv, struct box_err *e);
+/* the lifecycle verbs */
+int cmd_new(int argc, char **argv, struct box_err *e);
+int cmd_snapshot(int argc, char **argv, struct box_err *e);
+int cmd_restore(int argc, char **argv, struct box_err *e);
+int cmd_rename(int argc, char **argv, struct box_err *e);
+int cmd_down(int argc, char **argv, struct box_err *e);
+int cmd_start(int argc, char **argv, struct box_err *e);
+int cmd_rm(int argc, char **argv, struct box_err *e);
+int cmd_export(int argc, char **argv, struct box_err *e);
+int cmd_import(int argc, char **argv, struct box_err *e);
+int cmd_expose(int argc, char **argv, struct box_err *e);
+int cmd_incus(int argc, char **argv, struct box_err *e);
+int cmd_setup_host(int argc, char **argv, struct box_err *e);
+int cmd_teardown_host(int argc, char **argv, struct box_err *e);
+int cmd_firewall(int argc, char **argv, struct box_err *e);
+int cmd_doctor(int argc, char **argv, struct box_err *e);
+int cmd_whereami(int argc, char **argv, struct box_err *e);
+int cmd_versions(int argc, char **argv, struct box_err *e);
+int cmd_use(int argc, char **argv, struct box_err *e);
+int cmd_uninstall(int argc, char **argv, struct box_err *e);
 
 #endif

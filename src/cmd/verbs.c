@@ -10,6 +10,36 @@
 #include "util/opt.h"
 
 const struct verb box_verbs[] = {
+	{ "new", cmd_new, "--name <box> [--template <t>] [--from <box>[/<snap>]] "
+	  "[--cpu n] [--memory s] [--disk s] [--vm|--container] [--image <alias>]",
+	  "mint a box from a template, or clone one",
+	  "Mints a box: an Incus instance on the box-net profile only, tagged\n"
+	  "user.box=1 and stamped with where it came from (template, image and\n"
+	  "its fingerprint, user, mode asked and got, box version, time).  It\n"
+	  "waits, within BOX_LAUNCH_TIMEOUT seconds (600), for the instance to\n"
+	  "answer and for cloud-init to finish, reports cloud-init's own verdict,\n"
+	  "takes a 'pristine' snapshot (not on a dir pool, or with\n"
+	  "BOX_SNAPSHOT_PRISTINE=0), runs the template's rig role if it names one\n"
+	  "and marks 'bootstrapped'.  A stage that fails is named, and the\n"
+	  "half-made box removed.\n\n"
+	  "  --template <t>   the template (default blank; see box templates)\n"
+	  "  --cpu/--memory/--disk   resources, passed to Incus as given; they\n"
+	  "                   win over BOX_CPU/BOX_MEMORY/BOX_DISK, which win over\n"
+	  "                   the template (--disk sizes a VM's disk only)\n"
+	  "  --vm, --container   the mode; by default a VM where the host can run\n"
+	  "                   one (/dev/kvm and a VM driver in Incus), else a\n"
+	  "                   container, which shares the host's kernel: weaker\n"
+	  "                   isolation, said so when chosen\n"
+	  "  --image <alias>  the image, over BOX_IMAGE and the template's:\n"
+	  "                   'images:<alias>' is the public image server, a bare\n"
+	  "                   alias a local image.  Air-gapped hosts import one\n"
+	  "                   first (incus image import <tarball> --alias <a>)\n"
+	  "                   and mint with --image <a>\n"
+	  "  --from <box>[/<snap>]   clone a box or one of its snapshots instead:\n"
+	  "                   re-stamped as a clone, its source's doors left\n"
+	  "                   behind, a machine identity (and so a DHCP lease) of\n"
+	  "                   its own; resources, mode and image come from the\n"
+	  "                   source\n", 0 },
 	{ "templates", cmd_templates, "",
 	  "list the templates a box can be minted from",
 	  "Lists the templates compiled into this binary (or, when BOX_TEMPLATES\n"
@@ -28,6 +58,174 @@ const struct verb box_verbs[] = {
 	  "cloned or imported) and its snapshots.  Instances box did not mint\n"
 	  "are refused.\n\n"
 	  "  --json   the daemon's instance object with state and snapshots\n", 0 },
+	{ "shell", cmd_shell, "<box>",
+	  "a login shell in the box, as its user",
+	  "Opens an interactive login shell inside the box as the box's user\n"
+	  "(the user its template created; root for boxes without one), with the\n"
+	  "login environment, so the tools the template installed are found.\n"
+	  "The terminal follows window resizes; Ctrl-C goes to the box.  box\n"
+	  "exits with the shell's exit status.\n", 0 },
+	{ "exec", cmd_exec, "<box> [--] <cmd...>",
+	  "run a command in the box as its user; exit with its status",
+	  "Runs one command inside the box as the box's user, with a login\n"
+	  "environment.  stdin is forwarded (end of input reaches the command),\n"
+	  "stdout and stderr stay separate, and box exits with the command's\n"
+	  "status (128+N when a signal ended it).  When stdin and stdout are a\n"
+	  "terminal the command gets one.  A command's own flags go after --.\n", 0 },
+	{ "tmux", cmd_tmux, "<box> [<session>]",
+	  "attach to (or create) a tmux session in the box",
+	  "Attaches to the named tmux session inside the box (default: main),\n"
+	  "creating it when it does not exist, as the box's user.\n", 0 },
+	{ "snapshot", cmd_snapshot, "<box> [<label>]",
+	  "snapshot a box's disk (label defaults to manual-<time>)",
+	  "Takes a stateless snapshot of the box's disk and prints its label\n"
+	  "(default manual-<unix time>).  A conventional label after logging in\n"
+	  "to an agent: authed.  Roll back with box restore; clone one with\n"
+	  "box new --from <box>/<label>.\n", 0 },
+	{ "restore", cmd_restore, "<box> <snapshot> [--force]",
+	  "roll a box back to a snapshot (asks first)",
+	  "Rolls the box back to a snapshot, discarding everything since it was\n"
+	  "taken; a running box is stopped and started again around it.  Asks\n"
+	  "on a terminal; without one, --force is required (exit 2 otherwise).\n"
+	  "BOX_YES is deliberately not honoured.\n", 0 },
+	{ "export", cmd_export, "<box> [<file>] [--instance-only] [--force]",
+	  "write a stopped box (and its snapshots) to a file",
+	  "Writes the box's whole disk, with its snapshots unless\n"
+	  "--instance-only, to <file> (default <box>-<UTC time>.tar.gz), and its\n"
+	  "SHA-256 to <file>.sha256.  The box must be stopped.  The file appears\n"
+	  "only once complete; an existing one is kept unless --force.  It holds\n"
+	  "the box's secrets (logins, keys, history): treat it as a credential.\n", 0 },
+	{ "import", cmd_import, "<file> [--name <box>]",
+	  "bring an exported box back, re-homed on this host",
+	  "Checks the file against <file>.sha256 first (a truncated or corrupted\n"
+	  "export is refused with nothing created), uploads it under --name or\n"
+	  "the name recorded inside, then re-homes it: the box-net profile only,\n"
+	  "fresh MAC addresses and machine identity, no doors of its source's,\n"
+	  "import stamps beside the untouched mint stamp.  A name already taken\n"
+	  "is refused.\n", 0 },
+	{ "rename", cmd_rename, "<box> <new-name>",
+	  "rename a stopped box (its snapshots follow)",
+	  NULL, 0 },
+	{ "down", cmd_down, "<box> [--force]",
+	  "stop a box (gracefully; --force: at once)",
+	  "Asks the box to shut down and gives it 30 seconds, then stops it the\n"
+	  "hard way (and says so).  --force skips the asking.\n", 0 },
+	{ "start", cmd_start, "<box>",
+	  "start a stopped box",
+	  NULL, 0 },
+	{ "rm", cmd_rm, "<box> [--force]",
+	  "delete a box and all its snapshots (asks first)",
+	  "Deletes the box and its snapshots (export is the only way to keep\n"
+	  "one), and the ACL rules its doors opened.  Asks on a terminal;\n"
+	  "without one, --force is required (exit 2 otherwise).  BOX_YES is\n"
+	  "deliberately not honoured.\n", 0 },
+	{ "expose", cmd_expose, "<box> <port> [<host-port>] | <box> --list | "
+	  "<box> --remove <port>",
+	  "open a door from the host's 127.0.0.1 to a box port",
+	  "Makes 127.0.0.1:<host-port> on this host (default: the same port)\n"
+	  "reach <port> in the box, and nothing wider: the listen address is\n"
+	  "always loopback.  A container's door is a relay into the box's own\n"
+	  "loopback (the box's ingress stays shut); a VM's is a NAT to its\n"
+	  "pinned address plus an allow for exactly that port on the box-isolate\n"
+	  "network ACL.\n\n"
+	  "  --list           the open doors\n"
+	  "  --remove <port>  close the door on a box port\n", 0 },
+	{ "incus", cmd_incus, "<box> -- <args...>",
+	  "the escape hatch: run the incus client on a box",
+	  "Runs `incus <args...>` with every {} replaced by the box's instance\n"
+	  "name (or the name appended when there is no {}), after checking the\n"
+	  "box is one.  The command is echoed; one that touches profiles,\n"
+	  "networks, devices or security.* is flagged, since it can move the box\n"
+	  "off the isolation stack.  This is the only verb that needs the incus\n"
+	  "client installed.\n", 0 },
+	{ "setup-host", cmd_setup_host, "[--dry-run [--json]]",
+	  "build or converge the host stack (bridge, ACL, profile, firewall)",
+	  "Builds the host stack boxes live on, or converges it when it exists:\n"
+	  "the storage pool, the boxnet bridge (IPv4 NAT, no IPv6, DNS pinned to\n"
+	  "BOX_DNS, never the host's resolvers), the box-isolate ACL on it, the\n"
+	  "box-net profile (port-isolated NIC and root disk), and the host\n"
+	  "firewall, sent to the kernel as one netlink batch and read back.\n"
+	  "Run it twice and nothing changes.\n\n"
+	  "The subnet is decided before anything changes: 10.88.0.0/24 unless\n"
+	  "something here claims it; an existing bridge is kept as it is; inside\n"
+	  "a box (the default gateway or an interface already on 10.88.0.0/24)\n"
+	  "the first free subnet from 10.89.0.0/24 to 10.127.0.0/24 is used and\n"
+	  "said loudly.  BOX_SUBNET=a.b.c.0/24 pins it: honoured, or refused with\n"
+	  "nothing changed.\n\n"
+	  "  --dry-run   print the decision and the plan, change nothing\n"
+	  "  --json      the same as JSON (with --dry-run)\n\n"
+	  "Environment: BOX_SUBNET, BOX_DNS (default \"1.1.1.1 8.8.8.8\").\n",
+	  V_PRIV },
+	{ "teardown-host", cmd_teardown_host, "[--purge-incus] [--yes]",
+	  "remove every box and the host stack, then prove nothing is left",
+	  "Removes every box (one at a time), the box-net profile, the boxnet\n"
+	  "bridge, the box-isolate ACL, the host firewall tables and the boot\n"
+	  "unit, then checks that none of them survives and names any that did.\n"
+	  "Asks on a terminal; --yes (or BOX_YES=1) answers for you, and without\n"
+	  "either it refuses.\n\n"
+	  "  --purge-incus   also remove the incus package\n"
+	  "  --yes, -y       do not ask\n", V_PRIV },
+	{ "firewall", cmd_firewall, "[apply|show] [--json]",
+	  "show the host firewall as the kernel holds it, or re-apply it",
+	  "show (the default) reads box's nft tables back from the kernel.\n"
+	  "apply re-applies them in one netlink batch (the boot unit runs\n"
+	  "this); it needs only the kernel, not the daemon.\n", 0 },
+	{ "doctor", cmd_doctor, "[--fix | --pin-dns] [--json] [<box>...]",
+	  "check the isolation contract from ground truth, here or in a box",
+	  "On a host: checks each layer as the kernel, the process table and\n"
+	  "the daemon hold it, not as any config says it should be: the\n"
+	  "kernel's isolated flag on every port of boxnet, box's nft tables, a\n"
+	  "dnsmasq really serving boxnet, what it forwards to and whether it\n"
+	  "answers the names boxes send in DHCP, the bridge's keys, the\n"
+	  "box-isolate ACL against the gateway the kernel holds, the\n"
+	  "box-net profile, each box's NIC; this machine's routes for the\n"
+	  "nested-box signature (its default gateway held locally, two routes\n"
+	  "to its uplink subnet).  Then, in every running box (or those named),\n"
+	  "it runs the in-box checks by pushing itself in for the run.\n\n"
+	  "Inside a box (an agent asking): says so, and checks what the box\n"
+	  "sees: the nested-box signature, its lease, routing by address and\n"
+	  "DNS by name (DNS fine and routing broken is the nested-box\n"
+	  "fingerprint), no global IPv6, the gateway dropping it.  It never\n"
+	  "repairs from inside.\n\n"
+	  "One PASS/WARN/FAIL line per check, with the fix; exit 0 when nothing\n"
+	  "fails (clean, or fresh: no stack yet), 1 otherwise.\n\n"
+	  "  --fix       repair what is safely convergent (the bridge keys,\n"
+	  "              the ACL, the profile, the firewall, a port's isolated\n"
+	  "              flag, a dead dnsmasq), then check again\n"
+	  "  --pin-dns   re-pin the bridge's upstream resolvers from BOX_DNS\n"
+	  "  --json      the report as one JSON object\n\n"
+	  "Environment: BOX_DNS; BOX_DOCTOR_PROBE_ADDR (a.b.c.d:port, default\n"
+	  "1.1.1.1:443) and BOX_DOCTOR_PROBE_NAME (default deb.debian.org), the\n"
+	  "public address and name the in-box probes try.\n", 0 },
+	{ "whereami", cmd_whereami, "[--json]",
+	  "on a host, inside an Incus instance, or inside a box?",
+	  "Says whether this machine is a host, an Incus instance or a box, with\n"
+	  "the evidence: the guest API socket /dev/incus/sock (and the instance's\n"
+	  "user.box stamp read through it), container=lxc, the DMI board of an\n"
+	  "Incus VM, and a default gateway or client address inside the box\n"
+	  "subnet range (10.87.0.0/24, 10.88.0.0/24, 10.89-10.127).  Also says\n"
+	  "whether the Incus daemon here has boxes and a box host stack.  Never\n"
+	  "build a box host stack inside a box: its bridge would take over the\n"
+	  "guest's own uplink (the #80 outage).  Exit status 0 whatever it finds.\n\n"
+	  "  --json   one flat JSON object on one line (the installer reads it)\n", 0 },
+	{ "versions", cmd_versions, "",
+	  "the installed versions: which is the default, which is running",
+	  "Lists <root>/versions/ of the install this box runs from (or of\n"
+	  "BOX_HOME), marking the default (<root>/current) and the running one,\n"
+	  "with where each came from.\n", 0 },
+	{ "use", cmd_use, "<version>",
+	  "make an installed version the default",
+	  "Points <root>/current at versions/<version> in one atomic step and\n"
+	  "checks the result.  Refused while any box exists: boxes are never\n"
+	  "switched to another version behind their owner's back.\n", 0 },
+	{ "uninstall", cmd_uninstall, "[<version>] [--all] [--purge-host] [--force]",
+	  "remove one version, or the whole install",
+	  "With a version: removes it (never the default).  Without, or with\n"
+	  "--all: removes the PATH links into the install, then the install\n"
+	  "root; refused while boxes exist.  --purge-host first takes the box\n"
+	  "host stack and its boxes down with 'box teardown-host'.  Asks first;\n"
+	  "--force or BOX_YES=1 mean yes; no terminal and neither: exit 2.\n"
+	  "Ends by checking that nothing it removed is still there.\n", V_PRIV },
 	{ "help", cmd_help, "[<command>]",
 	  "this help, or one command's",
 	  NULL, 0 },

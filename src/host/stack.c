@@ -50,14 +50,20 @@ gateway(const struct stack_conf *sc, char *buf, size_t cap)
 	subnet_fmt(sc->net | 1, buf, cap);
 }
 
-/* raw.dnsmasq: never read the host's resolv.conf, ask only these. */
+/*
+ * raw.dnsmasq: never read the host's resolv.conf and ask only these
+ * upstreams; never forward a plain name; and never register the names
+ * boxes send with DHCP, or one box could look up another (dns.mode=none
+ * alone stops Incus's records, not the names in the leases).
+ */
 static void
 dnsmasq_raw(const struct stack_conf *sc, char *buf, size_t cap)
 {
 	size_t o;
 	int i;
 
-	o = (size_t)snprintf(buf, cap, "no-resolv");
+	o = (size_t)snprintf(buf, cap, "no-resolv\ndomain-needed\n"
+	    "dhcp-ignore-names");
 	for (i = 0; i < sc->ndns && o < cap; i++)
 		o += (size_t)snprintf(buf + o, cap - o, "\nserver=%s",
 		    sc->dns[i]);

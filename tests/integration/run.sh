@@ -1,11 +1,12 @@
 #!/bin/sh
-# Run every integration test script (tests/integration/test_*.sh, or those
-# named in $IT_ONLY), each in its own shell, and total their closing lines.
+# Run every integration test script (tests/integration/test_*.sh, then the
+# isolation drill tests/drill/drill.sh; or those named in $IT_ONLY), each in
+# its own shell, and total their closing lines.
 set -u
 cd "$(dirname "$0")/../.."
 [ "$(id -u)" = 0 ] || { echo "integration tests need root (Incus, netns)"; exit 1; }
 pass=0 failn=0 bad=""
-for t in ${IT_ONLY:-tests/integration/test_*.sh}; do
+for t in ${IT_ONLY:-tests/integration/test_*.sh tests/drill/drill.sh}; do
 	echo "=== $t"
 	out=$(sh "$t" 2>&1)
 	rc=$?

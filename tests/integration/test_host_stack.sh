@@ -46,7 +46,9 @@ expect_eq "$(cfg ipv4.nat)" "true" "bridge NAT on"
 expect_eq "$(cfg ipv6.address)" "none" "bridge IPv6 off"
 expect_eq "$(cfg dns.mode)" "none" "bridge registers no instance names"
 expect_eq "$(cfg raw.dnsmasq)" "no-resolv
-server=127.0.0.1" "dnsmasq pinned to BOX_DNS, never the host's resolvers"
+domain-needed
+dhcp-ignore-names
+server=127.0.0.1" "dnsmasq pinned to BOX_DNS, never the host's resolvers; no DHCP names"
 expect_eq "$(cfg security.acls)" "box-isolate" "ACL on the network"
 expect_eq "$(cfg security.acls.default.ingress.action)" "drop" "inbound dropped by default"
 gw=${addr%/24}

@@ -1,0 +1,1066 @@
+/*
+ * doctor_host.c - the host's checks (see doctor.h; the repairs are in
+ * doctor_fix.c).
+ *
+ * Order: this machine's own network (before the daemon: a poisoned
+ * machine is the first thing to know), the daemon, the bridge as Incus
+ * holds it and as the kernel holds it, the dnsmasq process and what it
+ * forwards to, the firewall as the kernel holds it, the ACL against the
+ * gateway the kernel holds, the profile, every port of the bridge, and
+ * every box.  A layer that cannot be read is reported as such, never
+ * passed.
+ */
+#include "host/doctor_int.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box/box.h"
+#include "host/firewall.h"
+#include "net/nl.h"
+
+#define BR		DH_BR
+#define S_HOST		"this machine"
+#define S_NET		"boxnet"
+#define S_FW		"firewall"
+#define S_ACL		"box-isolate"
+#define S_PROF		"box-net"
+#define DH_LINKS	1024
+#define FILE_MAX	(64u << 10)
+
+
+static const char *const keys[] = {
+	"dns.mode", "raw.dnsmasq", "ipv6.address", "ipv4.nat",
+	"security.acls", "security.acls.default.ingress.action",
+	"security.acls.default.egress.action", "ipv4.address",
+};
+
+static const char *const acl_drops[] = {
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+	"100.64.0.0/10",
+};
+#define NDROPS (sizeof(acl_drops) / sizeof(acl_drops[0]))
+
+static const char *const vetoed[] = {
+	"security.mac_filtering", "security.ipv4_filtering",
+	"security.ipv6_filtering",
+};
+#define NVETOED (sizeof(vetoed) / sizeof(vetoed[0]))
+
+void
+dh_fmt4(uint32_t a, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+	    (a >> 8) & 255, a & 255);
+}
+
+static struct dr_finding *
+fixable(struct dr_report *r)
+{
+	struct dr_finding *f = dr_last(r);
+
+	if (f != NULL)
+		f->fixable = 1;
+	return f;
+}
+
+/* Read a whole (small) file; its length or -errno. */
+static ssize_t
+slurp(const char *path, char *buf, size_t cap)
+{
+	ssize_t n, t = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)t < cap - 1 && (n = read(fd, buf + t,
+	    cap - 1 - (size_t)t)) > 0)
+		t += n;
+	close(fd);
+	buf[t] = '\0';
+	return t;
+}
+
+/* --- this machine --------------------------------------------------------- */
+
+static void
+check_signature(struct dh_ctx *h)
+{
+	struct dr_net *n = malloc(sizeof(*n));
+	struct box_err e;
+	char why[320];
+	int bits;
+
+	err_clear(&e);
+	if (n == NULL || dr_net_read(n, &e) < 0) {
+		dr_add(h->r, "host.signature", S_HOST, DR_WARN, NULL, "routes "
+		    "and addresses unreadable (%s): the nested-box signature "
+		    "was not checked", n == NULL ? "out of memory" : e.msg);
+		free(n);
+		return;
+	}
+	bits = dr_net_judge(n, why, sizeof(why));
+	free(n);
+	if (bits == 0)
+		dr_add(h->r, "host.signature", S_HOST, DR_PASS, NULL, "no "
+		    "nested-box signature: %s", why);
+	else
+		dr_add(h->r, "host.signature", S_HOST, DR_FAIL, "this machine "
+		    "is most likely a box with a box stack built inside it: "
+		    "move that bridge off the uplink subnet (incus network set "
+		    "boxnet ipv4.address 10.89.0.1/24) or remove it (box "
+		    "teardown-host)", "the nested-box signature (the #80 "
+		    "outage): %s", why);
+}
+
+static void
+check_daemon(struct dh_ctx *h)
+{
+	struct incus_reply rep;
+	struct box_err e;
+
+	err_clear(&e);
+	if (incus_init(&h->c, &e) == 0 &&
+	    incus_call(&h->c, "GET", "/1.0", NULL, &rep, &e) == 0) {
+		incus_reply_free(&rep);
+		h->daemon = 1;
+		dr_add(h->r, "incus", "incus", DR_PASS, NULL, "the daemon "
+		    "answers on %s", h->c.socket_path);
+		return;
+	}
+	dr_add(h->r, "incus", "incus", DR_FAIL, "start the Incus daemon "
+	    "(systemctl start incus), then run box doctor again", "the "
+	    "daemon does not answer on %s: %s", h->c.socket_path[0] ?
+	    h->c.socket_path : "its socket", e.msg);
+}
+
+/* --- the kernel's view of the bridge -------------------------------------- */
+
+struct kscratch {
+	struct nl_sock s;
+	struct rtnl_link l[DH_LINKS];
+	struct rtnl_addr4 a[256];
+};
+
+void
+dh_read_kernel(struct dh_ctx *h)
+{
+	struct kscratch *w = malloc(sizeof(*w));
+	const struct rtnl_link *l;
+	struct box_err e;
+	int nl, na, np, i;
+
+	err_clear(&e);
+	h->nports = -1;
+	snprintf(h->gw, sizeof(h->gw), "?");
+	if (w == NULL || nl_open(&w->s, NETLINK_ROUTE, &e) < 0) {
+		free(w);
+		return;
+	}
+	nl = rtnl_links(&w->s, w->l, DH_LINKS, &e);
+	l = nl < 0 ? NULL : rtnl_link_by_name(w->l, (size_t)nl, BR);
+	if (l != NULL) {
+		h->br_ifindex = l->ifindex;
+		h->br_up = (l->flags & IFF_UP) != 0;
+	}
+	na = nl < 0 ? -1 : rtnl_addrs4(&w->s, w->a, 256, &e);
+	for (i = 0; i < na && h->br_ifindex != 0; i++)
+		if (w->a[i].ifindex == h->br_ifindex) {
+			h->live_gw = ntohl(w->a[i].addr.s_addr);
+			h->live_plen = w->a[i].prefixlen;
+			dh_fmt4(h->live_gw, h->gw, sizeof(h->gw));
+			break;
+		}
+	np = rtnl_bridge_ports(&w->s, h->ports, DH_PORTS, &e);
+	if (np >= 0) {
+		h->nports = 0;
+		for (i = 0; i < np; i++)	/* keep only boxnet's */
+			if (h->br_ifindex != 0 &&
+			    h->ports[i].master == h->br_ifindex)
+				h->ports[h->nports++] = h->ports[i];
+	}
+	nl_close(&w->s);
+	free(w);
+}
+
+/* --- the bridge, as Incus holds it ---------------------------------------- */
+
+int
+dh_read_network(struct dh_ctx *h)
+{
+	struct incus_reply rep;
+	struct box_err e;
+	unsigned a, b, d, x;
+	size_t i;
+	int cfg, rc;
+
+	err_clear(&e);
+	rc = incus_call(&h->c, "GET", "/1.0/networks/" BR, NULL, &rep, &e);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0) {
+		dr_add(h->r, "bridge", S_NET, DR_FAIL, NULL, "reading the "
+		    "network failed: %s", e.msg);
+		return -1;
+	}
+	h->net_exists = 1;
+	cfg = json_get(&rep.doc, rep.metadata, "config");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		json_gets(&rep.doc, cfg, keys[i], h->cfg[i],
+		    sizeof(h->cfg[0]), "");
+	if (sscanf(h->cfg[K_ADDR], "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 &&
+	    a < 256 && b < 256 && d < 256)
+		h->cfg_net = a << 24 | b << 16 | d << 8;
+	incus_reply_free(&rep);
+	return 1;
+}
+
+static int
+acl_listed(const char *list, const char *name)
+{
+	char buf[256], *t, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (t = strtok_r(buf, ",", &save); t != NULL;
+	    t = strtok_r(NULL, ",", &save)) {
+		t += strspn(t, " ");
+		if (strcmp(t, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+check_net_keys(struct dh_ctx *h)
+{
+	struct dr_report *r = h->r;
+	struct dr_dns d;
+
+	if (strcmp(h->cfg[K_DNSMODE], "none") == 0)
+		dr_add(r, "bridge.dns_mode", S_NET, DR_PASS, NULL, "dns.mode "
+		    "none: Incus registers no box in the gateway's DNS (the "
+		    "names boxes send in DHCP are checked below)");
+	else
+		dr_add(r, "bridge.dns_mode", S_NET, DR_FAIL, "box doctor --fix",
+		    "dns.mode is '%s': the gateway's dnsmasq registers every "
+		    "box by name, so a box can enumerate its siblings",
+		    h->cfg[K_DNSMODE][0] ? h->cfg[K_DNSMODE] : "managed "
+		    "(unset)");
+	fixable(r);
+	dr_dns_parse(h->cfg[K_RAW], strlen(h->cfg[K_RAW]), &d);
+	if (d.no_resolv && d.nserver > 0)
+		dr_add(r, "bridge.dns_pinned", S_NET, DR_PASS, NULL,
+		    "raw.dnsmasq pins the upstream resolvers (no-resolv, %d "
+		    "server= line%s)", d.nserver, d.nserver == 1 ? "" : "s");
+	else
+		dr_add(r, "bridge.dns_pinned", S_NET, DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "raw.dnsmasq does "
+		    "not pin the upstreams (%s): box DNS follows this host's "
+		    "resolvers (a VPN's, a tailnet's)", !d.no_resolv ?
+		    "no no-resolv" : "no server= line");
+	fixable(r);
+	if (strcmp(h->cfg[K_V6], "none") == 0)
+		dr_add(r, "bridge.ipv6", S_NET, DR_PASS, NULL, "ipv6.address "
+		    "none: no IPv6 path (every rule box sets is IPv4)");
+	else
+		dr_add(r, "bridge.ipv6", S_NET, DR_FAIL, "incus network set "
+		    "boxnet ipv6.address none", "ipv6.address is '%s': boxes "
+		    "get an IPv6 path that no box rule covers",
+		    h->cfg[K_V6][0] ? h->cfg[K_V6] : "unset (Incus picks one)");
+	if (strcmp(h->cfg[K_NAT], "true") == 0)
+		dr_add(r, "bridge.nat", S_NET, DR_PASS, NULL, "ipv4.nat true: "
+		    "boxes reach the internet through this host");
+	else
+		dr_add(r, "bridge.nat", S_NET, DR_FAIL, "incus network set "
+		    "boxnet ipv4.nat true", "ipv4.nat is '%s': boxes have "
+		    "no way out", h->cfg[K_NAT]);
+	if (acl_listed(h->cfg[K_ACLS], STACK_ACL))
+		dr_add(r, "bridge.acl", S_NET, DR_PASS, NULL, "security.acls "
+		    "holds %s (on the network, where this kernel can run it)",
+		    STACK_ACL);
+	else
+		dr_add(r, "bridge.acl", S_NET, DR_FAIL, "box doctor --fix",
+		    "security.acls is '%s': the %s ACL is not applied, so "
+		    "nothing drops box traffic to private ranges",
+		    h->cfg[K_ACLS], STACK_ACL);
+	fixable(r);
+	if (strcmp(h->cfg[K_INGRESS], "drop") == 0)
+		dr_add(r, "bridge.ingress", S_NET, DR_PASS, NULL, "default "
+		    "ingress action drop: nothing reaches a box uninvited");
+	else
+		dr_add(r, "bridge.ingress", S_NET, DR_FAIL, "box doctor --fix",
+		    "security.acls.default.ingress.action is '%s': the host "
+		    "and the LAN can reach boxes", h->cfg[K_INGRESS][0] ?
+		    h->cfg[K_INGRESS] : "unset (reject)");
+	fixable(r);
+}
+
+static void
+check_bridge_kernel(struct dh_ctx *h)
+{
+	char cfg_gw[16];
+
+	dh_fmt4(h->cfg_net | 1, cfg_gw, sizeof(cfg_gw));
+	if (h->br_ifindex == 0) {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
+		    "--fix (restarts the network through Incus)", "Incus "
+		    "has the network but the kernel has no interface %s: no "
+		    "box has a network", BR);
+		fixable(h->r);
+	} else if (!h->br_up || h->live_gw == 0) {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
+		    "--fix (restarts the network through Incus)", "the "
+		    "kernel's %s is %s", BR, !h->br_up ? "down" :
+		    "up but holds no IPv4 address");
+		fixable(h->r);
+	} else if (h->cfg_net == 0 || (h->live_gw & 0xffffff00u) !=
+	    h->cfg_net || h->live_gw != (h->cfg_net | 1)) {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
+		    "--fix (restarts the network through Incus)", "the "
+		    "kernel's %s holds %s/%u, Incus says ipv4.address %s",
+		    BR, h->gw, h->live_plen, h->cfg[K_ADDR]);
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_PASS, NULL, "the "
+		    "kernel's %s is up and holds the gateway %s/%u", BR,
+		    h->gw, h->live_plen);
+	}
+}
+
+/* --- dnsmasq, from the process table -------------------------------------- */
+
+static int
+zombie(int pid)
+{
+	char path[64], st[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (slurp(path, st, sizeof(st)) <= 0)
+		return 1;
+	p = strrchr(st, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/* The pid of a live dnsmasq serving the bridge, or 0. */
+int
+dh_find_dnsmasq(struct dr_dnsmasq *dm)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	ssize_t n;
+	DIR *d = opendir("/proc");
+	int pid, found = 0;
+
+	memset(dm, 0, sizeof(*dm));
+	if (d == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		n = slurp(path, buf, sizeof(buf));
+		if (n > 0 && dr_dnsmasq_argv(buf, (size_t)n, BR, dm) &&
+		    !zombie(pid))
+			found = pid;
+	}
+	closedir(d);
+	if (!found)
+		memset(dm, 0, sizeof(*dm));
+	return found;
+}
+
+static void
+check_dnsmasq(struct dh_ctx *h)
+{
+	h->dnsmasq_pid = dh_find_dnsmasq(&h->dm);
+	if (h->dnsmasq_pid == 0) {
+		dr_add(h->r, "dnsmasq", "dnsmasq", DR_FAIL, "box doctor --fix "
+		    "(restarts it through Incus)", "no dnsmasq process serves "
+		    "%s (none with --interface=%s in /proc): boxes get no "
+		    "lease and no DNS", BR, BR);
+		fixable(h->r);
+	} else if (h->live_gw != 0 && strcmp(h->dm.listen, h->gw) != 0) {
+		dr_add(h->r, "dnsmasq", "dnsmasq", DR_WARN, "box doctor --fix",
+		    "pid %d serves %s but listens on '%s', not on the gateway "
+		    "%s", h->dnsmasq_pid, BR, h->dm.listen, h->gw);
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "dnsmasq", "dnsmasq", DR_PASS, NULL, "pid %d "
+		    "serves %s (leases and DNS on %s)", h->dnsmasq_pid, BR,
+		    h->dm.listen);
+	}
+}
+
+static int
+cgnat(const char *a)
+{
+	struct in_addr ia;
+
+	return inet_pton(AF_INET, a, &ia) == 1 &&
+	    (ntohl(ia.s_addr) & 0xffc00000u) == 0x64400000u;
+}
+
+/* "a b c" of the host's resolv.conf nameservers; *tailnet when one is CGNAT. */
+static void
+host_resolvers(char *buf, size_t cap, int *tailnet)
+{
+	char text[8192], ns[8][48];
+	ssize_t n = slurp("/etc/resolv.conf", text, sizeof(text));
+	int i, k;
+
+	*tailnet = 0;
+	snprintf(buf, cap, "none listed");
+	if (n <= 0)
+		return;
+	k = dr_resolv_parse(text, (size_t)n, ns, 8);
+	if (k > 0)
+		buf[0] = '\0';
+	for (i = 0; i < k; i++) {
+		snprintf(buf + strlen(buf), cap - strlen(buf), "%s%.47s",
+		    i ? " " : "", ns[i]);
+		*tailnet |= cgnat(ns[i]);
+	}
+}
+
+static void
+servers_text(const struct dr_dns *d, char *buf, size_t cap)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < d->nserver; i++)
+		snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s",
+		    i ? " " : "", d->server[i]);
+}
+
+/* Do two server lists name the same servers, in order? */
+static int
+same_servers(const struct dr_dns *a, const struct dr_dns *b)
+{
+	int i;
+
+	if (a->nserver != b->nserver)
+		return 0;
+	for (i = 0; i < a->nserver; i++)
+		if (strcmp(a->server[i], b->server[i]) != 0)
+			return 0;
+	return 1;
+}
+
+static void
+resolver_verdict(struct dh_ctx *h, const struct dr_dns *run)
+{
+	char hostns[256], srv[256];
+	int tailnet;
+
+	host_resolvers(hostns, sizeof(hostns), &tailnet);
+	servers_text(run, srv, sizeof(srv));
+	if (!run->no_resolv) {
+		dr_add(h->r, "resolver", "dnsmasq", DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "the running dnsmasq "
+		    "forwards box DNS to this host's resolvers (%s)%s",
+		    hostns, tailnet ? " — one is a tailnet/CGNAT resolver: "
+		    "tailnet names resolve inside boxes" : "");
+		fixable(h->r);
+	} else if (run->nserver == 0) {
+		dr_add(h->r, "resolver", "dnsmasq", DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "the running dnsmasq "
+		    "has no upstream at all: boxes resolve no public name");
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "resolver", "dnsmasq", DR_PASS, NULL, "boxes "
+		    "resolve through %s, which forwards only to %s%s (this "
+		    "host's own resolvers, %s, are never asked)", h->gw, srv,
+		    run->more ? " and more" : "", hostns);
+	}
+	if (run->dhcp_dns)
+		dr_add(h->r, "resolver.dhcp", "dnsmasq", DR_WARN, NULL, "a "
+		    "dhcp-option in dnsmasq's configuration hands boxes a "
+		    "resolver other than the gateway");
+}
+
+/*
+ * Can a box look its siblings up?  dns.mode none keeps Incus from
+ * registering boxes, but dnsmasq still answers the hostnames boxes send in
+ * DHCP (from its lease file, even across restarts) unless told
+ * dhcp-ignore-names.  So ask the gateway for the names its leases hold.
+ */
+static void
+names_verdict(struct dh_ctx *h, char names[][64], int k)
+{
+	char why[64], a[16], asked[300] = "", hits[300] = "";
+	uint32_t addr;
+	int i, nhit = 0;
+
+	for (i = 0; i < k; i++) {
+		if (dr_dns_ask(h->live_gw, names[i], 2000, &addr, why,
+		    sizeof(why)) == 1) {
+			dh_fmt4(addr, a, sizeof(a));
+			snprintf(hits + strlen(hits), sizeof(hits) -
+			    strlen(hits), "%s'%s' (%s)", nhit++ ? ", " : "",
+			    names[i], a);
+		} else {
+			snprintf(asked + strlen(asked), sizeof(asked) -
+			    strlen(asked), "%s%s (%s)", i ? ", " : "",
+			    names[i], why);
+		}
+	}
+	if (nhit > 0)
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_FAIL, "add "
+		    "dhcp-ignore-names and domain-needed to boxnet's "
+		    "raw.dnsmasq; leases taken before keep their names until "
+		    "they are renewed (restart those boxes)", "the gateway "
+		    "answers %s, name(s) from its DHCP leases: any box can "
+		    "look its siblings up", hits);
+	else
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_PASS, NULL, "the "
+		    "gateway does not answer the names its leases hold: %s",
+		    asked);
+}
+
+static void
+check_names(struct dh_ctx *h, const struct dr_dns *run)
+{
+	char *text = malloc(FILE_MAX), (*names)[64] = malloc(8 * 64);
+	ssize_t n = -ENOENT;
+	int k = 0;
+
+	if (text != NULL && names != NULL && h->dm.leases[0] != '\0')
+		n = slurp(h->dm.leases, text, FILE_MAX);
+	if (n >= 0)
+		k = dr_leases_names(text, (size_t)n, names, 8);
+	if (n < 0 || h->live_gw == 0)
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_WARN, NULL, "the "
+		    "leases (%s) are unreadable: name enumeration NOT "
+		    "checked", h->dm.leases[0] ? h->dm.leases :
+		    "no lease file");
+	else if (k > 0)
+		names_verdict(h, names, k);
+	else if (run->ignore_names)
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_PASS, NULL, "no "
+		    "lease carries a name, and dnsmasq ignores the names boxes "
+		    "send (dhcp-ignore-names)");
+	else
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_WARN, "add "
+		    "dhcp-ignore-names and domain-needed to boxnet's "
+		    "raw.dnsmasq", "no lease carries a name, so enumeration "
+		    "could not be probed; but dnsmasq is not told "
+		    "dhcp-ignore-names: the next box that sends its hostname "
+		    "can be looked up by its siblings");
+	free(text);
+	free(names);
+}
+
+static void
+check_resolver(struct dh_ctx *h)
+{
+	struct dr_dns run, cfg, env;
+	struct stack_conf sc;
+	struct box_err e;
+	char *text, want[256];
+	const char *bd = getenv("BOX_DNS");
+	ssize_t n;
+	int i;
+
+	if (h->dnsmasq_pid == 0)
+		return;		/* nothing runs: check_dnsmasq said so */
+	text = malloc(FILE_MAX);
+	n = text == NULL || h->dm.conf[0] == '\0' ? -ENOENT :
+	    slurp(h->dm.conf, text, FILE_MAX);
+	if (n < 0) {
+		dr_add(h->r, "resolver", "dnsmasq", DR_WARN, NULL, "what "
+		    "dnsmasq forwards to is unknown: its configuration (%s) "
+		    "is unreadable", h->dm.conf[0] ? h->dm.conf :
+		    "no --conf-file");
+		free(text);
+		return;
+	}
+	dr_dns_parse(text, (size_t)n, &run);
+	free(text);
+	resolver_verdict(h, &run);
+	check_names(h, &run);
+	dr_dns_parse(h->cfg[K_RAW], strlen(h->cfg[K_RAW]), &cfg);
+	if (cfg.no_resolv != run.no_resolv || !same_servers(&cfg, &run))
+		dr_add(h->r, "resolver.stale", "dnsmasq", DR_WARN, "box doctor "
+		    "--fix", "the running dnsmasq was started with another "
+		    "configuration than the bridge's raw.dnsmasq");
+	err_clear(&e);
+	if (bd == NULL || *bd == '\0' || stack_dns_parse(bd, &sc, &e) < 0)
+		return;
+	memset(&env, 0, sizeof(env));
+	for (i = 0; i < sc.ndns && i < DR_DNS_MAX; i++)
+		snprintf(env.server[env.nserver++], sizeof(env.server[0]),
+		    "%s", sc.dns[i]);
+	if (!same_servers(&env, &cfg)) {
+		servers_text(&cfg, want, sizeof(want));
+		dr_add(h->r, "resolver.box_dns", "dnsmasq", DR_WARN,
+		    "box doctor --pin-dns", "BOX_DNS says '%s', the bridge "
+		    "pins '%s'", bd, want);
+	}
+}
+
+/* --- the firewall, from the kernel ---------------------------------------- */
+
+/* A fact, not a layer box relies on: the ACL may see bridged frames too. */
+static void
+brnf_note(struct dh_ctx *h)
+{
+	char v[8];
+	ssize_t n = slurp("/proc/sys/net/bridge/bridge-nf-call-iptables", v,
+	    sizeof(v));
+
+	if (n > 0 && v[0] == '1')
+		dr_add(h->r, "firewall.br_netfilter", S_FW, DR_INFO, NULL,
+		    "bridge-nf-call-iptables is 1: frames between boxes also "
+		    "pass the ACL (its 10/8 drop covers them too; an extra "
+		    "layer, not one the contract relies on)");
+}
+
+static void
+check_firewall(struct dh_ctx *h, struct fw_status *st)
+{
+	struct box_err e;
+	struct dr_report *r = h->r;
+
+	err_clear(&e);
+	if (fw_read(BR, st, &e) < 0) {
+		dr_add(r, "firewall", S_FW, DR_WARN, "run box doctor as root",
+		    "the nft tables could not be read (%s): the host and "
+		    "sibling drops were NOT verified", e.msg);
+		return;
+	}
+	if (st->input_ok)
+		dr_add(r, "firewall.input", S_FW, DR_PASS, NULL, "table inet "
+		    "box, chain input: %u rules as box sets them (a box "
+		    "reaches the host for DNS and DHCP only)", st->input_rules);
+	else
+		dr_add(r, "firewall.input", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "%s: boxes reach the host's "
+		    "services", !st->inet_table ? "table inet box is ABSENT" :
+		    "chain inet box input is not as box sets it");
+	fixable(r);
+	if (st->inet_table && !st->snat_ok) {
+		dr_add(r, "firewall.snat", S_FW, DR_WARN, "box doctor --fix",
+		    "chain inet box expose-snat is not as box sets it: a VM "
+		    "box's expose door will not answer");
+		fixable(r);
+	}
+	if (st->sibling == FW_SIBLING_BRNAME)
+		dr_add(r, "firewall.sibling", S_FW, DR_PASS, NULL, "table "
+		    "bridge box drops every frame from one box to another");
+	else if (st->sibling == FW_SIBLING_SUBNET)
+		dr_add(r, "firewall.sibling", S_FW, DR_PASS, NULL, "table "
+		    "bridge box drops IPv4 and ARP between boxes by subnet "
+		    "(this kernel refuses meta ibrname; other frames rely on "
+		    "port isolation alone)");
+	else
+		dr_add(r, "firewall.sibling", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "%s: only port isolation "
+		    "keeps boxes apart", st->bridge_table ? "table bridge box "
+		    "holds no sibling drop" : "table bridge box is ABSENT");
+	fixable(r);
+	brnf_note(h);
+	if (st->route_localnet == 0) {
+		dr_add(r, "firewall.route_localnet", S_FW, DR_WARN,
+		    "box doctor --fix", "route_localnet is off on %s: a VM "
+		    "box's expose door will not answer", BR);
+		fixable(r);
+	}
+}
+
+/* --- the ACL, against the gateway the kernel holds ------------------------ */
+
+static int
+acl_has_drop(const struct json_doc *d, int eg, const char *dest)
+{
+	char v[64], a[16], s[16];
+	int i;
+
+	for (i = json_child(d, eg); i >= 0; i = json_next(d, i))
+		if (strcmp(json_gets(d, i, "action", a, sizeof(a), ""),
+		    "drop") == 0 &&
+		    strcmp(json_gets(d, i, "destination", v, sizeof(v), ""),
+		    dest) == 0 &&
+		    strcmp(json_gets(d, i, "state", s, sizeof(s), "enabled"),
+		    "enabled") == 0 && json_get(d, i, "protocol") < 0 &&
+		    json_get(d, i, "source") < 0)
+			return 1;
+	return 0;
+}
+
+static void
+acl_judge(struct dh_ctx *h, const struct json_doc *d, int acl)
+{
+	int eg = json_get(d, acl, "egress"), i;
+	char missing[128] = "", first[64] = "", want[32], v[64], a[16];
+	size_t k;
+
+	for (i = json_child(d, eg); i >= 0; i = json_next(d, i)) {
+		json_gets(d, i, "destination", v, sizeof(v), "");
+		if (strstr(v, "@internal") != NULL) {
+			dr_add(h->r, "acl.internal", S_ACL, DR_FAIL,
+			    "box doctor --fix", "an egress rule names "
+			    "@internal, which a bridge ACL rejects");
+			fixable(h->r);
+		}
+		if (first[0] == '\0' && strcmp(json_gets(d, i, "action", a,
+		    sizeof(a), ""), "allow") == 0)
+			snprintf(first, sizeof(first), "%s", v);
+	}
+	for (k = 0; k < NDROPS; k++)
+		if (!acl_has_drop(d, eg, acl_drops[k]))
+			snprintf(missing + strlen(missing), sizeof(missing) -
+			    strlen(missing), " %s", acl_drops[k]);
+	snprintf(want, sizeof(want), "%s/32", h->gw);
+	if (missing[0] != '\0') {
+		dr_add(h->r, "acl.egress", S_ACL, DR_FAIL, "box doctor --fix",
+		    "egress drops missing:%s — boxes reach those ranges",
+		    missing);
+		fixable(h->r);
+	} else if (h->live_gw != 0 && strcmp(first, want) != 0) {
+		dr_add(h->r, "acl.egress", S_ACL, DR_FAIL, "box doctor --fix",
+		    "the allow rule names '%s' but the gateway the kernel "
+		    "holds is %s", first, h->gw);
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "acl.egress", S_ACL, DR_PASS, NULL, "egress: "
+		    "allow %s, drop 10/8 172.16/12 192.168/16 169.254/16 "
+		    "100.64/10; %d ingress rule(s) (expose doors)", first,
+		    json_count(d, json_get(d, acl, "ingress")));
+	}
+}
+
+static void
+check_acl(struct dh_ctx *h)
+{
+	struct incus_reply rep;
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	rc = incus_call(&h->c, "GET", "/1.0/network-acls/" STACK_ACL, NULL,
+	    &rep, &e);
+	if (rc == -ENOENT) {
+		dr_add(h->r, "acl", S_ACL, DR_FAIL, "box doctor --fix",
+		    "the ACL does not exist: nothing drops box traffic to "
+		    "private ranges");
+		fixable(h->r);
+		return;
+	}
+	if (rc < 0) {
+		dr_add(h->r, "acl", S_ACL, DR_WARN, NULL, "reading it failed "
+		    "(%s): not verified", e.msg);
+		return;
+	}
+	acl_judge(h, &rep.doc, rep.metadata);
+	incus_reply_free(&rep);
+}
+
+/* --- the profile, and a NIC's keys ---------------------------------------- */
+
+/* Problems with a NIC device's security keys, as text; "" when none. */
+static void
+nic_problems(const struct json_doc *d, int nic, char *buf, size_t cap)
+{
+	char v[64];
+	size_t i;
+
+	buf[0] = '\0';
+	if (!json_streq(d, json_get(d, nic, "security.port_isolation"),
+	    "true"))
+		snprintf(buf, cap, "security.port_isolation is not true "
+		    "(BOXES CAN REACH EACH OTHER)");
+	for (i = 0; i < NVETOED; i++)
+		if (json_gets(d, nic, vetoed[i], v, sizeof(v), NULL) != NULL &&
+		    strcmp(v, "false") != 0)
+			snprintf(buf + strlen(buf), cap - strlen(buf),
+			    "%s%s=%s (vetoed: it breaks the box's own "
+			    "networking)", buf[0] ? "; " : "", vetoed[i], v);
+	if (json_gets(d, nic, "security.acls", v, sizeof(v), NULL) != NULL &&
+	    v[0] != '\0')
+		snprintf(buf + strlen(buf), cap - strlen(buf), "%ssecurity."
+		    "acls on the NIC (ACLs belong on the network; a NIC ACL "
+		    "keeps the box from starting on kernels without bridge "
+		    "conntrack)", buf[0] ? "; " : "");
+}
+
+static void
+check_profile(struct dh_ctx *h)
+{
+	struct incus_reply rep;
+	struct box_err e;
+	char why[320];
+	int eth, rc;
+
+	err_clear(&e);
+	rc = incus_call(&h->c, "GET", "/1.0/profiles/" STACK_PROFILE, NULL,
+	    &rep, &e);
+	if (rc < 0) {
+		dr_add(h->r, "profile", S_PROF, rc == -ENOENT ? DR_FAIL :
+		    DR_WARN, rc == -ENOENT ? "box doctor --fix" : NULL, "%s",
+		    rc == -ENOENT ? "the profile does not exist: new boxes "
+		    "cannot be placed" : e.msg);
+		if (rc == -ENOENT)
+			fixable(h->r);
+		return;
+	}
+	eth = json_path(&rep.doc, rep.metadata, "devices.eth0");
+	if (!json_streq(&rep.doc, json_get(&rep.doc, eth, "network"), BR) ||
+	    !json_streq(&rep.doc, json_get(&rep.doc, eth, "type"), "nic"))
+		snprintf(why, sizeof(why), "eth0 is not a NIC on %s", BR);
+	else
+		nic_problems(&rep.doc, eth, why, sizeof(why));
+	incus_reply_free(&rep);
+	if (why[0] != '\0')
+		dr_add(h->r, "profile.nic", S_PROF, DR_FAIL, "box doctor --fix "
+		    "(boxes already running keep their NIC until restarted)",
+		    "%s", why);
+	else
+		dr_add(h->r, "profile.nic", S_PROF, DR_PASS, NULL, "eth0 on %s "
+		    "with security.port_isolation true, no vetoed filtering",
+		    BR);
+	fixable(h->r);
+}
+
+/* --- every port of the bridge, from the kernel ---------------------------- */
+
+static const struct rtnl_brport *
+port_named(const struct dh_ctx *h, const char *name)
+{
+	int i;
+
+	for (i = 0; i < h->nports; i++)
+		if (strcmp(h->ports[i].name, name) == 0)
+			return &h->ports[i];
+	return NULL;
+}
+
+static void
+check_ports(struct dh_ctx *h)
+{
+	char bad[320] = "";
+	int i, nbad = 0;
+
+	if (h->nports < 0) {
+		dr_add(h->r, "ports", S_NET, DR_WARN, NULL, "the bridge ports "
+		    "could not be read: port isolation NOT verified");
+		return;
+	}
+	if (h->nports == 0) {
+		dr_add(h->r, "ports", S_NET, DR_INFO, NULL, "%s has no ports "
+		    "(no running box): port isolation has nothing to show",
+		    BR);
+		return;
+	}
+	for (i = 0; i < h->nports; i++)
+		if (h->ports[i].isolated != 1) {
+			nbad++;
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+			    " %s", h->ports[i].name);
+		}
+	if (nbad == 0) {
+		dr_add(h->r, "ports", S_NET, DR_PASS, NULL, "all %d port(s) of "
+		    "%s are isolated in the kernel", h->nports, BR);
+		return;
+	}
+	dr_add(h->r, "ports", S_NET, DR_FAIL, "box doctor --fix (sets the "
+	    "flag now; see the box lines for why it was off)", "%d of %d "
+	    "port(s) of %s are NOT isolated in the kernel:%s — whatever sits "
+	    "behind them reaches every box", nbad, h->nports, BR, bad);
+	fixable(h->r);
+}
+
+/* --- every box ------------------------------------------------------------ */
+
+/* The instance's NIC on the bridge: its device token and name. */
+int
+dh_box_nic(const struct json_doc *d, int inst, char *name, size_t cap)
+{
+	int devs = json_get(d, inst, "expanded_devices"), k;
+
+	for (k = json_child(d, devs); k >= 0;
+	    k = json_next(d, json_next(d, k))) {
+		int dev = json_next(d, k);
+
+		if (!json_streq(d, json_get(d, dev, "type"), "nic"))
+			continue;
+		if (json_streq(d, json_get(d, dev, "network"), BR) ||
+		    json_streq(d, json_get(d, dev, "parent"), BR)) {
+			json_str(d, k, name, cap);
+			return dev;
+		}
+	}
+	return -1;
+}
+
+static int
+wanted(const struct dr_opts *o, const char *name)
+{
+	int i;
+
+	if (o->boxes == NULL)
+		return 1;
+	for (i = 0; i < o->nboxes; i++)
+		if (strcmp(o->boxes[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
+    const char *subject, const char *nicname)
+{
+	const struct rtnl_brport *p;
+	char path[96], veth[32];
+
+	snprintf(path, sizeof(path), "state.network.%s", nicname);
+	if (json_gets(d, json_path(d, inst, path), "host_name", veth,
+	    sizeof(veth), NULL) == NULL) {
+		dr_add(h->r, "box.port", subject, DR_WARN, NULL, "the host "
+		    "side of %s is not reported: its port NOT verified",
+		    nicname);
+		return;
+	}
+	p = port_named(h, veth);
+	if (p == NULL)
+		dr_add(h->r, "box.port", subject, DR_FAIL, NULL, "%s (%s) is "
+		    "not a port of %s in the kernel", veth, nicname, BR);
+	else if (p->isolated == 1)
+		dr_add(h->r, "box.port", subject, DR_PASS, NULL, "port %s is "
+		    "isolated in the kernel", veth);
+	else
+		dr_add(h->r, "box.port", subject, DR_FAIL, "box doctor --fix",
+		    "port %s is NOT isolated in the kernel: this box reaches "
+		    "its siblings", veth);
+}
+
+static void
+check_box(struct dh_ctx *h, const struct json_doc *d, int inst)
+{
+	char name[BOX_NAME_MAX], subject[80], nicname[32], why[320];
+	int nic;
+
+	json_gets(d, inst, "name", name, sizeof(name), "?");
+	snprintf(subject, sizeof(subject), "box %s", name);
+	nic = dh_box_nic(d, inst, nicname, sizeof(nicname));
+	if (nic < 0) {
+		dr_add(h->r, "box.nic", subject, DR_FAIL, "mint boxes with "
+		    "box new (they get the box-net profile only)", "no NIC "
+		    "on %s: none of the stack's layers apply to this box", BR);
+		return;
+	}
+	nic_problems(d, nic, why, sizeof(why));
+	if (why[0] != '\0' && json_get(d, json_get(d, inst, "devices"),
+	    nicname) >= 0)
+		dr_add(h->r, "box.nic", subject, DR_FAIL, "remove the box's "
+		    "own override of these keys (or mint it anew), then "
+		    "restart it", "its own NIC device %s: %s", nicname, why);
+	else if (why[0] != '\0')
+		dr_add(h->r, "box.nic", subject, DR_FAIL, "box doctor --fix "
+		    "(the profile is put back and Incus re-plugs the NIC)",
+		    "its NIC %s, from its profiles: %s", nicname, why);
+	else
+		dr_add(h->r, "box.nic", subject, DR_PASS, NULL, "its NIC %s is "
+		    "on %s with port isolation", nicname, BR);
+	if (!json_streq(d, json_get(d, inst, "status"), "Running")) {
+		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "not running: "
+		    "nothing inside to probe");
+		return;
+	}
+	box_port(h, d, inst, subject, nicname);
+	if (h->o->probe_boxes)
+		dr_box_probe(&h->c, name, h->r, h->o);
+}
+
+static void
+check_boxes(struct dh_ctx *h)
+{
+	struct incus_reply rep;
+	struct box_err e;
+	int i, n = 0, legacy;
+
+	err_clear(&e);
+	if (incus_call(&h->c, "GET", "/1.0/instances?recursion=2", NULL, &rep,
+	    &e) < 0) {
+		dr_add(h->r, "boxes", "boxes", DR_WARN, NULL, "listing "
+		    "instances failed (%s): no box checked", e.msg);
+		return;
+	}
+	for (i = json_child(&rep.doc, rep.metadata); i >= 0;
+	    i = json_next(&rep.doc, i)) {
+		char name[BOX_NAME_MAX];
+
+		json_gets(&rep.doc, i, "name", name, sizeof(name), "");
+		if (!box_is_tagged(&rep.doc, i, &legacy) || !wanted(h->o, name))
+			continue;
+		n++;
+		check_box(h, &rep.doc, i);
+	}
+	incus_reply_free(&rep);
+	if (n == 0)
+		dr_add(h->r, "boxes", "boxes", DR_INFO, NULL, "%s", h->o->boxes
+		    ? "none of the boxes named exists" : "no box on this host");
+}
+
+/* --- the whole host ------------------------------------------------------- */
+
+int
+dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o)
+{
+	memset(h, 0, sizeof(*h));
+	h->r = r;
+	h->o = o;
+	h->ports = calloc(DH_PORTS, sizeof(*h->ports));
+	return h->ports == NULL ? -ENOMEM : 0;
+}
+
+void
+dh_free(struct dh_ctx *h)
+{
+	incus_close(&h->c);
+	free(h->ports);
+}
+
+int
+dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
+{
+	struct fw_status fw;
+	struct dh_ctx h;
+
+	if (dh_init(&h, r, o) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	r->where = DR_HOST;
+	check_signature(&h);
+	dh_read_kernel(&h);
+	check_daemon(&h);
+	if (h.daemon && dh_read_network(&h) == 0) {
+		r->fresh = 1;
+		dr_add(r, "bridge", S_NET, DR_INFO, "box setup-host", "no box "
+		    "stack on this host yet (no network %s)", BR);
+	} else if (h.daemon && h.net_exists) {
+		check_net_keys(&h);
+		check_bridge_kernel(&h);
+		check_dnsmasq(&h);
+		check_resolver(&h);
+		check_firewall(&h, &fw);
+		check_acl(&h);
+		check_profile(&h);
+		check_ports(&h);
+		check_boxes(&h);
+	} else if (!h.daemon && h.br_ifindex != 0) {
+		/* Without the daemon, the kernel layers can still be read. */
+		check_firewall(&h, &fw);
+		check_ports(&h);
+	}
+	dh_free(&h);
+	return 0;
+}
+

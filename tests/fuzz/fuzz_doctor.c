@@ -1,0 +1,48 @@
+/*
+ * fuzz_doctor.c - what box doctor reads from elsewhere, under arbitrary
+ * bytes: a box's own JSON report (a box is not trusted), the dnsmasq lease
+ * file (its names are the boxes' choice), a DNS reply, a dnsmasq command
+ * line and configuration, resolv.conf and /proc/net/if_inet6.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/doctor.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct dr_report r;
+	static int ready;
+	char names[8][64], ns[4][48], dev[16], where[32], *copy;
+	struct dr_dnsmasq dm;
+	struct dr_dns d;
+	struct box_err e;
+	uint32_t a;
+	int rcode;
+
+	if (!ready && dr_report_init(&r) == 0)
+		ready = 1;
+	if (!ready)
+		return 0;
+	copy = malloc(size + 1);	/* exact size: ASan sees overreads */
+	if (copy == NULL)
+		return 0;
+	memcpy(copy, data, size);
+	dr_dnsq_reply((const unsigned char *)copy, size,
+	    size >= 2 ? (uint16_t)(data[0] << 8 | data[1]) : 0, &a, &rcode);
+	dr_dnsmasq_argv(copy, size, "boxnet", &dm);
+	dr_dns_parse(copy, size, &d);
+	dr_resolv_parse(copy, size, ns, 4);
+	dr_leases_names(copy, size, names, 8);
+	dr_inet6_global(copy, size, dev, sizeof(dev));
+	dr_report_reset(&r);
+	err_clear(&e);
+	dr_merge_box(&r, "box fuzz", copy, size, where, sizeof(where), &e);
+	free(copy);
+	return 0;
+}
