@@ -25,7 +25,7 @@ trap 'exit 130' INT TERM
 
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Isrc -o "$T/nltool" tests/integration/nltool.c src/net/nl.c \
-	src/net/nft.c src/net/rtnl.c src/util/err.c || exit 1
+	src/net/nft.c src/net/rtnl.c src/util/err.c src/util/clock.c || exit 1
 "$T/nltool" fw-text >"$T/fw.nft"
 ip netns add "$NS" || exit 1
 # warm up both paths once (module autoload, caches)

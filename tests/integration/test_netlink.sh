@@ -61,7 +61,7 @@ check "build nltool" gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 	-Wshadow -Wno-unused-parameter -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -Isrc -o "$NLT" \
 	tests/integration/nltool.c src/net/nl.c src/net/nft.c src/net/rtnl.c \
-	src/util/err.c
+	src/util/err.c src/util/clock.c
 if [ ! -x "$NLT" ]; then
 	echo "$pass passed, $fail failed"
 	exit 1
