@@ -41,6 +41,11 @@ static const char *const ch_key[CH_MAX] = { "control", "0", "1", "2" };
  */
 #define EXEC_KILL_AFTER	3
 #define EXEC_KILL_WINDOW_MS 2000
+/*
+ * The daemon pings every exec socket every 10 s, so a session in which no
+ * byte at all arrives for this long is talking to a daemon that is gone.
+ */
+#define EXEC_LIVE_MS	45000
 
 struct chan {
 	int used;
@@ -88,6 +93,7 @@ struct sess {
 	struct tty_sig *sig;
 	long long deadline;	/* 0: none */
 	long long last_io;
+	long long last_rx;	/* any byte from any socket, pings included */
 	int ints;		/* SIGINT/SIGTERM in the current window */
 	long long ints_since;
 	int sent_pipe;
@@ -427,6 +433,7 @@ pump_ws(struct sess *s, struct chan *ch, struct sink *k, struct box_err *e)
 				ch->eof = 1;
 				return 0;
 			}
+			s->last_rx = clock_ms();
 			continue;
 		}
 		if (ev.type == WS_EV_CLOSE) {
@@ -579,13 +586,20 @@ run_loop(struct sess *s, struct box_err *e)
 	struct pollset ps;
 	long long t;
 
-	s->last_io = clock_ms();
+	s->last_io = s->last_rx = clock_ms();
 	for (;;) {
 		rc = step(s, e);
 		if (rc < 0)
 			return rc;
 		if (finished(s))
 			return 0;
+		/* Held back by our own output (back-pressure): not the daemon. */
+		if (s->out.pend_len > 0 || s->err.pend_len > 0)
+			s->last_rx = clock_ms();
+		if (clock_ms() - s->last_rx > EXEC_LIVE_MS)
+			return err_set(e, -ETIMEDOUT, "exec: the daemon sent "
+			    "nothing for %d s, not even its keepalive pings",
+			    EXEC_LIVE_MS / 1000);
 		ps.n = 0;
 		tmo = -1;
 		for (i = 0; i < CH_MAX; i++) {
@@ -626,6 +640,14 @@ run_loop(struct sess *s, struct box_err *e)
 				return -ETIMEDOUT;
 			if (tmo < 0 || left < tmo)
 				tmo = (int)(left > 86400000 ? 86400000 : left);
+		}
+		if (tmo != 0) {		/* wake up to check liveness */
+			long long left = s->last_rx + EXEC_LIVE_MS - t + 1;
+
+			if (left < 1)
+				left = 1;
+			if (tmo < 0 || left < tmo)
+				tmo = (int)left;
 		}
 		if (chan_done(&s->ch[CH_CTL]) && tmo != 0) {
 			long long left = s->last_io + EXEC_GRACE_MS - t + 1;

@@ -82,6 +82,16 @@ def read_request(c, buf):
     return (lines[0].split(" "), hdrs, rest[:n]), rest[n:]
 
 
+def shut(s):
+    """Close for real: another thread is blocked in recv() on s, and a plain
+    close() from here would only drop a reference, sending no FIN."""
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    s.close()
+
+
 def play():
     """All four sockets are connected: run the session the mode names."""
     ws = state["ws"]
@@ -92,12 +102,12 @@ def play():
         if MODE == "ok":
             out.sendall(frame(2, b"fake-ok\n"))
             ws["2"].sendall(frame(2, b"fake-err\n"))
-            ws["control"].close()
+            shut(ws["control"])
             out.sendall(frame(1))
             ws["2"].sendall(frame(1))
             state["done"].set()
             for k in ("0", "1", "2"):
-                ws[k].close()
+                shut(ws[k])
             return
         bad = {
             "rsv": frame(2, b"x", rsv=0x40),
@@ -111,7 +121,7 @@ def play():
         }[MODE]
         out.sendall(frame(2, b"before\n") + bad)
         if MODE == "garbage":
-            out.close()
+            shut(out)
     except OSError:
         pass
 
