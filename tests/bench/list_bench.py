@@ -36,7 +36,8 @@ def run(argv):
     """Wall time (s) and rusage of one run, output discarded."""
     t0 = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, os.environ,
-                         file_actions=[(os.POSIX_SPAWN_DUP2, DEVNULL, 1)])
+                         file_actions=[(os.POSIX_SPAWN_DUP2, DEVNULL, 1),
+                                       (os.POSIX_SPAWN_DUP2, DEVNULL, 2)])
     _, status, ru = os.wait4(pid, 0)
     dt = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
