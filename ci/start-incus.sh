@@ -42,7 +42,9 @@ if ! up /1.0; then
 	if ! daemon_running; then
 		[ -x "$INCUSD" ] || ci_die "$INCUSD missing (run ci/install-deps.sh)"
 		ci_log "starting incusd (log $LOG)"
-		setsid "$INCUSD" --group root --logfile "$LOG" </dev/null >/dev/null 2>&1 &
+		# stderr kept: a Go panic goes there, not to the log file.
+		setsid "$INCUSD" --group root --logfile "$LOG" </dev/null \
+		    >>"$LOG.stderr" 2>&1 &
 	fi
 fi
 i=0

@@ -5,16 +5,36 @@
 set -u
 cd "$(dirname "$0")/../.."
 [ "$(id -u)" = 0 ] || { echo "integration tests need root (Incus, netns)"; exit 1; }
-pass=0 failn=0 bad=""
+
+daemon_up()
+{
+	curl -s -m 10 --unix-socket /var/lib/incus/unix.socket \
+	    http://incus/1.0 >/dev/null 2>&1
+}
+
 # The host-stack test goes first: it ends by tearing the stack down, so the
 # tests after it start from a bridge with no leases left by earlier runs.
 all="tests/integration/test_host_stack.sh $(ls tests/integration/test_*.sh |
     grep -v test_host_stack.sh) tests/drill/drill.sh"
+pass=0 failn=0 bad="" crashes=0
 for t in ${IT_ONLY:-$all}; do
 	echo "=== $t"
 	out=$(sh "$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	# An Incus daemon that died under a script (seen once here, a crash of
+	# incusd itself) voids that script's verdict: say so loudly, show what
+	# the daemon printed, start it again and run the script once more.
+	if ! daemon_up; then
+		crashes=$((crashes + 1))
+		echo "!!! incusd died during $t; its last words:"
+		tail -30 /var/log/box-ci-incusd.log.stderr 2>/dev/null
+		sh ci/start-incus.sh || true
+		echo "=== $t (again, on a restarted daemon)"
+		out=$(sh "$t" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+	fi
 	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
 	if [ -z "$line" ]; then
 		echo "!!! $t printed no result line (exit $rc)"
@@ -25,6 +45,7 @@ for t in ${IT_ONLY:-$all}; do
 	pass=$((pass + p)); failn=$((failn + f))
 	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || bad="$bad $t"
 done
+[ "$crashes" -eq 0 ] || echo "note: incusd died $crashes time(s) and was restarted"
 [ -z "$bad" ] || echo "failing:$bad"
 echo "integration: $pass passed, $failn failed"
 [ -z "$bad" ]
