@@ -549,30 +549,12 @@ out:
 	return rc;
 }
 
-/* A mem source for stream_send(). */
-struct mem_src {
-	const char *p;
-	size_t n, off;
-};
-
-static ssize_t
-mem_read(void *ctx, void *buf, size_t n)
-{
-	struct mem_src *m = ctx;
-
-	if (n > m->n - m->off)
-		n = m->n - m->off;
-	memcpy(buf, m->p + m->off, n);
-	m->off += n;
-	return (ssize_t)n;
-}
-
 static int
 push_file(struct incus *c, const char *name, const char *path,
     const char *type, const char *mode, const char *data, struct box_err *e)
 {
 	struct incus_reply r;
-	struct mem_src m = { data, strlen(data), 0 };
+	struct stream_mem m = { data, strlen(data), 0 };
 	char url[256], headers[256];
 	int rc;
 
@@ -582,7 +564,7 @@ push_file(struct incus *c, const char *name, const char *path,
 	    "X-Incus-uid: 0\r\nX-Incus-gid: 0\r\nX-Incus-mode: %s\r\n"
 	    "X-Incus-write: overwrite\r\n", type, mode);
 	rc = stream_send(c, "POST", url, "application/octet-stream", headers,
-	    (long long)m.n, mem_read, &m, &r, e);
+	    (long long)m.n, stream_mem_read, &m, &r, e);
 	incus_reply_free(&r);
 	return rc;
 }

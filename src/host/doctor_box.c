@@ -340,29 +340,12 @@ read_self(char **buf, size_t *len, struct box_err *e)
 	return 0;
 }
 
-struct mem {
-	const char *p;
-	size_t n, off;
-};
-
-static ssize_t
-mem_read(void *ctx, void *buf, size_t n)
-{
-	struct mem *m = ctx;
-
-	if (n > m->n - m->off)
-		n = m->n - m->off;
-	memcpy(buf, m->p + m->off, n);
-	m->off += n;
-	return (ssize_t)n;
-}
-
 static int
 push_self(struct incus *c, const char *name, const char *path,
     struct box_err *e)
 {
 	struct incus_reply rep;
-	struct mem m = { NULL, 0, 0 };
+	struct stream_mem m = { NULL, 0, 0 };
 	char url[256], *self = NULL;
 	size_t n = 0;
 	int rc;
@@ -376,7 +359,7 @@ push_self(struct incus *c, const char *name, const char *path,
 	rc = stream_send(c, "POST", url, "application/octet-stream",
 	    "X-Incus-type: file\r\nX-Incus-uid: 0\r\nX-Incus-gid: 0\r\n"
 	    "X-Incus-mode: 0700\r\nX-Incus-write: overwrite\r\n",
-	    (long long)n, mem_read, &m, &rep, e);
+	    (long long)n, stream_mem_read, &m, &rep, e);
 	if (rc == 0)
 		incus_reply_free(&rep);
 	free(self);

@@ -254,3 +254,15 @@ stream_send(struct incus *c, const char *method, const char *path,
 	free(buf);
 	return rc;
 }
+
+ssize_t
+stream_mem_read(void *ctx, void *buf, size_t n)
+{
+	struct stream_mem *m = ctx;
+
+	if (n > m->n - m->off)
+		n = m->n - m->off;
+	memcpy(buf, m->p + m->off, n);
+	m->off += n;
+	return (ssize_t)n;
+}

@@ -37,4 +37,11 @@ int stream_send(struct incus *c, const char *method, const char *path,
     stream_source source, void *ctx, struct incus_reply *r,
     struct box_err *e);
 
+/* A source over bytes in memory: pass stream_mem_read with one of these. */
+struct stream_mem {
+	const char *p;
+	size_t n, off;
+};
+ssize_t stream_mem_read(void *ctx, void *buf, size_t n);
+
 #endif
