@@ -71,6 +71,12 @@ yaml_name(const char *y, size_t n, char *name, size_t cap)
 			return -ENOENT;
 		memcpy(name, s + v, len - v);
 		name[len - v] = '\0';
+		/* the file is not ours: a NUL would silently shorten the
+		 * name, a control byte would reach the terminal in the
+		 * "not a valid box name" message */
+		for (; v < len; v++)
+			if ((unsigned char)s[v] < 0x20 || s[v] == 0x7f)
+				return -EBOX_PROTO;
 		return 0;
 	}
 	return -ENOENT;

@@ -2,7 +2,7 @@
  * fuzz_backup - what box reads out of files and guests it did not write:
  * the gzip/DEFLATE prefix decoder, the tar walk that finds an export's
  * index.yaml and its name, and the sanitiser for guest text.  Nothing may
- * read or write out of bounds, a found name must fit and be non-empty, and
+ * read or write out of bounds, a found name must fit, be non-empty and hold no control byte, and
  * sanitised text must hold only printable ASCII, tab and newline.
  */
 #include <stddef.h>
@@ -18,13 +18,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static unsigned char out[1 << 16];
 
+static int
+printable(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 static void
 tar_name(const unsigned char *p, size_t n)
 {
 	char name[64];
 
 	if (backup_tar_name(p, n, name, sizeof(name)) == 0 &&
-	    (name[0] == '\0' || strlen(name) >= sizeof(name)))
+	    (strlen(name) >= sizeof(name) || !printable(name)))
 		abort();
 }
 

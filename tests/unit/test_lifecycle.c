@@ -477,6 +477,45 @@ TEST(backup_name_from_export)
 	CHECK_INT(backup_tar_name(tar, nt, name, sizeof(name)), -EBOX_PROTO);
 }
 
+/* A one-entry ustar archive holding backup/index.yaml = body. */
+static size_t
+tar_index(unsigned char *tar, size_t cap, const char *body, size_t n)
+{
+	unsigned sum = 0;
+	size_t i;
+
+	if (cap < 512 + ((n + 511) & ~(size_t)511) + 1024)
+		return 0;
+	memset(tar, 0, cap);
+	memcpy(tar, "backup/index.yaml", 17);
+	memcpy(tar + 100, "0000644", 7);
+	snprintf((char *)tar + 124, 12, "%011o", (unsigned)n);
+	tar[156] = '0';
+	memcpy(tar + 257, "ustar", 5);
+	memset(tar + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += tar[i];
+	snprintf((char *)tar + 148, 8, "%06o", sum);
+	memcpy(tar + 512, body, n);
+	return 512 + ((n + 511) & ~(size_t)511) + 1024;
+}
+
+TEST(backup_name_refuses_control_bytes)
+{
+	static unsigned char tar[4096];
+	char name[64];
+	size_t n;
+
+	n = tar_index(tar, sizeof(tar), "name: 'web-1'\n", 14);
+	CHECK_INT(backup_tar_name(tar, n, name, sizeof(name)), 0);
+	CHECK_STR(name, "web-1");
+	/* a NUL would have shortened the name to "a" without a word */
+	n = tar_index(tar, sizeof(tar), "name: a\0b\n", 10);
+	CHECK_INT(backup_tar_name(tar, n, name, sizeof(name)), -EBOX_PROTO);
+	n = tar_index(tar, sizeof(tar), "name: \033[2Jx\n", 13);
+	CHECK_INT(backup_tar_name(tar, n, name, sizeof(name)), -EBOX_PROTO);
+}
+
 TEST(backup_sidecar_format)
 {
 	unsigned char d[32];
