@@ -321,6 +321,36 @@ expect_eq "$(snap "$R/home"; snap "$R/bin/box")" "absent: $R/home
 absent: $R/bin/box" "root: nothing left"
 expect_eq "$(snap /opt/box; ls -la /usr/local/bin/box 2>&1)" "$REAL_BEFORE" "the real /opt/box and /usr/local/bin/box were never touched"
 
+# --- uninstall --all --purge-host: the stack and its boxes go first -------------
+# A real stack with a real box on it, an install beside it; consent rules
+# first (nothing may move without it), then the whole order: teardown-host
+# (boxes, objects, firewall), then the install, then the absence assert.
+PG=$T/purge
+if BOX_SUBNET=10.88.0.0/24 BOX_DNS=127.0.0.1 ./box setup-host >"$T/purge-setup.log" 2>&1 &&
+    ./box new --name ${P}purge --image box-test-busybox >"$T/purge-new.log" 2>&1; then
+	inst BOX_YES=1 BOX_HOME="$PG/home" BOX_BIN="$PG/bin" BOX_INSTALL_SOURCE="$A"
+	expect_eq "$RC" 0 "purge: an install beside a live stack"
+	before=$(snap "$PG")
+	out=$(setsid -w env BOX_BIN="$PG/bin" "$PG/bin/box" uninstall --all --purge-host </dev/null 2>&1); rc=$?
+	expect_eq "$rc" 2 "uninstall --all --purge-host without a terminal or consent: exit 2"
+	expect_eq "$(snap "$PG")" "$before" "purge refused: the install untouched"
+	expect_eq "$(api GET /1.0/instances/${P}purge | json "j['type']")" sync "purge refused: the box is still there"
+	expect_eq "$(api GET /1.0/networks/boxnet | json "j['type']")" sync "purge refused: boxnet is still there"
+	out=$(BOX_YES=1 BOX_BIN="$PG/bin" "$PG/bin/box" uninstall --all --purge-host 2>&1); rc=$?
+	expect_eq "$rc" 0 "uninstall --all --purge-host with BOX_YES: exit 0"
+	[ "$rc" = 0 ] || echo "$out"
+	for o in instances/${P}purge networks/boxnet network-acls/box-isolate profiles/box-net; do
+		expect_eq "$(api GET /1.0/$o | json "str(j.get('error_code'))")" 404 "purge: $o is gone"
+	done
+	expect_eq "$(nft -j list tables | json "' '.join(sorted(t['table']['name'] for t in j['nftables'] if 'table' in t and t['table']['name'].startswith('box') and t['table']['name'] != 'box_test_guard'))")" \
+	    "" "purge: no box nft table remains"
+	expect_eq "$(snap "$PG/home"; snap "$PG/bin/box")" "absent: $PG/home
+absent: $PG/bin/box" "purge: the install is gone too"
+	expect_contains "$out" "uninstalled" "purge: says what it removed"
+else
+	fail "purge: no stack or box to purge: $(tail -3 "$T/purge-setup.log" "$T/purge-new.log")"
+fi
+
 # --- inside a real box ----------------------------------------------------------
 BX=${P}deb
 # gexec CMD: run sh -c CMD in $BX as root (exec with record-output); stdout
