@@ -25,37 +25,50 @@
 /* --- the guest API --------------------------------------------------------- */
 
 /*
- * One GET on the guest API.  Its bodies are raw (no envelope), so the
- * status and the body are all there is.  *body is malloc'd.  < 0 when the
- * socket gave no HTTP answer at all.
+ * Every question to the guest API goes over one kept-alive connection.
+ * Incus 6.0.4 reads its table of guest connections without the lock while
+ * another connection opens or closes (lxc/incus#3618, fixed upstream after
+ * 6.0.4), and the Go runtime kills the whole daemon for it: every box on
+ * the host with it.  A connection per request made that race with our own
+ * previous one; one connection never opens or closes while a request of
+ * ours is being served.
  */
+struct gapi {
+	const char *sock;
+	struct unix_transport ut;
+	struct http_conn c;
+	int open;
+};
+
+static void
+gapi_close(struct gapi *g)
+{
+	if (g->open)
+		g->ut.base.ops->close(&g->ut.base);
+	g->open = 0;
+}
+
 static int
-gapi_get(const char *sock, const char *path, int *status, char **body,
+gapi_get_once(struct gapi *g, const char *path, int *status, char **body,
     size_t *len, struct box_err *e)
 {
-	struct unix_transport ut;
-	struct http_conn *c;
 	struct http_resp r;
 	int rc;
 
-	*body = NULL;
-	*len = 0;
-	rc = unix_transport_open(&ut, sock, GAPI_TIMEOUT_MS, e);
-	if (rc < 0)
-		return rc;
-	c = malloc(sizeof(*c));
-	if (c == NULL) {
-		ut.base.ops->close(&ut.base);
-		return err_set(e, -ENOMEM, "out of memory");
+	if (!g->open) {
+		rc = unix_transport_open(&g->ut, g->sock, GAPI_TIMEOUT_MS, e);
+		if (rc < 0)
+			return rc;
+		http_conn_init(&g->c, &g->ut.base);
+		g->open = 1;
 	}
-	http_conn_init(c, &ut.base);
-	c->deadline = clock_ms() + GAPI_TIMEOUT_MS;
+	g->c.deadline = clock_ms() + GAPI_TIMEOUT_MS;
 	memset(&r, 0, sizeof(r));
-	rc = http_send(c, "GET", path, "", NULL, NULL, 0, e);
+	rc = http_send(&g->c, "GET", path, "", NULL, NULL, 0, e);
 	if (rc == 0)
-		rc = http_read_head(c, &r, e);
+		rc = http_read_head(&g->c, &r, e);
 	if (rc == 0)
-		rc = http_read_body(c, &r, GAPI_MAX_BODY, e);
+		rc = http_read_body(&g->c, &r, GAPI_MAX_BODY, e);
 	if (rc == 0) {
 		*status = r.status;
 		*body = r.body;
@@ -63,13 +76,35 @@ gapi_get(const char *sock, const char *path, int *status, char **body,
 		r.body = NULL;
 	}
 	http_resp_free(&r);
-	free(c);
-	ut.base.ops->close(&ut.base);
+	if (rc < 0 || !g->c.reusable)
+		gapi_close(g);
+	return rc;
+}
+
+/*
+ * One GET.  The guest API's bodies are raw (no envelope), so the status
+ * and the body are all there is.  *body is malloc'd.  < 0 when the socket
+ * gave no HTTP answer at all.  A kept connection the server dropped while
+ * idle is dialled again, once.
+ */
+static int
+gapi_get(struct gapi *g, const char *path, int *status, char **body,
+    size_t *len, struct box_err *e)
+{
+	int reused = g->open, rc;
+
+	*body = NULL;
+	*len = 0;
+	rc = gapi_get_once(g, path, status, body, len, e);
+	if (rc < 0 && reused && rc != -ETIMEDOUT) {
+		err_clear(e);
+		rc = gapi_get_once(g, path, status, body, len, e);
+	}
 	return rc;
 }
 
 static void
-gapi_root(struct nested_facts *f, const char *sock)
+gapi_root(struct nested_facts *f, struct gapi *g)
 {
 	struct box_err e;
 	struct json_doc d;
@@ -78,7 +113,7 @@ gapi_root(struct nested_facts *f, const char *sock)
 	int st, rc;
 
 	err_clear(&e);
-	rc = gapi_get(sock, "/1.0", &st, &body, &n, &e);
+	rc = gapi_get(g, "/1.0", &st, &body, &n, &e);
 	if (rc == -EACCES || rc == -EPERM) {
 		f->gapi = GAPI_REFUSED;
 		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "connecting "
@@ -119,7 +154,7 @@ gapi_root(struct nested_facts *f, const char *sock)
 }
 
 static void
-gapi_stamp(struct nested_facts *f, const char *sock)
+gapi_stamp(struct nested_facts *f, struct gapi *g)
 {
 	struct box_err e;
 	char *body;
@@ -131,7 +166,7 @@ gapi_stamp(struct nested_facts *f, const char *sock)
 	f->stamp = 0;
 	for (i = 0; i < 2; i++) {
 		err_clear(&e);
-		if (gapi_get(sock, keys[i], &st, &body, &n, &e) < 0) {
+		if (gapi_get(g, keys[i], &st, &body, &n, &e) < 0) {
 			f->stamp = -1;
 			snprintf(f->stamp_detail, sizeof(f->stamp_detail),
 			    "%.95s", e.msg);
@@ -161,7 +196,7 @@ box_network(const struct json_doc *d, int dev)
 }
 
 static void
-gapi_devices(struct nested_facts *f, const char *sock)
+gapi_devices(struct nested_facts *f, struct gapi *g)
 {
 	struct box_err e;
 	struct json_doc d;
@@ -170,7 +205,7 @@ gapi_devices(struct nested_facts *f, const char *sock)
 	int st, k;
 
 	err_clear(&e);
-	if (gapi_get(sock, "/1.0/devices", &st, &body, &n, &e) < 0)
+	if (gapi_get(g, "/1.0/devices", &st, &body, &n, &e) < 0)
 		return;
 	if (st == 200 && json_parse(&d, body, n, &e) == 0) {
 		for (k = json_child(&d, 0); k >= 0; k = json_next(&d, k)) {
@@ -196,6 +231,7 @@ static void
 probe_gapi(struct nested_facts *f, const char *sock)
 {
 	struct stat st;
+	struct gapi *g;
 
 	if (stat(sock, &st) != 0) {
 		if (errno == EACCES) {
@@ -211,11 +247,22 @@ probe_gapi(struct nested_facts *f, const char *sock)
 		    "a socket", sock);
 		return;
 	}
-	gapi_root(f, sock);
-	if (f->gapi != GAPI_INCUS)
+	g = malloc(sizeof(*g));		/* the read buffer is big */
+	if (g == NULL) {
+		f->gapi = GAPI_MUTE;
+		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "out of "
+		    "memory");
 		return;
-	gapi_stamp(f, sock);
-	gapi_devices(f, sock);
+	}
+	memset(g, 0, sizeof(*g));
+	g->sock = sock;
+	gapi_root(f, g);
+	if (f->gapi == GAPI_INCUS) {
+		gapi_stamp(f, g);
+		gapi_devices(f, g);
+	}
+	gapi_close(g);
+	free(g);
 }
 
 /* --- the process environment ----------------------------------------------- */

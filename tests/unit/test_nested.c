@@ -310,3 +310,126 @@ TEST(install_tree)
 	CHECK(!inst_exists(root));
 	unsetenv("BOX_HOME");
 }
+
+/*
+ * A fake guest API on a unix socket, served by a child: it answers /1.0,
+ * the user.box key and /1.0/devices like Incus, keeps connections alive
+ * unless close_each, and reports one byte per accepted connection on the
+ * pipe.  Incus 6.0.4 can die when guest connections open and close while a
+ * request is served (lxc/incus#3618), so the probe must ask everything over
+ * one connection.
+ */
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+static void
+fake_answer(int fd, const char *req, int close_each)
+{
+	const char *body = "not found", *status = "404 Not Found";
+	char out[1024];
+
+	if (strncmp(req, "GET /1.0 ", 9) == 0) {
+		status = "200 OK";
+		body = "{\"api_version\":\"1.0\",\"instance_type\":"
+		    "\"container\",\"location\":\"none\"}";
+	} else if (strncmp(req, "GET /1.0/config/user.box ", 25) == 0) {
+		status = "200 OK";
+		body = "1";
+	} else if (strncmp(req, "GET /1.0/devices ", 17) == 0) {
+		status = "200 OK";
+		body = "{\"eth0\":{\"type\":\"nic\",\"network\":\"boxnet\"}}";
+	}
+	snprintf(out, sizeof(out), "HTTP/1.1 %s\r\nContent-Type: "
+	    "application/json\r\nContent-Length: %zu\r\n%s\r\n%s", status,
+	    strlen(body), close_each ? "Connection: close\r\n" : "", body);
+	if (write(fd, out, strlen(out)) < 0)
+		_exit(1);
+}
+
+static void
+fake_gapi(int lfd, int report, int close_each)
+{
+	char req[4096];
+	size_t n;
+	ssize_t r;
+	int fd;
+
+	for (;;) {
+		if ((fd = accept(lfd, NULL, NULL)) < 0)
+			_exit(0);
+		if (write(report, "c", 1) != 1)
+			_exit(1);
+		n = 0;
+		while ((r = read(fd, req + n, sizeof(req) - 1 - n)) > 0) {
+			char *end;
+
+			n += (size_t)r;
+			req[n] = '\0';
+			while ((end = strstr(req, "\r\n\r\n")) != NULL) {
+				size_t used = (size_t)(end + 4 - req);
+
+				fake_answer(fd, req, close_each);
+				memmove(req, req + used, n - used + 1);
+				n -= used;
+			}
+			if (close_each || n == sizeof(req) - 1)
+				break;
+		}
+		close(fd);
+	}
+}
+
+static int
+probe_fake(int close_each, struct nested_facts *f)
+{
+	struct sockaddr_un sa;
+	char dir[] = "/tmp/box-gapi-XXXXXX", got[16];
+	int lfd, p[2], conns;
+	pid_t pid;
+
+	if (mkdtemp(dir) == NULL || pipe(p) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lfd, 8) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		fake_gapi(lfd, p[1], close_each);
+	}
+	close(p[1]);
+	close(lfd);
+	nested_probe(f, sa.sun_path);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	conns = (int)read(p[0], got, sizeof(got));
+	close(p[0]);
+	unlink(sa.sun_path);
+	rmdir(dir);
+	return conns;
+}
+
+TEST(nested_guest_api_one_connection)
+{
+	struct nested_facts f;
+
+	memset(&f, 0, sizeof(f));
+	CHECK_INT(probe_fake(0, &f), 1);	/* three questions, one socket */
+	CHECK_INT(f.gapi, GAPI_INCUS);
+	CHECK_STR(f.instance_type, "container");
+	CHECK_INT(f.stamp, 1);
+	CHECK_STR(f.nic, "eth0");
+	CHECK_STR(f.nic_network, "boxnet");
+	/* a server that closes after each answer is still asked everything */
+	memset(&f, 0, sizeof(f));
+	CHECK_INT(probe_fake(1, &f), 3);
+	CHECK_INT(f.gapi, GAPI_INCUS);
+	CHECK_INT(f.stamp, 1);
+	CHECK_STR(f.nic, "eth0");
+}
