@@ -17,15 +17,16 @@ ci_die()
 	exit 1
 }
 
-# ci_json EXPR: evaluate a Python expression over the JSON document on stdin,
-# bound to j.  Strings print raw, anything else as JSON.
+# ci_json EXPR [ARG...]: evaluate a Python expression over the JSON document
+# on stdin, bound to j (ARGs in sys.argv[2:]).  Strings print raw, anything
+# else as JSON.
 ci_json()
 {
 	python3 -c '
 import json, sys
 j = json.load(sys.stdin)
 r = eval(sys.argv[1])
-print(r if isinstance(r, str) else json.dumps(r))' "$1"
+print(r if isinstance(r, str) else json.dumps(r))' "$@"
 }
 
 # ci_api METHOD PATH [JSON]: one request; prints the response envelope.

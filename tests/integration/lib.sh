@@ -35,25 +35,10 @@ _it_say()
 	printf '%s\n' "$*" >&2
 }
 
-json()
-{
-	python3 -c '
-import json, sys
-j = json.load(sys.stdin)
-r = eval(sys.argv[1])
-print(r if isinstance(r, str) else json.dumps(r))' "$@"
-}
-
-api()
-{
-	if [ $# -ge 3 ]; then
-		curl -sS --unix-socket "$INCUS_SOCK" -X "$1" \
-		    -H 'Content-Type: application/json' --data-binary "$3" \
-		    "http://incus$2"
-	else
-		curl -sS --unix-socket "$INCUS_SOCK" -X "$1" "http://incus$2"
-	fi
-}
+# The daemon requests and the JSON reader are ci/lib.sh's (one copy).
+. ci/lib.sh
+json() { ci_json "$@"; }
+api() { ci_api "$@"; }
 
 # The whole reply is judged in one python run: a sync reply gives its
 # metadata, an async one is waited on (GET <op>/wait answers 200 even when
