@@ -133,15 +133,20 @@ stage(struct run *r, const char *name, const char *what)
 	progress_note(&r->p, "");
 }
 
-/* POST a create/copy and wait for it within the budget. */
+/*
+ * Send a request that starts an operation and wait for it within the
+ * budget.  While it runs it is r->pending, so an interrupted or timed-out
+ * mint can still wait it out before removing the half-made box.
+ */
 static int
-create(struct run *r, const char *body, struct box_err *e)
+run_op(struct run *r, const char *method, const char *path, const char *body,
+    int *accepted, struct box_err *e)
 {
 	struct incus_reply rep;
 	char op[sizeof(rep.operation)];
 	int rc;
 
-	rc = incus_call(&r->c, "POST", "/1.0/instances", body, &rep, e);
+	rc = incus_call(&r->c, method, path, body, &rep, e);
 	if (rc == 0 && rep.type != INCUS_ASYNC)
 		rc = err_set(e, -EBOX_PROTO, "the daemon did not start an "
 		    "operation");
@@ -149,7 +154,8 @@ create(struct run *r, const char *body, struct box_err *e)
 	incus_reply_free(&rep);
 	if (rc < 0)
 		return rc;
-	r->posted = 1;
+	if (accepted != NULL)
+		*accepted = 1;
 	snprintf(r->pending, sizeof(r->pending), "%s", op);
 	rc = life_wait_op(&r->c, op, r->deadline, &r->p, &rep, e);
 	incus_reply_free(&rep);
@@ -158,29 +164,20 @@ create(struct run *r, const char *body, struct box_err *e)
 	return rc;
 }
 
+/* POST a create/copy; once accepted, a failure must remove the box. */
+static int
+create(struct run *r, const char *body, struct box_err *e)
+{
+	return run_op(r, "POST", "/1.0/instances", body, &r->posted, e);
+}
+
 static int
 start(struct run *r, struct box_err *e)
 {
-	struct incus_reply rep;
-	char path[160], op[sizeof(rep.operation)];
-	int rc;
+	char path[160];
 
 	snprintf(path, sizeof(path), "/1.0/instances/%s/state", r->name);
-	rc = incus_call(&r->c, "PUT", path, "{\"action\":\"start\"}", &rep,
-	    e);
-	memcpy(op, rep.operation, sizeof(op));
-	if (rc == 0 && rep.type != INCUS_ASYNC)
-		rc = err_set(e, -EBOX_PROTO, "the daemon did not start an "
-		    "operation");
-	incus_reply_free(&rep);
-	if (rc < 0)
-		return rc;
-	snprintf(r->pending, sizeof(r->pending), "%s", op);
-	rc = life_wait_op(&r->c, op, r->deadline, &r->p, &rep, e);
-	incus_reply_free(&rep);
-	if (rc != -ETIMEDOUT && rc != -EINTR)
-		r->pending[0] = '\0';
-	return rc;
+	return run_op(r, "PUT", path, "{\"action\":\"start\"}", NULL, e);
 }
 
 /* The image's fingerprint, stamped beside the alias (best effort). */
