@@ -326,7 +326,8 @@ expect_eq "$(snap /opt/box; ls -la /usr/local/bin/box 2>&1)" "$REAL_BEFORE" "the
 # first (nothing may move without it), then the whole order: teardown-host
 # (boxes, objects, firewall), then the install, then the absence assert.
 PG=$T/purge
-if BOX_SUBNET=10.88.0.0/24 BOX_DNS=127.0.0.1 ./box setup-host >"$T/purge-setup.log" 2>&1 &&
+if nft list table inet box_test_guard >/dev/null 2>&1 &&	# before any box
+    BOX_SUBNET=10.88.0.0/24 BOX_DNS=127.0.0.1 ./box setup-host >"$T/purge-setup.log" 2>&1 &&
     ./box new --name ${P}purge --image box-test-busybox >"$T/purge-new.log" 2>&1; then
 	inst BOX_YES=1 BOX_HOME="$PG/home" BOX_BIN="$PG/bin" BOX_INSTALL_SOURCE="$A"
 	expect_eq "$RC" 0 "purge: an install beside a live stack"
@@ -348,7 +349,7 @@ if BOX_SUBNET=10.88.0.0/24 BOX_DNS=127.0.0.1 ./box setup-host >"$T/purge-setup.l
 absent: $PG/bin/box" "purge: the install is gone too"
 	expect_contains "$out" "uninstalled" "purge: says what it removed"
 else
-	fail "purge: no stack or box to purge: $(tail -3 "$T/purge-setup.log" "$T/purge-new.log")"
+	fail "purge: no egress guard, stack or box: $(tail -3 "$T/purge-setup.log" "$T/purge-new.log" 2>&1)"
 fi
 
 # --- inside a real box ----------------------------------------------------------
