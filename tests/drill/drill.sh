@@ -17,6 +17,10 @@
 #   A7     host -> box on a listening port: dropped
 #   expose one port reachable from 127.0.0.1, shut again by --remove
 #   doctor `box doctor` on the same host agrees: clean
+#   X1-X8  a hostile box (tests/drill/hostile.sh): host port 53 on every
+#          host address and 127.0.0.1, the host's /etc/hosts, forged ARP,
+#          forged sources, its own IPv6, its own MAC/IP; NAT inside a box
+#          still works.  Each with its negative control.
 # Verdicts come from what the probe saw (tests/drill/probe.py): connected /
 # refused (a RST came back: the packet arrived) / dropped (silence).  No
 # negative verdict is issued for a box whose baseline (a lease, and "the
@@ -39,6 +43,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/drill/world.sh
+. tests/drill/hostile.sh
 
 BOX=${BOX:-./box}
 IMAGE=${DRILL_IMAGE:-box-test-debian}
@@ -116,6 +121,7 @@ host_probe() { $PY $W_PROBE "$@"; }
 
 restore()
 {
+	adv_restore
 	[ -n "$brnf_before" ] && [ -w "$BRNF" ] && echo "$brnf_before" >"$BRNF"
 	if [ "${DRILL_KEEP:-0}" != 1 ]; then
 		for _b in $A $B $C; do $D delete $_b >/dev/null 2>&1; done
@@ -142,6 +148,7 @@ finish()
 {
 	trap - EXIT INT TERM
 	restore
+	note "adversarial: $nadv probes, $nctl controls"
 	note "the drill took $(($(date +%s) - t0)) s"
 	echo "$npass passed, $nfail failed"
 	[ "$nfail" -eq 0 ]
@@ -164,7 +171,7 @@ echo "=== the world"
 nft list table inet box_test_guard >/dev/null 2>&1 ||
     abort "the egress guard is not installed (sh ci/egress-guard.sh install): no box may run without it"
 pass "egress guard: table inet box_test_guard is live"
-for _b in $A $B $C; do $D delete $_b >/dev/null 2>&1; done
+for _b in $A $B $C $N; do $D delete $_b >/dev/null 2>&1; done
 $D call DELETE /1.0/profiles/$OPEN >/dev/null 2>&1
 world_up || abort "world: could not build the namespaces and listeners"
 mkdir -p "$RUN" && rm -f "$RUN"/*
@@ -183,6 +190,7 @@ gwcidr=$($D get /1.0/networks/boxnet "m['config']['ipv4.address']")
 GW=${gwcidr%/*}
 PFX=${GW%.*}.
 note "boxnet gateway $GW; $($BOX firewall show | sed -n 's/^bridge box *//p')"
+adv_setup || abort "setting up the adversarial probes (/etc/hosts, the profile $NOF) failed"
 
 echo "=== the boxes"
 $D get /1.0/images/aliases/$IMAGE "m['name']" >/dev/null 2>&1 ||
@@ -231,6 +239,7 @@ judged()
 {
 	case $3 in
 	$A) _ok=$a_ok ;;
+	$N) _ok=$n_ok ;;
 	*) _ok=$b_ok ;;
 	esac
 	if [ "$_ok" = 1 ]; then
@@ -310,6 +319,8 @@ else
 	fail "box doctor exit $rc: $(printf '%s\n' "$out" | tail -1)"
 fi
 
+adv_run
+
 echo "=== negative controls: the probes can fail"
 # (1) box -> host with table inet box removed.  198.51.100.1 (drinet0) is
 # outside every range the ACL drops, so only the host firewall stands there.
@@ -351,10 +362,13 @@ reached "ctl-sib" "no sibling layer: $A -> $C:8088 connects" "$(v s1t)" connecte
 reached "ctl-sib" "no sibling layer: $A -> $C:8089 (closed) is refused" "$(v s1c)" refused
 reached "ctl-sib" "no sibling layer: $A -> $C ICMP answers" "$(v s1i)" reply
 judged "layer" "port isolation alone: $A -> $B:8088 (both isolated)" $A "$(v s1b)"
+adv_open_arp ctl
+adv_open_v6
 $BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring) failed"
 ctl s2
 judged "layer" "table bridge box alone: $A -> $C:8088" $A "$(v s2t)"
 judged "layer" "table bridge box alone: $A -> $C ICMP" $A "$(v s2i)"
+adv_open_arp layer
 if [ -n "$brnf_before" ]; then
 	echo "$brnf_before" >"$BRNF"
 	brnf_before=
@@ -381,5 +395,6 @@ m3 dns $B.incus"
 	k=$((k + 1)); [ $k -lt 30 ] || break; sleep 1
 done
 judged "A4" "dns.mode none again: '$B.incus'" $A "$(v m3)"
+adv_hosts
 
 finish

@@ -12,6 +12,17 @@
 #                   drlan0 (192.168.77.1), listeners on :80 and :22.
 #   the host        a listener on 0.0.0.0:8099 (so box -> host probes have a
 #                   real listener on every host address).
+#   a second bridge the veth pair drsec0/drsec1 (both ends on the host),
+#                   10.199.53.1/24 on drsec0: another host address in 10/8.
+#   recorders       listeners that only record what arrives (probe.py record,
+#                   they never answer): on the host udp+tcp :53 of the uplink
+#                   address ($W_UPLINK) and of drsec0, udp [::]:$W_REC6_PORT
+#                   (log $W_STATE/rec-host.rec), udp 127.0.0.1:53 only while
+#                   a probe needs it (world_lo_up/down, rec-lo.rec); in the
+#                   internet udp $W_INET:$W_REC_PORT (rec-inet.rec).  The
+#                   internet has unreachable routes for the forged sources the
+#                   drill sends ($W_FORGE, the nested 172.31.9.0/30), so even a
+#                   stray answer to them dies there, never on the uplink.
 # The veths are not named box*: the egress guard treats box* as test
 # bridges, and these are not bridges.  They are not the uplink either, so
 # the guard (which drops box* -> uplink) lets NAT from boxnet reach "the
@@ -32,6 +43,15 @@ W_NAME=www.drill.test
 W_MARK_INET=drill-internet-ok
 W_MARK_HOST=drill-host-listener
 W_STATE=${W_STATE:-/run/box-drill}
+W_SEC=10.199.53.1
+W_FORGE=198.18.0.99
+W_NEST=172.31.9.0/30
+W_REC_PORT=9054
+W_REC6_PORT=9056
+# the host's address on its default-route interface (empty: none)
+W_UPLINK=$(ip -4 -o addr show scope global dev "$(ip -4 route show default |
+    sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -1)" 2>/dev/null |
+    awk '{ sub("/.*", "", $4); print $4; exit }')
 W_PY=/usr/bin/python3
 W_PROBE=tests/drill/probe.py
 
@@ -65,9 +85,10 @@ _w_stop()
 
 world_down()
 {
-	for _s in inet-http inet-dns lan-80 lan-22 host-8099; do
+	for _s in inet-http inet-dns lan-80 lan-22 host-8099 rec-host rec-inet rec-lo; do
 		_w_stop $_s
 	done
+	ip link del drsec0 2>/dev/null
 	ip route del 203.0.113.0/24 via $W_LINK_NS 2>/dev/null
 	ip link del drinet0 2>/dev/null
 	ip link del drlan0 2>/dev/null
@@ -94,7 +115,46 @@ _w_inet()
 	    --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
 	    --listen-address=$W_INET --pid-file= --log-facility=- \
 	    --address=/drill.test/$W_INET --address=/#/
+	ip -n $W_NS_INET route add unreachable $W_FORGE/32 &&
+	ip -n $W_NS_INET route add unreachable $W_NEST || return 1
+	_w_start rec-inet ip netns exec $W_NS_INET $W_PY $W_PROBE record \
+	    "$W_STATE/rec-inet.rec" udp:$W_INET:$W_REC_PORT
 }
+
+# _w_sec: a second bridge's worth of host address, and the host recorders.
+_w_sec()
+{
+	ip link add drsec0 type veth peer name drsec1 &&
+	ip addr add $W_SEC/24 dev drsec0 &&
+	ip link set drsec1 up &&
+	ip link set drsec0 up || return 1
+	set -- "udp:[::]:$W_REC6_PORT" udp:$W_SEC:53 tcp:$W_SEC:53
+	[ -n "$W_UPLINK" ] && set -- "$@" udp:$W_UPLINK:53 tcp:$W_UPLINK:53
+	_w_start rec-host $W_PY $W_PROBE record "$W_STATE/rec-host.rec" "$@"
+}
+
+# _w_ready LOG: a recorder has bound all its sockets
+_w_ready()
+{
+	grep -q '^# ready' "$W_STATE/$1" 2>/dev/null
+}
+
+# world_lo_up / world_lo_down: a recorder on 127.0.0.1:53 (udp), only for
+# the moments a probe needs it: the host's own software may ask
+# 127.0.0.1:53 (a dnsmasq with server=127.0.0.1), and a recorder that never
+# answers would stall it.
+world_lo_up()
+{
+	rm -f "$W_STATE/rec-lo.rec"
+	_w_start rec-lo $W_PY $W_PROBE record "$W_STATE/rec-lo.rec" udp:127.0.0.1:53
+	_i=0
+	until _w_ready rec-lo.rec; do
+		_i=$((_i + 1))
+		[ $_i -lt 30 ] || { _w_say "recorder on 127.0.0.1:53: $(tail -1 "$W_STATE/rec-lo.log" 2>/dev/null)"; return 1; }
+		sleep 0.1
+	done
+}
+world_lo_down() { _w_stop rec-lo; }
 
 _w_lan()
 {
@@ -114,8 +174,10 @@ world_up()
 {
 	world_down
 	mkdir -p "$W_STATE"
+	rm -f "$W_STATE"/rec-*.rec
 	_w_inet || { _w_say "building the internet namespace failed"; return 1; }
 	_w_lan || { _w_say "building the LAN namespace failed"; return 1; }
+	_w_sec || { _w_say "building the second bridge (drsec0) failed"; return 1; }
 	_w_start host-8099 $W_PY $W_PROBE serve $W_HOST_PORT $W_MARK_HOST
 	_i=0
 	until world_check 2>/dev/null; do
@@ -144,4 +206,7 @@ world_check()
 	[ "$_r" = connected ] || { _w_say "host -> LAN: $_r"; return 1; }
 	_r=$($W_PY $W_PROBE http "http://127.0.0.1:$W_HOST_PORT/" 2)
 	[ "$_r" = "body $W_MARK_HOST" ] || { _w_say "host listener: $_r"; return 1; }
+	for _l in rec-host.rec rec-inet.rec; do
+		_w_ready $_l || { _w_say "recorder $_l not ready: $(tail -1 "$W_STATE/${_l%.rec}.log" 2>/dev/null)"; return 1; }
+	done
 }
