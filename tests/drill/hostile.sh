@@ -212,7 +212,7 @@ a2 arp $GW"
 	else
 		adv "X4" "forged ARP from $A claiming $B's $BIP" $A "connected — the host's entry for $BIP MOVED to ${_m:-nothing} ($A is $_amac)"
 	fi
-	_l=$(ip neigh show | grep -i " lladdr $_amac " | grep -v "^$AIP ")
+	_l=$(ip neigh show | grep -i " lladdr $_amac " | grep -v -e "^$AIP " -e "^$BIP ")
 	adv "X4" "forged ARP from $A claiming the gateway $GW: no host entry learnt $A's MAC for another address" $A \
 	    "$([ -z "$_l" ] && echo dropped || echo "connected — the host learnt: $_l")"
 	probes $B "ng2 neigh $GW"
