@@ -624,33 +624,43 @@ brnf_note(struct dh_ctx *h)
 		    "layer, not one the contract relies on)");
 }
 
+/*
+ * The firewall, read back rule by rule and compared by content with the
+ * contract: a drop turned into an accept, DNS moved to another port, a
+ * rule inserted before ours - each is a FAIL naming the rule.  A flushed
+ * ruleset shows here too; `box doctor --fix` (or `box firewall apply`)
+ * puts it back, and so does the boot unit at the next boot.
+ */
 static void
 check_firewall(struct dh_ctx *h, struct fw_status *st)
 {
 	struct box_err e;
 	struct dr_report *r = h->r;
+	uint32_t net = h->live_gw ? h->live_gw & 0xffffff00u : h->cfg_net;
+	int i;
 
 	err_clear(&e);
-	if (fw_read(BR, st, &e) < 0) {
+	if (fw_read(BR, net, st, &e) < 0) {
 		dr_add(r, "firewall", S_FW, DR_WARN, "run box doctor as root",
 		    "the nft tables could not be read (%s): the host and "
 		    "sibling drops were NOT verified", e.msg);
 		return;
 	}
-	if (st->input_ok)
-		dr_add(r, "firewall.input", S_FW, DR_PASS, NULL, "table inet "
-		    "box, chain input: %u rules as box sets them (a box "
-		    "reaches the host for DNS and DHCP only)", st->input_rules);
+	if (st->ok)
+		dr_add(r, "firewall.rules", S_FW, DR_PASS, NULL, "all %u rules "
+		    "of the contract are in the kernel, each equal to it by "
+		    "content (tables inet box and bridge box; nothing else "
+		    "in our chains)", st->held);
 	else
-		dr_add(r, "firewall.input", S_FW, DR_FAIL, "box doctor --fix "
-		    "(or: box firewall apply)", "%s: boxes reach the host's "
-		    "services", !st->inet_table ? "table inet box is ABSENT" :
-		    "chain inet box input is not as box sets it");
+		dr_add(r, "firewall.rules", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "the kernel's firewall is not "
+		    "the contract: %u of %u rules held%s",
+		    st->held, st->want, st->extra ? ", and rules that are "
+		    "not box's are in its chains" : "");
 	fixable(r);
-	if (st->inet_table && !st->snat_ok) {
-		dr_add(r, "firewall.snat", S_FW, DR_WARN, "box doctor --fix",
-		    "chain inet box expose-snat is not as box sets it: a VM "
-		    "box's expose door will not answer");
+	for (i = 0; i < st->ndiff; i++) {
+		dr_add(r, "firewall.rule", S_FW, DR_FAIL, "box doctor --fix",
+		    "%s", st->diff[i]);
 		fixable(r);
 	}
 	if (st->sibling == FW_SIBLING_BRNAME)
@@ -661,19 +671,12 @@ check_firewall(struct dh_ctx *h, struct fw_status *st)
 		    "bridge box drops IPv4 and ARP between boxes by subnet "
 		    "(this kernel refuses meta ibrname; other frames rely on "
 		    "port isolation alone)");
-	else
-		dr_add(r, "firewall.sibling", S_FW, DR_FAIL, "box doctor --fix "
-		    "(or: box firewall apply)", "%s: only port isolation "
-		    "keeps boxes apart", st->bridge_table ? "table bridge box "
-		    "holds no sibling drop" : "table bridge box is ABSENT");
-	fixable(r);
 	brnf_note(h);
-	if (st->route_localnet == 0) {
-		dr_add(r, "firewall.route_localnet", S_FW, DR_WARN,
-		    "box doctor --fix", "route_localnet is off on %s: a VM "
-		    "box's expose door will not answer", BR);
-		fixable(r);
-	}
+	if (st->route_localnet == 1)
+		dr_add(r, "firewall.route_localnet", S_FW, DR_INFO, NULL,
+		    "route_localnet is on on %s (a VM door needs it); the "
+		    "input chain drops every packet from a box to 127/8 "
+		    "regardless", BR);
 }
 
 /* --- the ACL, against the gateway the kernel holds ------------------------ */
