@@ -19,6 +19,7 @@
 #include "host/subnet.h"
 #include "host/sysd.h"
 #include "incus/api.h"
+#include "net/rtnl.h"
 #include "util/opt.h"
 
 struct setup {
@@ -240,6 +241,26 @@ said(const char *what, int changed, const char *how)
 	printf("box: %-9s %s\n", what, changed ? how : "ok (unchanged)");
 }
 
+/* route_localnet: on only while a VM door needs it (see expose.c). */
+static void
+local_route(struct setup *s)
+{
+	char key[96];
+	struct box_err e;
+	int doors;
+
+	err_clear(&e);
+	doors = stack_vm_doors(&s->c, &e);
+	if (doors < 0)
+		return;
+	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet",
+	    STACK_BRIDGE);
+	if (rtnl_sysctl_set(key, doors > 0 ? "1" : "0", &e) == 0)
+		printf("box: loopback route_localnet %s on %s\n", doors > 0 ?
+		    "on: a VM door needs it" : "off: no VM door needs it",
+		    STACK_BRIDGE);
+}
+
 static int
 converge(struct setup *s, struct box_err *e)
 {
@@ -273,6 +294,7 @@ converge(struct setup *s, struct box_err *e)
 	printf("box: firewall %u rules live, each read back from the kernel "
 	    "and equal to the contract by content\n", s->fw.held);
 	printf("box: siblings %s\n", s->fw.sibling_note);
+	local_route(s);
 	if ((rc = sysd_install_boot(s->conf.net, &live, e)) < 0)
 		return rc;
 	if (live)

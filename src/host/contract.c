@@ -321,7 +321,10 @@ resolve(const struct cm *m, const struct contract_env *env,
 
 #define ETH_P_ARP_BE 0x0608	/* 0x0806 in network order, as stored */
 
-/* ether type arp; arp sender and target protocol address in the /24. */
+/*
+ * arp saddr ip NET arp daddr ip NET, as nft writes it: the dependency is
+ * `ether type arp` (the link header's type field), not meta protocol.
+ */
 static int
 arp_in_net(struct nft_batch *bt, const struct contract_env *env)
 {
@@ -329,7 +332,7 @@ arp_in_net(struct nft_batch *bt, const struct contract_env *env)
 	uint16_t arp = ETH_P_ARP_BE;
 
 	be32(env->net, n);
-	nft_expr_meta(bt, NFT_META_PROTOCOL, NFT_REG_1);
+	nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
 	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &arp, 2);
 	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 3, NFT_REG_1);
 	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);

@@ -545,6 +545,32 @@ observe_boxes(struct incus *c, struct stack_state *st, struct box_err *e)
 }
 
 int
+stack_vm_doors(struct incus *c, struct box_err *e)
+{
+	struct incus_reply r;
+	int i, d, n = 0, rc;
+
+	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = json_child(&r.doc, r.metadata); i >= 0;
+	    i = json_next(&r.doc, i)) {
+		if (!json_streq(&r.doc, json_get(&r.doc, i, "type"),
+		    "virtual-machine"))
+			continue;
+		for (d = json_child(&r.doc, json_get(&r.doc, i, "devices"));
+		    d >= 0; d = json_next(&r.doc, d))
+			if (json_streq(&r.doc, json_get(&r.doc, d, "type"),
+			    "proxy") &&
+			    json_streq(&r.doc, json_get(&r.doc, d, "nat"),
+			    "true"))
+				n++;
+	}
+	incus_reply_free(&r);
+	return n;
+}
+
+int
 stack_observe(struct incus *c, const struct stack_conf *sc,
     struct stack_state *st, struct box_err *e)
 {

@@ -77,6 +77,12 @@ int stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 int stack_ensure_profile(struct incus *c, int *changed, struct box_err *e);
 
 /*
+ * How many VM boxes have an expose door (a NAT proxy): only those need
+ * route_localnet on the bridge.  -errno when the daemon could not say.
+ */
+int stack_vm_doors(struct incus *c, struct box_err *e);
+
+/*
  * The /24 of the existing bridge, from the daemon: 1 and *net when it
  * exists with an IPv4 address, 0 when it does not exist.
  */
