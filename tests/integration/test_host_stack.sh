@@ -101,12 +101,12 @@ nft insert rule inet box input iifname boxnet udp dport 53 accept
 out=$($BOX firewall show 2>&1)
 expect_contains "$out" "a rule that is not box's" "a rule inserted into our chain is named"
 $BOX firewall apply >/dev/null 2>&1
-expect_eq "$($BOX firewall show --json | json "j['ok']")" "True" "firewall apply puts the contract back"
+expect_eq "$($BOX firewall show --json | json "str(j['ok'])")" "True" "firewall apply puts the contract back"
 nft delete table inet box
 dj=$($BOX doctor --json 2>/dev/null)
 expect_contains "$(echo "$dj" | json "' | '.join(c['text'] for c in j['checks'] if c['status'] == 'fail')")" "table inet box is ABSENT" "a flushed table: doctor notices"
 $BOX doctor --fix >/dev/null 2>&1
-expect_eq "$($BOX firewall show --json | json "j['ok']")" "True" "doctor --fix re-applies it"
+expect_eq "$($BOX firewall show --json | json "str(j['ok'])")" "True" "doctor --fix re-applies it"
 
 # --- the boot unit: before Incus, a root-owned copy, the subnet it needs -----------
 unit=$(cat /etc/systemd/system/box-firewall.service 2>/dev/null)
