@@ -11,6 +11,7 @@
  * passed.
  */
 #include "host/doctor_int.h"
+#include "host/nicfilter.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -917,6 +918,80 @@ wanted(const struct dr_opts *o, const char *name)
 	return 0;
 }
 
+/* The lease Incus pinned for inst (its dnsmasq static allocation). */
+static int
+pinned_lease(const struct dh_ctx *h, const char *inst,
+    const unsigned char mac[6], uint32_t *addr)
+{
+	char dir[256], path[384], text[256];
+	ssize_t n;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", h->dm.leases[0] ? h->dm.leases :
+	    "/var/lib/incus/networks/" BR "/dnsmasq.leases");
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/dnsmasq.hosts/%s.eth0", dir, inst);
+	n = slurp(path, text, sizeof(text));
+	if (n <= 0)
+		return -ENOENT;
+	return nicf_parse_static(text, (size_t)n, mac, addr);
+}
+
+/*
+ * The NIC filter that binds the box to its MAC and lease, read back from
+ * the kernel by content (see host/nicfilter.c).
+ */
+static void
+box_filter(struct dh_ctx *h, const struct json_doc *d, int inst,
+    const char *subject, const char *veth)
+{
+	char name[BOX_NAME_MAX], hw[32], why[320], ip[16];
+	unsigned char mac[6];
+	struct nicf *f;
+	struct box_err e;
+	uint32_t addr;
+	int rc;
+
+	json_gets(d, inst, "name", name, sizeof(name), "?");
+	if (json_gets(d, json_get(d, inst, "config"), "volatile.eth0.hwaddr",
+	    hw, sizeof(hw), NULL) == NULL || nicf_parse_mac(hw, mac) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_FAIL, NULL, "its MAC "
+		    "(volatile.eth0.hwaddr) is unknown: its NIC filter NOT "
+		    "verified");
+		return;
+	}
+	if ((rc = pinned_lease(h, name, mac, &addr)) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_FAIL, "restart the box "
+		    "on the box-net profile (box down, box start)", "no lease "
+		    "pinned for its MAC %s (%s): Incus does not filter its "
+		    "addresses", hw, rc == -ESRCH ? "the pin is another MAC's"
+		    : "none found");
+		return;
+	}
+	err_clear(&e);
+	if (nicf_read(&f, &e) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_WARN, "run box doctor "
+		    "as root", "table bridge incus could not be read (%s): its "
+		    "NIC filter NOT verified", e.msg);
+		return;
+	}
+	rc = nicf_check(f, name, veth, mac, addr, why, sizeof(why));
+	nicf_free(f);
+	dh_fmt4(addr, ip, sizeof(ip));
+	if (rc == 1)
+		dr_add(h->r, "box.filter", subject, DR_PASS, NULL, "the kernel "
+		    "filters port %s to MAC %s and address %s, no IPv6 "
+		    "(forged frames, ARP and sources are dropped)", veth, hw,
+		    ip);
+	else
+		dr_add(h->r, "box.filter", subject, DR_FAIL, "box down <box>; "
+		    "box start <box> (Incus rewrites the filter when the NIC "
+		    "starts)", "%s: this box can forge its MAC, ARP or source "
+		    "address", why[0] ? why : "the filter could not be "
+		    "checked");
+}
+
 static void
 box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
     const char *subject, const char *nicname)
@@ -943,6 +1018,7 @@ box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
 		dr_add(h->r, "box.port", subject, DR_FAIL, "box doctor --fix",
 		    "port %s is NOT isolated in the kernel: this box reaches "
 		    "its siblings", veth);
+	box_filter(h, d, inst, subject, veth);
 }
 
 static void

@@ -150,6 +150,19 @@ iso=$(bridge -j -d link show dev "$veth" | json "j[0].get('isolated')")
 expect_eq "$iso" "true" "the box's bridge port is isolated in the kernel"
 a=$(wait_ipv4 ${P}a 30)
 case $a in "${gw%.1}".*) ok "box leased $a on boxnet" ;; *) fail "box address '$a' not on boxnet" ;; esac
+# Its NIC filter, read back from the kernel by content (in-box probes stay
+# on the box's own loopback).
+export BOX_DOCTOR_PROBE_ADDR=127.0.0.1:9 BOX_DOCTOR_PROBE_NAME=localhost
+filt() { $BOX doctor ${P}a --json 2>/dev/null | json "' | '.join(c['status'] + ': ' + c['text'] for c in j['checks'] if c['id'] == 'box.filter')"; }
+expect_contains "$(filt)" "pass: the kernel filters port $veth to MAC" "doctor reads the box's NIC filter back from the kernel"
+expect_contains "$(filt)" "and address $a, no IPv6" "...bound to the lease it holds"
+h=$(nft -a list chain bridge incus fwd.${P}a.eth0 | sed -n 's/.* ip saddr != .* drop # handle //p')
+nft delete rule bridge incus fwd.${P}a.eth0 handle "$h"
+expect_contains "$(filt)" "fail: chain fwd.${P}a.eth0 lacks \"iifname $veth ip saddr != its address drop\"" "a removed source filter is named"
+api_wait PUT /1.0/instances/${P}a/state '{"action":"restart","force":true,"timeout":30}' >/dev/null
+veth=$(api GET /1.0/instances/${P}a/state | json "j['metadata']['network']['eth0']['host_name']")
+wait_ipv4 ${P}a 30 >/dev/null
+expect_contains "$(filt)" "pass: the kernel filters port $veth" "a restart has Incus write the filter again"
 
 # --- dry run ---------------------------------------------------------------------------
 dj=$($BOX setup-host --dry-run --json 2>&1)
