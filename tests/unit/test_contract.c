@@ -9,6 +9,7 @@
 #include <linux/netfilter/nfnetlink.h>
 
 #include "host/contract.h"
+#include "host/nicfilter.h"
 #include "net/nft.h"
 #include "t.h"
 
@@ -255,4 +256,29 @@ TEST(contract_canon_truncation_is_marked)
 	CHECK_INT(nft_batch_end(&bt), 0);
 	CHECK_INT(rule_at(&bt, 1, &ri), 1);
 	CHECK_INT(ri.canon_trunc, 1);
+}
+
+/* The lease Incus pins for a filtered NIC, as its dnsmasq host file says. */
+TEST(nicfilter_parsers)
+{
+	unsigned char mac[6], other[6];
+	uint32_t a = 0;
+
+	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42:53", mac), 0);
+	CHECK(mac[0] == 0x10 && mac[5] == 0x53);
+	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42", other), -EINVAL);
+	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42:53:00", other), -EINVAL);
+	CHECK_INT(nicf_parse_mac("zz:66:6a:d0:42:53", other), -EINVAL);
+	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.37\n", 29, mac,
+	    &a), 0);
+	CHECK_INT(a, 0x0a580025);
+	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.37,box", 32,
+	    mac, &a), 0);
+	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:54,10.88.0.37", 28, mac,
+	    &a), -ESRCH);
+	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.999", 29, mac,
+	    &a), -EINVAL);
+	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.3x", 29, mac,
+	    &a), -EINVAL);
+	CHECK_INT(nicf_parse_static("garbage", 7, mac, &a), -EINVAL);
 }
