@@ -672,6 +672,14 @@ check_firewall(struct dh_ctx *h, struct fw_status *st)
 		    "bridge box drops IPv4 and ARP between boxes by subnet "
 		    "(this kernel refuses meta ibrname; other frames rely on "
 		    "port isolation alone)");
+	else {
+		dr_add(r, "firewall.sibling", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "%s: only port isolation "
+		    "keeps boxes apart", st->bridge_table ? "table bridge box "
+		    "does not hold the contract's sibling drop" : "table "
+		    "bridge box is ABSENT");
+		fixable(r);
+	}
 	brnf_note(h);
 	if (st->route_localnet == 1)
 		dr_add(r, "firewall.route_localnet", S_FW, DR_INFO, NULL,
