@@ -19,6 +19,7 @@
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
+#include "net/rtnl.h"
 #include "util/opt.h"
 
 static int
@@ -79,27 +80,33 @@ nic_with_pin(const struct json_doc *d, int inst, const char *ip, char **out,
 	return 0;
 }
 
+/*
+ * A VM door is an Incus NAT proxy on the host's 127.0.0.1: its packets
+ * leave for the VM with a loopback source, which the kernel routes out of
+ * the bridge only with route_localnet on.  Only such a door turns it on;
+ * the firewall's input chain drops every packet from a box to 127/8
+ * whatever route_localnet says, and setup-host turns it off again when no
+ * VM door is left.
+ */
 static void
-route_localnet_warning(const struct json_doc *d, int inst)
+route_localnet_for_door(const struct json_doc *d, int inst)
 {
-	char net[32], path[128], v[8] = "";
-	FILE *f;
+	char net[32], key[96];
+	struct box_err e;
 
 	if (json_gets(d, json_path(d, inst, "expanded_devices.eth0"),
 	    "network", net, sizeof(net), NULL) == NULL)
 		return;
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/"
-	    "route_localnet", net);
-	f = fopen(path, "r");
-	if (f != NULL) {
-		if (fgets(v, sizeof(v), f) == NULL)
-			v[0] = '\0';
-		fclose(f);
-	}
-	if (v[0] != '1')
-		life_say("WARNING: route_localnet is off on %s, so this door "
-		    "will not answer; the host firewall turns it on: box "
-		    "setup-host", net);
+	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet", net);
+	err_clear(&e);
+	if (rtnl_sysctl_set(key, "1", &e) < 0)
+		life_say("WARNING: route_localnet could not be turned on for "
+		    "%s (%s), so this door will not answer: run box expose "
+		    "as root", net, e.msg);
+	else
+		life_say("route_localnet is on on %s for this VM door (the "
+		    "host firewall drops box traffic to 127/8 regardless)",
+		    net);
 }
 
 static int
@@ -182,7 +189,7 @@ add(struct incus *c, const struct json_doc *d, int inst, const char *box,
 	if (vm) {
 		life_say("the server in the box must listen on 0.0.0.0 (or "
 		    "%s) port %d", addr, port);
-		route_localnet_warning(d, inst);
+		route_localnet_for_door(d, inst);
 	} else {
 		life_say("the server in the box may listen on 127.0.0.1 or "
 		    "0.0.0.0 port %d", port);

@@ -1,7 +1,12 @@
 /*
- * box firewall [apply|show] [--json] - the host firewall alone.  `apply`
- * is what the boot unit runs: it needs no daemon (Incus may not be up
- * yet), only the kernel; the subnet comes from the bridge interface.
+ * box firewall [apply|show] [--subnet A.B.C.0/24] [--json] - the host
+ * firewall alone.  `apply` is what the boot unit runs, before Incus:
+ * it needs no daemon and no bridge, only the kernel and the subnet (the
+ * unit passes --subnet; by hand the bridge interface, or the daemon, says
+ * it).  Rules match the bridge by name, so they hold, and drop, before
+ * the bridge exists.  `show` reads every rule back and compares it, by
+ * content, with the contract (host/contract.c); exit 1 when anything
+ * differs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +15,12 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "host/contract.h"
 #include "host/firewall.h"
 #include "host/hostinfo.h"
 #include "host/stack.h"
+#include "host/subnet.h"
+#include "incus/api.h"
 #include "incus/json.h"
 #include "util/opt.h"
 
@@ -26,44 +34,62 @@ sibling_name(int m)
 static void
 show_text(const struct fw_status *st)
 {
-	printf("inet box     %s (input: %u rules%s, expose-snat: %u%s)\n",
-	    st->inet_table ? "present" : "ABSENT", st->input_rules,
-	    st->input_ok ? "" : " — NOT as box sets it", st->snat_rules,
-	    st->snat_ok ? "" : " — NOT as box sets it");
-	printf("bridge box   %s (forward: %u rules, sibling drop: %s)\n",
-	    st->bridge_table ? "present" : "ABSENT", st->forward_rules,
-	    sibling_name(st->sibling));
+	char net[20];
+	int i;
+
+	subnet_fmt(st->net, net, sizeof(net));
+	printf("firewall     %s: %u of %u contract rules held by content%s "
+	    "(subnet %s/24)\n", st->ok ? "as the contract says" :
+	    "DIFFERS from the contract", st->held, st->want,
+	    st->extra ? ", plus rules that are not box's" : "",
+	    st->net ? net : "unknown");
+	printf("inet box     %s\n", st->inet_table ? "present" : "ABSENT");
+	printf("bridge box   %s (sibling drop: %s)\n",
+	    st->bridge_table ? "present" : "ABSENT", sibling_name(st->sibling));
 	if (st->sibling_note[0] != '\0')
 		printf("             %s\n", st->sibling_note);
-	printf("route_localnet on %s: %s\n", STACK_BRIDGE,
+	for (i = 0; i < st->ndiff; i++)
+		printf("DIFF         %s\n", st->diff[i]);
+	printf("route_localnet on %s: %s\n", CONTRACT_BRIDGE,
 	    st->route_localnet < 0 ? "no such interface" :
-	    st->route_localnet ? "on" : "off");
+	    st->route_localnet ? "on (a VM door needs it; the input chain "
+	    "drops 127/8 from boxes regardless)" : "off");
 }
 
 static void
 show_json(const struct fw_status *st)
 {
 	struct json_w w;
-	char *out;
+	char *out, net[20];
+	int i;
 
-	json_w_init(&w, 4096);
+	subnet_fmt(st->net, net, sizeof(net));
+	json_w_init(&w, 64u << 10);
 	json_w_obj(&w);
+	json_w_key(&w, "ok");
+	json_w_bool(&w, st->ok);
+	json_w_key(&w, "subnet");
+	if (st->net)
+		json_w_str(&w, net);
+	else
+		json_w_null(&w);
+	json_w_key(&w, "rules_wanted");
+	json_w_int(&w, st->want);
+	json_w_key(&w, "rules_held");
+	json_w_int(&w, st->held);
+	json_w_key(&w, "rules_extra");
+	json_w_int(&w, st->extra);
 	json_w_key(&w, "inet_table");
 	json_w_bool(&w, st->inet_table);
-	json_w_key(&w, "input_rules");
-	json_w_int(&w, st->input_rules);
-	json_w_key(&w, "input_ok");
-	json_w_bool(&w, st->input_ok);
-	json_w_key(&w, "snat_rules");
-	json_w_int(&w, st->snat_rules);
-	json_w_key(&w, "snat_ok");
-	json_w_bool(&w, st->snat_ok);
 	json_w_key(&w, "bridge_table");
 	json_w_bool(&w, st->bridge_table);
-	json_w_key(&w, "forward_rules");
-	json_w_int(&w, st->forward_rules);
 	json_w_key(&w, "sibling_drop");
 	json_w_str(&w, sibling_name(st->sibling));
+	json_w_key(&w, "differences");
+	json_w_arr(&w);
+	for (i = 0; i < st->ndiff; i++)
+		json_w_str(&w, st->diff[i]);
+	json_w_end(&w, ']');
 	json_w_key(&w, "route_localnet");
 	if (st->route_localnet < 0)
 		json_w_null(&w);
@@ -76,17 +102,47 @@ show_json(const struct fw_status *st)
 	}
 }
 
+/*
+ * The subnet: --subnet, else the bridge interface's, else the daemon's
+ * (the bridge may be down while Incus is up).  0 when none says.
+ */
+static int
+find_subnet(const char *pin, uint32_t *net, struct box_err *e)
+{
+	struct subnet_host h;
+	struct incus c;
+	struct box_err ignore;
+
+	*net = 0;
+	if (pin != NULL) {
+		if (subnet_parse(pin, net) < 0)
+			return err_usage(e, "--subnet takes A.B.C.0/24, not "
+			    "'%s'", pin);
+		return 0;
+	}
+	err_clear(&ignore);
+	if (host_read(NULL, &h, &ignore) == 0)
+		*net = host_iface_net(&h, CONTRACT_BRIDGE);
+	if (*net == 0 && incus_init(&c, &ignore) == 0) {
+		c.timeout_ms = 3000;	/* at boot the daemon is not up */
+		(void)stack_bridge_net(&c, net, &ignore);
+		incus_close(&c);
+	}
+	return 0;
+}
+
 int
 cmd_firewall(int argc, char **argv, struct box_err *e)
 {
 	struct opt opts[] = {
 		{ "--json", NULL, 0, NULL, 0 },
+		{ "--subnet", NULL, 1, NULL, 0 },
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	struct subnet_host h;
 	struct fw_status st;
 	const char *what;
+	uint32_t net;
 	int rc;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
@@ -95,19 +151,27 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 	what = res.npos > 0 ? res.pos[0] : "show";
 	if (res.npos > 1 || (strcmp(what, "apply") != 0 &&
 	    strcmp(what, "show") != 0))
-		return err_usage(e, "usage: box firewall [apply|show] [--json]");
+		return err_usage(e, "usage: box firewall [apply|show] "
+		    "[--subnet A.B.C.0/24] [--json]");
+	if ((rc = find_subnet(opts[1].seen ? opts[1].value : NULL, &net,
+	    e)) < 0)
+		return rc;
 	if (strcmp(what, "show") == 0) {
-		rc = fw_read(STACK_BRIDGE, &st, e);
+		rc = fw_read(CONTRACT_BRIDGE, net, &st, e);
 	} else {
 		if (geteuid() != 0) {
 			err_set(e, -EPERM, "applying the firewall needs root");
 			err_fix(e, "sudo box firewall apply");
 			return -EPERM;
 		}
-		rc = host_read(NULL, &h, e);
-		if (rc == 0)
-			rc = fw_apply(STACK_BRIDGE, host_iface_net(&h,
-			    STACK_BRIDGE), &st, e);
+		if (net == 0) {
+			err_set(e, -ENOENT, "neither the bridge %s nor the "
+			    "daemon says which subnet the boxes are on",
+			    CONTRACT_BRIDGE);
+			err_fix(e, "box firewall apply --subnet A.B.C.0/24");
+			return -ENOENT;
+		}
+		rc = fw_apply(CONTRACT_BRIDGE, net, &st, e);
 	}
 	if (rc < 0)
 		return rc;
@@ -115,5 +179,9 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 		show_json(&st);
 	else
 		show_text(&st);
+	if (!st.ok)
+		return err_set(e, -EBOX_PROTO, "the firewall the kernel holds "
+		    "differs from the contract (%d difference%s above)",
+		    st.ndiff, st.ndiff == 1 ? "" : "s");
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "host/subnet.h"
 #include "host/sysd.h"
 #include "incus/api.h"
+#include "net/rtnl.h"
 #include "util/opt.h"
 
 struct setup {
@@ -120,12 +121,11 @@ plan_text(const struct setup *s)
 	    todo(s->st.acl_exists, s->st.acl_ok), s->st.acl_ingress);
 	printf("profile    %s %s\n", STACK_PROFILE,
 	    todo(s->st.profile_exists, s->st.profile_ok));
-	printf("firewall   inet box: %s; bridge box: %s\n",
-	    s->fw.input_ok && s->fw.snat_ok ? "live" : "apply",
-	    s->fw.bridge_table ? "live" : "apply");
-	printf("boot       %s\n", sysd_present() ? "systemd unit " SYSD_UNIT :
-	    "no systemd: applied directly; re-run 'box firewall apply' "
-	    "after a reboot");
+	printf("firewall   %s (%u of %u contract rules held by content)\n",
+	    s->fw.ok ? "ok" : "apply", s->fw.held, s->fw.want);
+	printf("boot       %s runs %s before Incus%s\n", SYSD_UNIT,
+	    SYSD_BOOT_BIN, sysd_present() ? "" : " (no systemd here: "
+	    "written, not enabled)");
 }
 
 static void
@@ -173,7 +173,7 @@ plan_json(const struct setup *s)
 		json_w_int(&w, s->st.boxes);
 	}
 	json_w_key(&w, "firewall");
-	json_w_str(&w, s->fw.input_ok && s->fw.snat_ok ? "ok" : "apply");
+	json_w_str(&w, s->fw.ok ? "ok" : "apply");
 	json_w_key(&w, "systemd");
 	json_w_bool(&w, sysd_present());
 	json_w_end(&w, '}');
@@ -195,7 +195,8 @@ dry_run(struct setup *s, struct box_err *e)
 			return rc;
 	}
 	err_clear(&ignore);
-	fw_read(STACK_BRIDGE, &s->fw, &ignore);	/* unprivileged: unknown */
+	/* unprivileged: unknown */
+	fw_read(STACK_BRIDGE, s->plan.net, &s->fw, &ignore);
 	if (s->json)
 		plan_json(s);
 	else
@@ -240,11 +241,31 @@ said(const char *what, int changed, const char *how)
 	printf("box: %-9s %s\n", what, changed ? how : "ok (unchanged)");
 }
 
+/* route_localnet: on only while a VM door needs it (see expose.c). */
+static void
+local_route(struct setup *s)
+{
+	char key[96];
+	struct box_err e;
+	int doors;
+
+	err_clear(&e);
+	doors = stack_vm_doors(&s->c, &e);
+	if (doors < 0)
+		return;
+	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet",
+	    STACK_BRIDGE);
+	if (rtnl_sysctl_set(key, doors > 0 ? "1" : "0", &e) == 0)
+		printf("box: loopback route_localnet %s on %s\n", doors > 0 ?
+		    "on: a VM door needs it" : "off: no VM door needs it",
+		    STACK_BRIDGE);
+}
+
 static int
 converge(struct setup *s, struct box_err *e)
 {
-	char path[4096];
-	int changed, rc;
+	char corrected[512];
+	int changed, live, rc;
 
 	if ((rc = stack_observe(&s->c, &s->conf, &s->st, e)) < 0)
 		return rc;
@@ -258,27 +279,31 @@ converge(struct setup *s, struct box_err *e)
 	if ((rc = stack_ensure_acl(&s->c, &s->conf, &changed, e)) < 0)
 		return rc;
 	said("acl", changed, "box-isolate converged (ingress doors kept)");
-	if ((rc = stack_ensure_network(&s->c, &s->conf, &changed, e)) < 0)
+	if ((rc = stack_ensure_network(&s->c, &s->conf, &changed, corrected,
+	    sizeof(corrected), e)) < 0)
 		return rc;
-	said("network", changed, "boxnet converged");
+	if (changed && corrected[0] != '\0')
+		printf("box: network  boxnet corrected: %s\n", corrected);
+	else
+		said("network", changed, "boxnet created");
 	if ((rc = stack_ensure_profile(&s->c, &changed, e)) < 0)
 		return rc;
 	said("profile", changed, "box-net converged");
 	if ((rc = fw_apply(STACK_BRIDGE, s->conf.net, &s->fw, e)) < 0)
 		return rc;
-	printf("box: firewall inet box live (input %u rules, expose-snat "
-	    "%u), read back from the kernel\n", s->fw.input_rules,
-	    s->fw.snat_rules);
+	printf("box: firewall %u rules live, each read back from the kernel "
+	    "and equal to the contract by content\n", s->fw.held);
 	printf("box: siblings %s\n", s->fw.sibling_note);
-	if (!sysd_present()) {
-		printf("box: boot     no systemd here: the firewall was applied "
-		    "directly; after a reboot run 'box firewall apply'\n");
-		return 0;
-	}
-	sysd_box_path(path, sizeof(path));
-	if ((rc = sysd_install_unit(path, e)) < 0)
+	local_route(s);
+	if ((rc = sysd_install_boot(s->conf.net, &live, e)) < 0)
 		return rc;
-	printf("box: boot     %s installed and restarted\n", SYSD_UNIT);
+	if (live)
+		printf("box: boot     %s installed and restarted: it runs %s "
+		    "before Incus starts\n", SYSD_UNIT, SYSD_BOOT_BIN);
+	else
+		printf("box: boot     no systemd here: %s and %s are written "
+		    "but nothing runs them; after a reboot run 'box firewall "
+		    "apply'\n", SYSD_UNIT_PATH, SYSD_BOOT_BIN);
 	return 0;
 }
 

@@ -135,7 +135,7 @@ assert_absent(struct incus *c, struct box_err *e)
 		snprintf(left + strlen(left), sizeof(left) - strlen(left),
 		    " %d box(es)", boxes);
 	err_clear(&ignore);
-	if (fw_read(STACK_BRIDGE, &fw, &ignore) == 0) {
+	if (fw_read(STACK_BRIDGE, 0, &fw, &ignore) == 0) {
 		if (fw.inet_table)
 			strcat(left, " nft:inet/box");
 		if (fw.bridge_table)
@@ -143,6 +143,8 @@ assert_absent(struct incus *c, struct box_err *e)
 	}
 	if (access(SYSD_UNIT_PATH, F_OK) == 0)
 		strcat(left, " " SYSD_UNIT_PATH);
+	if (access(SYSD_BOOT_BIN, F_OK) == 0)
+		strcat(left, " " SYSD_BOOT_BIN);
 	if (left[0] != '\0')
 		return err_set(e, -EEXIST, "teardown left these behind:%s",
 		    left);

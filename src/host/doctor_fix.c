@@ -176,7 +176,7 @@ fix_stack(struct dh_ctx *h, const struct stack_conf *sc, int *netchg,
 	if (changed)
 		dr_note_fixed(h->r, "ACL %s: egress rules rewritten for the "
 		    "gateway %s (ingress doors kept)", STACK_ACL, h->gw);
-	if ((rc = stack_ensure_network(&h->c, sc, &changed, e)) < 0)
+	if ((rc = stack_ensure_network(&h->c, sc, &changed, NULL, 0, e)) < 0)
 		return rc;
 	*netchg = changed;
 	if (changed)
@@ -200,14 +200,13 @@ fix_firewall(struct dh_ctx *h, const struct stack_conf *sc, struct box_err *e)
 
 	err_clear(&ignore);
 	memset(&before, 0, sizeof(before));
-	fw_read(BR, &before, &ignore);
-	if (before.input_ok && before.snat_ok &&
-	    before.sibling != FW_SIBLING_ABSENT && before.route_localnet != 0)
+	fw_read(BR, sc->net, &before, &ignore);
+	if (before.ok)
 		return 0;
 	rc = fw_apply(BR, sc->net, &after, e);
 	if (rc == 0)
-		dr_note_fixed(h->r, "firewall: tables inet box and bridge box "
-		    "applied and read back");
+		dr_note_fixed(h->r, "firewall: the contract's %u rules applied "
+		    "and read back by content", after.held);
 	return rc;
 }
 
@@ -269,7 +268,7 @@ pin_only(struct dh_ctx *h, const struct stack_conf *sc, struct box_err *e)
 	int changed, old, rc, i;
 
 	old = dh_find_dnsmasq(&h->dm);
-	rc = stack_ensure_network(&h->c, sc, &changed, e);
+	rc = stack_ensure_network(&h->c, sc, &changed, NULL, 0, e);
 	if (rc < 0 || !changed)
 		return rc;
 	for (i = 0; i < sc->ndns; i++)

@@ -11,6 +11,7 @@
  * passed.
  */
 #include "host/doctor_int.h"
+#include "host/nicfilter.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -624,33 +625,43 @@ brnf_note(struct dh_ctx *h)
 		    "layer, not one the contract relies on)");
 }
 
+/*
+ * The firewall, read back rule by rule and compared by content with the
+ * contract: a drop turned into an accept, DNS moved to another port, a
+ * rule inserted before ours - each is a FAIL naming the rule.  A flushed
+ * ruleset shows here too; `box doctor --fix` (or `box firewall apply`)
+ * puts it back, and so does the boot unit at the next boot.
+ */
 static void
 check_firewall(struct dh_ctx *h, struct fw_status *st)
 {
 	struct box_err e;
 	struct dr_report *r = h->r;
+	uint32_t net = h->live_gw ? h->live_gw & 0xffffff00u : h->cfg_net;
+	int i;
 
 	err_clear(&e);
-	if (fw_read(BR, st, &e) < 0) {
+	if (fw_read(BR, net, st, &e) < 0) {
 		dr_add(r, "firewall", S_FW, DR_WARN, "run box doctor as root",
 		    "the nft tables could not be read (%s): the host and "
 		    "sibling drops were NOT verified", e.msg);
 		return;
 	}
-	if (st->input_ok)
-		dr_add(r, "firewall.input", S_FW, DR_PASS, NULL, "table inet "
-		    "box, chain input: %u rules as box sets them (a box "
-		    "reaches the host for DNS and DHCP only)", st->input_rules);
+	if (st->ok)
+		dr_add(r, "firewall.rules", S_FW, DR_PASS, NULL, "all %u rules "
+		    "of the contract are in the kernel, each equal to it by "
+		    "content (tables inet box and bridge box; nothing else "
+		    "in our chains)", st->held);
 	else
-		dr_add(r, "firewall.input", S_FW, DR_FAIL, "box doctor --fix "
-		    "(or: box firewall apply)", "%s: boxes reach the host's "
-		    "services", !st->inet_table ? "table inet box is ABSENT" :
-		    "chain inet box input is not as box sets it");
+		dr_add(r, "firewall.rules", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "the kernel's firewall is not "
+		    "the contract: %u of %u rules held%s",
+		    st->held, st->want, st->extra ? ", and rules that are "
+		    "not box's are in its chains" : "");
 	fixable(r);
-	if (st->inet_table && !st->snat_ok) {
-		dr_add(r, "firewall.snat", S_FW, DR_WARN, "box doctor --fix",
-		    "chain inet box expose-snat is not as box sets it: a VM "
-		    "box's expose door will not answer");
+	for (i = 0; i < st->ndiff; i++) {
+		dr_add(r, "firewall.rule", S_FW, DR_FAIL, "box doctor --fix",
+		    "%s", st->diff[i]);
 		fixable(r);
 	}
 	if (st->sibling == FW_SIBLING_BRNAME)
@@ -661,19 +672,20 @@ check_firewall(struct dh_ctx *h, struct fw_status *st)
 		    "bridge box drops IPv4 and ARP between boxes by subnet "
 		    "(this kernel refuses meta ibrname; other frames rely on "
 		    "port isolation alone)");
-	else
+	else {
 		dr_add(r, "firewall.sibling", S_FW, DR_FAIL, "box doctor --fix "
 		    "(or: box firewall apply)", "%s: only port isolation "
 		    "keeps boxes apart", st->bridge_table ? "table bridge box "
-		    "holds no sibling drop" : "table bridge box is ABSENT");
-	fixable(r);
-	brnf_note(h);
-	if (st->route_localnet == 0) {
-		dr_add(r, "firewall.route_localnet", S_FW, DR_WARN,
-		    "box doctor --fix", "route_localnet is off on %s: a VM "
-		    "box's expose door will not answer", BR);
+		    "does not hold the contract's sibling drop" : "table "
+		    "bridge box is ABSENT");
 		fixable(r);
 	}
+	brnf_note(h);
+	if (st->route_localnet == 1)
+		dr_add(r, "firewall.route_localnet", S_FW, DR_INFO, NULL,
+		    "route_localnet is on on %s (a VM door needs it); the "
+		    "input chain drops every packet from a box to 127/8 "
+		    "regardless", BR);
 }
 
 /* --- the ACL, against the gateway the kernel holds ------------------------ */
@@ -914,6 +926,80 @@ wanted(const struct dr_opts *o, const char *name)
 	return 0;
 }
 
+/* The lease Incus pinned for inst (its dnsmasq static allocation). */
+static int
+pinned_lease(const struct dh_ctx *h, const char *inst,
+    const unsigned char mac[6], uint32_t *addr)
+{
+	char dir[256], path[384], text[256];
+	ssize_t n;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", h->dm.leases[0] ? h->dm.leases :
+	    "/var/lib/incus/networks/" BR "/dnsmasq.leases");
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/dnsmasq.hosts/%s.eth0", dir, inst);
+	n = slurp(path, text, sizeof(text));
+	if (n <= 0)
+		return -ENOENT;
+	return nicf_parse_static(text, (size_t)n, mac, addr);
+}
+
+/*
+ * The NIC filter that binds the box to its MAC and lease, read back from
+ * the kernel by content (see host/nicfilter.c).
+ */
+static void
+box_filter(struct dh_ctx *h, const struct json_doc *d, int inst,
+    const char *subject, const char *veth)
+{
+	char name[BOX_NAME_MAX], hw[32], why[320], ip[16];
+	unsigned char mac[6];
+	struct nicf *f;
+	struct box_err e;
+	uint32_t addr;
+	int rc;
+
+	json_gets(d, inst, "name", name, sizeof(name), "?");
+	if (json_gets(d, json_get(d, inst, "config"), "volatile.eth0.hwaddr",
+	    hw, sizeof(hw), NULL) == NULL || nicf_parse_mac(hw, mac) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_FAIL, NULL, "its MAC "
+		    "(volatile.eth0.hwaddr) is unknown: its NIC filter NOT "
+		    "verified");
+		return;
+	}
+	if ((rc = pinned_lease(h, name, mac, &addr)) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_FAIL, "restart the box "
+		    "on the box-net profile (box down, box start)", "no lease "
+		    "pinned for its MAC %s (%s): Incus does not filter its "
+		    "addresses", hw, rc == -ESRCH ? "the pin is another MAC's"
+		    : "none found");
+		return;
+	}
+	err_clear(&e);
+	if (nicf_read(&f, &e) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_WARN, "run box doctor "
+		    "as root", "table bridge incus could not be read (%s): its "
+		    "NIC filter NOT verified", e.msg);
+		return;
+	}
+	rc = nicf_check(f, name, veth, mac, addr, why, sizeof(why));
+	nicf_free(f);
+	dh_fmt4(addr, ip, sizeof(ip));
+	if (rc == 1)
+		dr_add(h->r, "box.filter", subject, DR_PASS, NULL, "the kernel "
+		    "filters port %s to MAC %s and address %s, no IPv6 "
+		    "(forged frames, ARP and sources are dropped)", veth, hw,
+		    ip);
+	else
+		dr_add(h->r, "box.filter", subject, DR_FAIL, "box down <box>; "
+		    "box start <box> (Incus rewrites the filter when the NIC "
+		    "starts)", "%s: this box can forge its MAC, ARP or source "
+		    "address", why[0] ? why : "the filter could not be "
+		    "checked");
+}
+
 static void
 box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
     const char *subject, const char *nicname)
@@ -940,6 +1026,7 @@ box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
 		dr_add(h->r, "box.port", subject, DR_FAIL, "box doctor --fix",
 		    "port %s is NOT isolated in the kernel: this box reaches "
 		    "its siblings", veth);
+	box_filter(h, d, inst, subject, veth);
 }
 
 static void

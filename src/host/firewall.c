@@ -1,128 +1,92 @@
 /* firewall.c - the host firewall (see firewall.h). */
 #include "host/firewall.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <linux/netfilter/nf_tables.h>
-#include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/contract.h"
 #include "net/nft.h"
 #include "net/rtnl.h"
 
-#define FW_BUF (32u << 10)
-#define ETH_P_ARP_BE 0x0608	/* 0x0806 in network order, as stored */
+#define FW_BUF		(64u << 10)
+#define FW_MAXCHAINS	16
+#define FW_MAXRULES	96	/* ours plus whatever someone added */
 
-static const struct nft_chain_spec input_chain = {
-	"input", "filter", NFT_HOOK_INPUT, -5, NFT_V_ACCEPT
+/* What one read needs: the kernel's tables and the contract's rules. */
+struct fw_read_ctx {
+	struct nft_chain_info chains[2][FW_MAXCHAINS];
+	struct nft_rule_info rules[2][FW_MAXRULES];
+	struct nft_table_info ti[2];	/* 0 inet, 1 bridge */
+	struct nft_rule_info want[FW_MAXRULES];
+	int used[2][FW_MAXRULES];
+	int nwant;
 };
-static const struct nft_chain_spec snat_chain = {
-	"expose-snat", "nat", NFT_HOOK_POSTROUTING, 110, -1
-};
-static const struct nft_chain_spec forward_chain = {
-	"forward", "filter", NFT_HOOK_FORWARD, -200, NFT_V_ACCEPT
-};
 
 static void
-rule_port(struct nft_batch *bt, const char *br, uint8_t proto, uint16_t port,
-    const char *comment)
+say_diff(struct fw_status *st, const char *fmt, ...)
 {
-	nft_rule_begin(bt, NFT_FAM_INET, FW_TABLE, "input", comment);
-	nft_match_ifname(bt, NFT_META_IIFNAME, br);
-	nft_match_port(bt, proto, 1, port);
-	nft_verdict(bt, NFT_V_ACCEPT, NULL);
-	nft_rule_end(bt);
-}
+	va_list ap;
 
-static void
-build_inet(struct nft_batch *bt, const char *br)
-{
-	unsigned char lo[4] = { 127, 0, 0, 0 };
-
-	nft_table_add(bt, NFT_FAM_INET, FW_TABLE, 0);
-	nft_chain_reset(bt, NFT_FAM_INET, FW_TABLE, &input_chain);
-	nft_rule_begin(bt, NFT_FAM_INET, FW_TABLE, "input",
-	    "box: replies to connections the host opened");
-	nft_match_ifname(bt, NFT_META_IIFNAME, br);
-	nft_match_ct_state(bt, NFT_CTSTATE_ESTABLISHED | NFT_CTSTATE_RELATED);
-	nft_verdict(bt, NFT_V_ACCEPT, NULL);
-	nft_rule_end(bt);
-	rule_port(bt, br, IPPROTO_UDP, 53, "box: DNS from boxes");
-	rule_port(bt, br, IPPROTO_TCP, 53, "box: DNS over TCP from boxes");
-	rule_port(bt, br, IPPROTO_UDP, 67, "box: DHCP from boxes");
-	nft_rule_begin(bt, NFT_FAM_INET, FW_TABLE, "input",
-	    "box: a box never reaches the host");
-	nft_match_ifname(bt, NFT_META_IIFNAME, br);
-	nft_verdict(bt, NFT_V_DROP, NULL);
-	nft_rule_end(bt);
-
-	nft_chain_reset(bt, NFT_FAM_INET, FW_TABLE, &snat_chain);
-	nft_rule_begin(bt, NFT_FAM_INET, FW_TABLE, "expose-snat",
-	    "box: loopback-sourced expose traffic leaves as the gateway");
-	nft_match_ifname(bt, NFT_META_OIFNAME, br);
-	nft_match_addr(bt, 0, lo, 4, 8);
-	nft_expr_masq(bt);
-	nft_rule_end(bt);
-}
-
-/* arp sender/target protocol address in net/24 (offsets 14 and 24). */
-static void
-arp_in_net(struct nft_batch *bt, uint32_t off, const unsigned char net[4])
-{
-	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, off, 3, NFT_REG_1);
-	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, net, 3);
-}
-
-static void
-build_bridge(struct nft_batch *bt, const char *br, int brname, uint32_t net)
-{
-	unsigned char n[4];
-	uint16_t arp = ETH_P_ARP_BE;
-
-	nft_table_add(bt, NFT_FAM_BRIDGE, FW_TABLE, 0);
-	nft_chain_reset(bt, NFT_FAM_BRIDGE, FW_TABLE, &forward_chain);
-	if (brname) {
-		nft_rule_begin(bt, NFT_FAM_BRIDGE, FW_TABLE, "forward",
-		    "box: no frame from one box to another");
-		nft_match_ifname(bt, NFT_META_BRI_IIFNAME, br);
-		nft_match_ifname(bt, NFT_META_BRI_OIFNAME, br);
-		nft_verdict(bt, NFT_V_DROP, NULL);
-		nft_rule_end(bt);
+	if (st->ndiff >= FW_MAXDIFF)
 		return;
-	}
-	n[0] = (unsigned char)(net >> 24);
-	n[1] = (unsigned char)(net >> 16);
-	n[2] = (unsigned char)(net >> 8);
-	n[3] = 0;
-	nft_rule_begin(bt, NFT_FAM_BRIDGE, FW_TABLE, "forward",
-	    "box: no IPv4 from one box to another");
-	nft_match_addr(bt, 0, n, 4, 24);
-	nft_match_addr(bt, 1, n, 4, 24);
-	nft_verdict(bt, NFT_V_DROP, NULL);
-	nft_rule_end(bt);
-	nft_rule_begin(bt, NFT_FAM_BRIDGE, FW_TABLE, "forward",
-	    "box: no ARP from one box to another");
-	nft_expr_meta(bt, NFT_META_PROTOCOL, NFT_REG_1);
-	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &arp, 2);
-	arp_in_net(bt, 14, n);
-	arp_in_net(bt, 24, n);
-	nft_verdict(bt, NFT_V_DROP, NULL);
-	nft_rule_end(bt);
+	va_start(ap, fmt);
+	vsnprintf(st->diff[st->ndiff++], FW_DIFFLEN, fmt, ap);
+	va_end(ap);
+}
+
+static const char *
+fam_name(int family)
+{
+	return family == NFT_FAM_BRIDGE ? "bridge" : "inet";
 }
 
 static int
-count_table(struct nl_sock *s, int family, struct nft_chain_info *ch,
-    size_t max, struct nft_rule_info *ru, size_t maxr, struct nft_table_info *ti,
-    struct box_err *e)
+fam_index(int family)
 {
-	memset(ti, 0, sizeof(*ti));
-	ti->chains = ch;
-	ti->maxchains = max;
-	ti->rules = ru;
-	ti->maxrules = maxr;
-	return nft_list_table(s, family, FW_TABLE, ti, e);
+	return family == NFT_FAM_BRIDGE;
+}
+
+/*
+ * Where two canonical texts first differ, as "expression N: kernel
+ * <...> / box <...>", each side cut to a readable length.
+ */
+static void
+first_difference(const char *kernel, const char *want, char *out, size_t cap)
+{
+	const char *k = kernel, *w = want;
+	int n = 1;
+
+	for (;;) {
+		size_t kl = strcspn(k, " "), wl = strcspn(w, " ");
+
+		if (kl != wl || memcmp(k, w, kl) != 0) {
+			snprintf(out, cap, "expression %d: the kernel has "
+			    "%.*s%s, the contract %.*s%s", n,
+			    (int)(kl > 90 ? 90 : kl), k, kl > 90 ? "..." : "",
+			    (int)(wl > 90 ? 90 : wl), w, wl > 90 ? "..." : "");
+			return;
+		}
+		if (k[kl] == '\0' || w[wl] == '\0') {
+			snprintf(out, cap, "the kernel's rule has %s "
+			    "expressions", k[kl] == '\0' ? "fewer" : "more");
+			return;
+		}
+		k += kl + 1;
+		w += wl + 1;
+		n++;
+	}
+}
+
+static int
+same_rule(const struct nft_rule_info *a, const struct nft_rule_info *b)
+{
+	return !a->canon_trunc && !b->canon_trunc &&
+	    strcmp(a->chain, b->chain) == 0 &&
+	    strcmp(a->comment, b->comment) == 0 &&
+	    strcmp(a->canon, b->canon) == 0;
 }
 
 static const struct nft_chain_info *
@@ -134,6 +98,147 @@ chain_named(const struct nft_table_info *ti, const char *name)
 		if (strcmp(ti->chains[i].name, name) == 0)
 			return &ti->chains[i];
 	return NULL;
+}
+
+static void
+compare_chains(struct fw_read_ctx *x, struct fw_status *st)
+{
+	size_t c;
+
+	st->chains_ok = 1;
+	for (c = 0; c < contract_nchains; c++) {
+		const struct contract_chain *cc = &contract_chains[c];
+		const struct nft_chain_info *k = chain_named(
+		    &x->ti[fam_index(cc->family)], cc->spec.name);
+		const char *type = cc->spec.type;
+
+		if (k == NULL) {
+			say_diff(st, "%s box: chain %s is missing (%s)",
+			    fam_name(cc->family), cc->spec.name, cc->why);
+			st->chains_ok = 0;
+		} else if (!k->base || k->hook != (uint32_t)cc->spec.hook ||
+		    k->prio != cc->spec.prio || strcmp(k->type, type) != 0 ||
+		    (cc->spec.policy >= 0 && k->policy != cc->spec.policy)) {
+			say_diff(st, "%s box: chain %s is not as box sets it "
+			    "(type %s hook %u priority %d policy %d; the "
+			    "contract: %s hook %d priority %d)",
+			    fam_name(cc->family), cc->spec.name, k->type,
+			    k->hook, k->prio, k->policy, type, cc->spec.hook,
+			    cc->spec.prio);
+			st->chains_ok = 0;
+		}
+	}
+}
+
+/* The kernel's rule in the same chain with the same comment, unused. */
+static const struct nft_rule_info *
+same_comment(struct fw_read_ctx *x, int fi, const struct nft_rule_info *w)
+{
+	size_t i;
+
+	for (i = 0; i < x->ti[fi].nrules; i++)
+		if (!x->used[fi][i] &&
+		    strcmp(x->rules[fi][i].chain, w->chain) == 0 &&
+		    strcmp(x->rules[fi][i].comment, w->comment) == 0)
+			return &x->rules[fi][i];
+	return NULL;
+}
+
+static int
+contract_comment(const struct contract_env *env, int fi,
+    const struct nft_rule_info *r)
+{
+	struct contract_rule_ref ref;
+	size_t i;
+
+	for (i = 0; contract_rule_ref(env, i, &ref) == 0; i++)
+		if (fam_index(ref.family) == fi &&
+		    strcmp(ref.chain, r->chain) == 0 &&
+		    strcmp(ref.comment, r->comment) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every contract rule is looked for in its chain; what is left over in
+ * our chains is someone else's.  Then the order of what was found.
+ */
+static void
+compare_rules(struct fw_read_ctx *x, const struct contract_env *env,
+    struct fw_status *st)
+{
+	long last[2][FW_MAXCHAINS];
+	int pos[FW_MAXRULES];
+	char why[200];
+	int i, fi, inorder = 1;
+	size_t k;
+
+	memset(last, 0xff, sizeof(last));
+	for (i = 0; i < x->nwant; i++) {
+		struct contract_rule_ref ref;
+		const struct nft_rule_info *w = &x->want[i], *near;
+
+		contract_rule_ref(env, (size_t)i, &ref);
+		fi = fam_index(ref.family);
+		pos[i] = -1;
+		for (k = 0; k < x->ti[fi].nrules; k++)
+			if (!x->used[fi][k] && same_rule(&x->rules[fi][k], w)) {
+				x->used[fi][k] = 1;
+				pos[i] = (int)k;
+				st->held++;
+				break;
+			}
+		if (pos[i] >= 0)
+			continue;
+		if ((near = same_comment(x, fi, w)) != NULL) {
+			first_difference(near->canon, w->canon, why,
+			    sizeof(why));
+			say_diff(st, "%s box %s: rule \"%s\" is CHANGED: %s",
+			    fam_name(ref.family), ref.chain, ref.comment, why);
+		} else {
+			say_diff(st, "%s box %s: rule \"%s\" is MISSING",
+			    fam_name(ref.family), ref.chain, ref.comment);
+		}
+	}
+	for (fi = 0; fi < 2; fi++)
+		for (k = 0; k < x->ti[fi].nrules; k++) {
+			const struct nft_rule_info *r = &x->rules[fi][k];
+
+			if (x->used[fi][k])
+				continue;
+			st->extra++;
+			/* a changed rule of ours was named above */
+			if (contract_comment(env, fi, r))
+				continue;
+			say_diff(st, "%s box %s: a rule that is not box's: "
+			    "%s%s%s%.120s", fi ? "bridge" : "inet", r->chain,
+			    r->comment[0] ? "\"" : "", r->comment,
+			    r->comment[0] ? "\" " : "", r->canon);
+		}
+	/* In each chain the kernel's order must be the contract's. */
+	for (i = 0; i < x->nwant; i++) {
+		struct contract_rule_ref ref;
+		size_t c;
+
+		if (pos[i] < 0)
+			continue;
+		contract_rule_ref(env, (size_t)i, &ref);
+		fi = fam_index(ref.family);
+		for (c = 0; c < contract_nchains; c++)
+			if (contract_chains[c].family == ref.family &&
+			    strcmp(contract_chains[c].spec.name, ref.chain) == 0)
+				break;
+		if (c == contract_nchains)
+			continue;
+		if (pos[i] < last[fi][c]) {
+			say_diff(st, "%s box %s: rule \"%s\" is out of order",
+			    fam_name(ref.family), ref.chain, ref.comment);
+			inorder = 0;
+		}
+		last[fi][c] = pos[i];
+	}
+	st->ok = st->chains_ok && inorder && st->extra == 0 &&
+	    st->held == st->want;
 }
 
 static void
@@ -151,49 +256,100 @@ read_route_localnet(const char *br, struct fw_status *st)
 }
 
 static int
-read_with(struct nl_sock *s, const char *br, struct fw_status *st,
-    struct box_err *e)
+list_ours(struct nl_sock *s, struct fw_read_ctx *x, struct box_err *e)
 {
-	struct nft_chain_info ch[16];
-	struct nft_rule_info ru[32];
-	struct nft_table_info ti;
-	const struct nft_chain_info *c;
+	static const int fam[2] = { NFT_FAM_INET, NFT_FAM_BRIDGE };
+	int i, rc;
+
+	for (i = 0; i < 2; i++) {
+		struct nft_table_info *ti = &x->ti[i];
+
+		memset(ti, 0, sizeof(*ti));
+		ti->chains = x->chains[i];
+		ti->maxchains = FW_MAXCHAINS;
+		ti->rules = x->rules[i];
+		ti->maxrules = FW_MAXRULES;
+		if ((rc = nft_list_table(s, fam[i], CONTRACT_NFT_TABLE, ti,
+		    e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The kernel holds the ibrname variant when its bridge chain says so. */
+static int
+held_brname(const struct fw_read_ctx *x)
+{
 	size_t i;
+
+	for (i = 0; i < x->ti[1].nrules; i++)
+		if (strcmp(x->rules[1][i].comment,
+		    "box: no frame from one box to another") == 0)
+			return 1;
+	return 0;
+}
+
+static void
+sibling_mode(struct fw_status *st)
+{
+	int held = 1, i;
+
+	for (i = 0; i < st->ndiff; i++)
+		if (strncmp(st->diff[i], "bridge box forward", 18) == 0 ||
+		    strncmp(st->diff[i], "bridge box: chain forward", 25) == 0)
+			held = 0;
+	if (!st->bridge_table || !held)
+		st->sibling = FW_SIBLING_ABSENT;
+	else
+		st->sibling = st->brname ? FW_SIBLING_BRNAME :
+		    FW_SIBLING_SUBNET;
+}
+
+static int
+read_with(struct nl_sock *s, const char *br, uint32_t net, int brname,
+    struct fw_status *st, struct box_err *e)
+{
+	struct fw_read_ctx *x = calloc(1, sizeof(*x));
+	struct contract_env env;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	rc = count_table(s, NFT_FAM_INET, ch, 16, NULL, 0, &ti, e);
-	if (rc < 0)
-		return rc;
-	st->inet_table = ti.exists;
-	if ((c = chain_named(&ti, "input")) != NULL) {
-		st->input_rules = c->nrules;
-		st->input_ok = c->base && c->hook == NFT_HOOK_INPUT &&
-		    c->prio == -5 && c->nrules == 5;
-	}
-	if ((c = chain_named(&ti, "expose-snat")) != NULL) {
-		st->snat_rules = c->nrules;
-		st->snat_ok = c->base && c->hook == NFT_HOOK_POSTROUTING &&
-		    c->nrules == 1;
-	}
-	rc = count_table(s, NFT_FAM_BRIDGE, ch, 16, ru, 32, &ti, e);
-	if (rc < 0)
-		return rc;
-	st->bridge_table = ti.exists;
-	if ((c = chain_named(&ti, "forward")) != NULL)
-		st->forward_rules = c->nrules;
-	st->sibling = FW_SIBLING_ABSENT;
-	for (i = 0; i < ti.nrules; i++) {
-		if (strcmp(ti.rules[i].chain, "forward") != 0)
-			continue;
-		if (strstr(ti.rules[i].comment, "no frame") != NULL)
-			st->sibling = FW_SIBLING_BRNAME;
-		else if (strstr(ti.rules[i].comment, "no IPv4") != NULL &&
-		    st->sibling == FW_SIBLING_ABSENT)
-			st->sibling = FW_SIBLING_SUBNET;
-	}
+	if (x == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((rc = list_ours(s, x, e)) < 0)
+		goto out;
+	st->inet_table = x->ti[0].exists;
+	st->bridge_table = x->ti[1].exists;
+	st->net = net;
+	st->brname = brname >= 0 ? brname : held_brname(x);
 	read_route_localnet(br, st);
-	return 0;
+	if (net == 0) {
+		say_diff(st, "the bridge's subnet is unknown: no rule can be "
+		    "compared (is %s up?)", br);
+		goto out;
+	}
+	env.bridge = br;
+	env.net = net;
+	env.brname = st->brname;
+	rc = contract_expect(&env, x->want, FW_MAXRULES);
+	if (rc < 0) {
+		err_set(e, rc, "building the contract's rules: %s",
+		    err_str(rc));
+		goto out;
+	}
+	x->nwant = rc;
+	st->want = (unsigned)rc;
+	rc = 0;
+	if (!st->inet_table)
+		say_diff(st, "table inet box is ABSENT");
+	if (!st->bridge_table)
+		say_diff(st, "table bridge box is ABSENT");
+	compare_chains(x, st);
+	compare_rules(x, &env, st);
+	sibling_mode(st);
+out:
+	free(x);
+	return rc;
 }
 
 static int apply_with(struct nl_sock *s, const char *br, uint32_t net,
@@ -219,7 +375,7 @@ with_socket(struct fw_job *job, struct box_err *e)
 	rc = nl_open(s, NETLINK_NETFILTER, e);
 	if (rc == 0) {
 		rc = job->apply ? apply_with(s, job->br, job->net, job->st, e) :
-		    read_with(s, job->br, job->st, e);
+		    read_with(s, job->br, job->net, -1, job->st, e);
 		nl_close(s);
 	}
 	free(s);
@@ -227,15 +383,16 @@ with_socket(struct fw_job *job, struct box_err *e)
 }
 
 int
-fw_read(const char *br, struct fw_status *st, struct box_err *e)
+fw_read(const char *br, uint32_t net, struct fw_status *st,
+    struct box_err *e)
 {
-	struct fw_job job = { br, 0, 0, st };
+	struct fw_job job = { br, net, 0, st };
 
 	return with_socket(&job, e);
 }
 
 static int
-send_batch(struct nl_sock *s, const char *br, uint32_t net, int brname,
+send_batch(struct nl_sock *s, const struct contract_env *env,
     struct box_err *e)
 {
 	unsigned char *buf = malloc(FW_BUF);
@@ -248,12 +405,11 @@ send_batch(struct nl_sock *s, const char *br, uint32_t net, int brname,
 		return err_set(e, -ENOMEM, "out of memory");
 	}
 	nft_batch_init(bt, buf, FW_BUF, s->seq);
-	build_inet(bt, br);
-	if (brname || net != 0)
-		build_bridge(bt, br, brname, net);
+	rc = contract_emit(bt, env);
+	if (rc < 0)
+		rc = err_set(e, rc, "building the firewall: %s", err_str(rc));
 	else
-		nft_table_destroy(bt, NFT_FAM_BRIDGE, FW_TABLE);
-	rc = nft_batch_send(s, bt, NULL, e);
+		rc = nft_batch_send(s, bt, NULL, e);
 	free(buf);
 	free(bt);
 	return rc;
@@ -263,23 +419,25 @@ static int
 apply_with(struct nl_sock *s, const char *br, uint32_t net,
     struct fw_status *st, struct box_err *e)
 {
+	struct contract_env env = { br, net, 0 };
 	struct nl_error why;
-	char kernel[200], key[96];
+	char kernel[200];
 	int brname, rc;
 
+	if (net == 0 || (net & 0xffu) != 0)
+		return err_usage(e, "the firewall needs the bridge's /24 "
+		    "(box firewall apply --subnet A.B.C.0/24)");
 	brname = nft_probe_brname(s, &why, e);
 	if (brname < 0)
 		return brname;
-	rc = send_batch(s, br, net, brname, e);
+	env.brname = brname;
+	rc = send_batch(s, &env, e);
 	if (rc < 0) {
 		err_context(e, "the kernel refused the firewall (nothing "
 		    "changed)");
 		return rc;
 	}
-	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet", br);
-	/* An absent interface is not fatal here: the status reports it. */
-	(void)rtnl_sysctl_set(key, "1", NULL);
-	rc = read_with(s, br, st, e);
+	rc = read_with(s, br, net, brname, st, e);
 	if (rc < 0)
 		return rc;
 	if (brname)
@@ -292,13 +450,10 @@ apply_with(struct nl_sock *s, const char *br, uint32_t net,
 		    "drop matches box-to-box IPv4 and ARP by subnet; other "
 		    "frames rely on port isolation alone",
 		    nl_error_str(&why, kernel, sizeof(kernel)));
-	if (!st->input_ok || !st->snat_ok ||
-	    st->sibling != (brname ? FW_SIBLING_BRNAME :
-	    net ? FW_SIBLING_SUBNET : FW_SIBLING_ABSENT))
+	if (!st->ok)
 		return err_set(e, -EBOX_PROTO, "the firewall read back from "
-		    "the kernel differs from what was applied (input %u "
-		    "rules, expose-snat %u, bridge forward %u)",
-		    st->input_rules, st->snat_rules, st->forward_rules);
+		    "the kernel differs from the contract: %s",
+		    st->ndiff > 0 ? st->diff[0] : "(no detail)");
 	return 0;
 }
 
@@ -315,8 +470,10 @@ int
 fw_remove(struct box_err *e)
 {
 	static const struct { int fam; const char *name; } tables[] = {
-		{ NFT_FAM_INET, "box" }, { NFT_FAM_BRIDGE, "box" },
-		{ NFT_FAM_INET, "claudebox" }, { NFT_FAM_BRIDGE, "claudebox" },
+		{ NFT_FAM_INET, CONTRACT_NFT_TABLE },
+		{ NFT_FAM_BRIDGE, CONTRACT_NFT_TABLE },
+		{ NFT_FAM_INET, CONTRACT_LEGACY_NFT_TABLE },
+		{ NFT_FAM_BRIDGE, CONTRACT_LEGACY_NFT_TABLE },
 	};
 	struct nl_sock *s = malloc(sizeof(*s));
 	unsigned char *buf = malloc(4096);

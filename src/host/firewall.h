@@ -1,27 +1,18 @@
 /*
- * firewall.h - the host firewall for the box bridge, built and verified
- * through our own netlink code (never the nft program).
+ * firewall.h - the host firewall for the box bridge: the contract's rules
+ * (host/contract.c) sent through our own netlink code as one batch, and
+ * read back from the kernel rule by rule, by content.
  *
- *   table inet box
- *     chain input        filter, hook input, priority -5, policy accept
- *       iifname BR ct state established,related accept   (replies to the host)
- *       iifname BR udp dport 53 accept                    (DNS)
- *       iifname BR tcp dport 53 accept
- *       iifname BR udp dport 67 accept                    (DHCP)
- *       iifname BR drop                                   (a box never reaches the host)
- *     chain expose-snat  nat, hook postrouting, priority 110
- *       oifname BR ip saddr 127.0.0.0/8 masquerade        (expose's loopback door)
- *   table bridge box
- *     chain forward      filter, hook forward, priority -200, policy accept
- *       meta ibrname BR meta obrname BR drop              (box -> box, every frame)
- *     or, on a kernel that refuses ibrname/obrname (this CI kernel does):
- *       ip saddr NET ip daddr NET drop                    (box -> box IPv4)
- *       arp sender NET arp target NET drop                (box -> box ARP)
- *     and the status says which, and what is left to port isolation.
+ * Reading back compares, for every chain of ours, each rule the kernel
+ * holds with the rule the contract would send: chain spec, comment, and
+ * every expression's attributes (see nft_rule_info.canon).  A changed
+ * verdict, port, address or match, a rule missing, a rule added by
+ * someone else, or rules out of order: each is a difference naming the
+ * rule.  Counting rules proves nothing and is not used.
  *
- * Everything goes to the kernel as ONE batch: it applies whole or not at
- * all.  Our chains are reset and refilled, so applying twice changes
- * nothing, and no table but ours is touched.
+ * On kernels that refuse `meta ibrname`/`obrname` (this CI kernel) the
+ * bridge sibling drop matches box-to-box IPv4 and ARP by subnet, and the
+ * status says which frames are then left to port isolation.
  */
 #ifndef BOX_FIREWALL_H
 #define BOX_FIREWALL_H
@@ -30,36 +21,47 @@
 
 #include "util/err.h"
 
-#define FW_TABLE "box"
-
 enum fw_sibling {
 	FW_SIBLING_ABSENT = 0,
 	FW_SIBLING_BRNAME,	/* meta ibrname/obrname: every frame */
 	FW_SIBLING_SUBNET,	/* IPv4 and ARP by subnet */
 };
 
+#define FW_MAXDIFF	32
+#define FW_DIFFLEN	320
+
 struct fw_status {
+	uint32_t net;		/* the /24 the rules were compared for */
+	int brname;		/* compared for the ibrname/obrname variant */
 	int inet_table;		/* table inet box exists */
-	unsigned input_rules, snat_rules;
-	int input_ok, snat_ok;	/* chain present with all our rules */
-	int bridge_table;
-	unsigned forward_rules;
-	int sibling;		/* enum fw_sibling, as read back */
+	int bridge_table;	/* table bridge box exists */
+	unsigned want;		/* rules in the contract */
+	unsigned held;		/* of those, held by the kernel exactly */
+	unsigned extra;		/* rules in our chains that are not box's */
+	int chains_ok;		/* every chain of ours with its spec */
+	int ok;			/* held == want, no extra, chains_ok, order */
+	int sibling;		/* enum fw_sibling, as held by content */
 	char sibling_note[256];	/* why the mode is what it is */
+	int ndiff;		/* differences, each naming its rule */
+	char diff[FW_MAXDIFF][FW_DIFFLEN];
 	int route_localnet;	/* 1 on, 0 off, -1 no such interface */
 };
 
 /*
- * Apply the firewall for bridge br on subnet net/24 (host order; 0 when
- * unknown, which disables the subnet fallback), then read it back into st.
- * Fails if the kernel refused the batch (nothing changed) or the read-back
- * does not match what was sent.
+ * Apply the firewall for bridge br on subnet net/24 (host order, never 0),
+ * then read it back into st.  Fails if the kernel refused the batch
+ * (nothing changed) or the read-back differs from the contract.
  */
 int fw_apply(const char *br, uint32_t net, struct fw_status *st,
     struct box_err *e);
 
-/* Read what the kernel holds for our tables. */
-int fw_read(const char *br, struct fw_status *st, struct box_err *e);
+/*
+ * Read what the kernel holds for our tables and compare it with the
+ * contract for net/24 (0 when unknown: then nothing can be held).  Fails
+ * only when the kernel could not be read (e.g. no CAP_NET_ADMIN).
+ */
+int fw_read(const char *br, uint32_t net, struct fw_status *st,
+    struct box_err *e);
 
 /* Delete our tables (and the legacy claudebox ones) if present. */
 int fw_remove(struct box_err *e);

@@ -50,23 +50,17 @@ gateway(const struct stack_conf *sc, char *buf, size_t cap)
 	subnet_fmt(sc->net | 1, buf, cap);
 }
 
-/*
- * raw.dnsmasq: never read the host's resolv.conf and ask only these
- * upstreams; never forward a plain name; and never register the names
- * boxes send with DHCP, or one box could look up another (dns.mode=none
- * alone stops Incus's records, not the names in the leases).
- */
+/* raw.dnsmasq for sc, from the contract's lines. */
 static void
 dnsmasq_raw(const struct stack_conf *sc, char *buf, size_t cap)
 {
-	size_t o;
+	const char *srv[STACK_MAX_DNS];
 	int i;
 
-	o = (size_t)snprintf(buf, cap, "no-resolv\ndomain-needed\n"
-	    "dhcp-ignore-names");
-	for (i = 0; i < sc->ndns && o < cap; i++)
-		o += (size_t)snprintf(buf + o, cap - o, "\nserver=%s",
-		    sc->dns[i]);
+	for (i = 0; i < sc->ndns; i++)
+		srv[i] = sc->dns[i];
+	if (contract_dnsmasq(srv, sc->ndns, buf, cap) < 0)
+		buf[0] = '\0';		/* never matches: converge reports it */
 }
 
 /* GET that treats 404 as "absent" (returns 0) rather than failure. */
@@ -106,66 +100,74 @@ stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e)
 
 /* --- the ACL ----------------------------------------------------------- */
 
-static const char *const acl_drops[] = {
-	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
-	"100.64.0.0/10",
-};
-#define NDROPS (sizeof(acl_drops) / sizeof(acl_drops[0]))
+/* A rule key that narrows the rule: absent, or "", is none. */
+static int
+json_absent_or_empty(const struct json_doc *d, int obj, const char *key)
+{
+	int v = json_get(d, obj, key);
+
+	return v < 0 || json_streq(d, v, "");
+}
+
+/* The destination of contract ACL rule i: a CIDR, or the gateway /32. */
+static void
+acl_dest(const struct stack_conf *sc, size_t i, char *buf, size_t cap)
+{
+	if (contract_acl_egress[i].destination != NULL) {
+		snprintf(buf, cap, "%s", contract_acl_egress[i].destination);
+		return;
+	}
+	gateway(sc, buf, cap);
+	if (strlen(buf) + 4 < cap)
+		strcat(buf, "/32");
+}
 
 static void
 acl_egress(struct json_w *w, const struct stack_conf *sc)
 {
-	char gw[32];
+	char dest[48];
 	size_t i;
 
-	gateway(sc, gw, sizeof(gw));
-	strcat(gw, "/32");
 	json_w_arr(w);
-	json_w_obj(w);
-	json_w_key(w, "action");
-	json_w_str(w, "allow");
-	json_w_key(w, "destination");
-	json_w_str(w, gw);
-	json_w_key(w, "state");
-	json_w_str(w, "enabled");
-	json_w_key(w, "description");
-	json_w_str(w, "the gateway: DNS and DHCP");
-	json_w_end(w, '}');
-	for (i = 0; i < NDROPS; i++) {
+	for (i = 0; i < contract_nacl_egress; i++) {
+		acl_dest(sc, i, dest, sizeof(dest));
 		json_w_obj(w);
 		json_w_key(w, "action");
-		json_w_str(w, "drop");
+		json_w_str(w, contract_acl_egress[i].action);
 		json_w_key(w, "destination");
-		json_w_str(w, acl_drops[i]);
+		json_w_str(w, dest);
 		json_w_key(w, "state");
 		json_w_str(w, "enabled");
+		if (contract_acl_egress[i].description != NULL) {
+			json_w_key(w, "description");
+			json_w_str(w, contract_acl_egress[i].description);
+		}
 		json_w_end(w, '}');
 	}
 	json_w_end(w, ']');
 }
 
-/* Do the egress rules of an existing ACL equal ours, in order? */
+/* Do the egress rules of an existing ACL equal the contract's, in order? */
 static int
 acl_matches(const struct json_doc *d, int acl, const struct stack_conf *sc)
 {
 	int eg = json_get(d, acl, "egress"), r = json_child(d, eg);
-	char gw[32], v[64];
+	char want[48], v[64];
 	size_t i;
 
-	gateway(sc, gw, sizeof(gw));
-	strcat(gw, "/32");
-	if (json_count(d, eg) != (int)NDROPS + 1)
+	if (json_count(d, eg) != (int)contract_nacl_egress)
 		return 0;
-	for (i = 0; i <= NDROPS; i++, r = json_next(d, r)) {
-		const char *want = i == 0 ? gw : acl_drops[i - 1];
-
+	for (i = 0; i < contract_nacl_egress; i++, r = json_next(d, r)) {
+		acl_dest(sc, i, want, sizeof(want));
 		if (strcmp(json_gets(d, r, "action", v, sizeof(v), ""),
-		    i == 0 ? "allow" : "drop") != 0 ||
+		    contract_acl_egress[i].action) != 0 ||
 		    strcmp(json_gets(d, r, "destination", v, sizeof(v), ""),
 		    want) != 0 ||
 		    strcmp(json_gets(d, r, "state", v, sizeof(v), ""),
-		    "enabled") != 0 || json_get(d, r, "protocol") >= 0 ||
-		    json_get(d, r, "source") >= 0)
+		    "enabled") != 0 || !json_absent_or_empty(d, r, "protocol") ||
+		    !json_absent_or_empty(d, r, "source") ||
+		    !json_absent_or_empty(d, r, "destination_port") ||
+		    !json_absent_or_empty(d, r, "icmp_type"))
 			return 0;
 	}
 	return 1;
@@ -237,92 +239,116 @@ stack_ensure_acl(struct incus *c, const struct stack_conf *sc, int *changed,
 
 /* --- the bridge ---------------------------------------------------------- */
 
-struct kv {
-	const char *k;
-	char v[256];
-};
-
-static int
-net_keys(const struct stack_conf *sc, struct kv *kv)
+/* The value the contract wants for bridge key k. */
+static void
+bridge_want(const struct contract_key *k, const struct stack_conf *sc,
+    char *buf, size_t cap)
 {
-	char gw[32];
-	int n = 0;
-
-	gateway(sc, gw, sizeof(gw));
-	kv[n].k = "security.acls";
-	snprintf(kv[n++].v, sizeof(kv[0].v), STACK_ACL);
-	kv[n].k = "security.acls.default.egress.action";
-	snprintf(kv[n++].v, sizeof(kv[0].v), "allow");
-	kv[n].k = "security.acls.default.ingress.action";
-	snprintf(kv[n++].v, sizeof(kv[0].v), "drop");
-	kv[n].k = "dns.mode";
-	snprintf(kv[n++].v, sizeof(kv[0].v), "none");
-	kv[n].k = "raw.dnsmasq";
-	dnsmasq_raw(sc, kv[n++].v, sizeof(kv[0].v));
-	(void)gw;
-	return n;
+	switch (k->how) {
+	case CV_GATEWAY_CIDR:
+		gateway(sc, buf, cap);
+		if (strlen(buf) + 4 < cap)
+			strcat(buf, "/24");
+		break;
+	case CV_DNSMASQ:
+		dnsmasq_raw(sc, buf, cap);
+		break;
+	default:
+		snprintf(buf, cap, "%s", k->value);
+	}
 }
 
-/* The first key whose value differs, or NULL. */
-static const char *
-net_drift(const struct json_doc *d, int net, const struct stack_conf *sc)
+/*
+ * Every contract key whose value differs, appended to drift as
+ * "key (was 'old')"; the number of them.  *readdress is set when the
+ * bridge's own address differs (that one is never changed).
+ */
+static int
+net_drift(const struct json_doc *d, int net, const struct stack_conf *sc,
+    char *drift, size_t cap, int *readdress)
 {
-	static struct kv kv[8];
-	int cfg = json_get(d, net, "config"), n = net_keys(sc, kv), i;
+	int cfg = json_get(d, net, "config"), n = 0;
+	char want[512], had[96];
+	size_t i, o = 0;
 
-	for (i = 0; i < n; i++) {
-		int v = json_get(d, cfg, kv[i].k);
+	if (cap > 0)
+		drift[0] = '\0';
+	*readdress = 0;
+	for (i = 0; i < contract_nbridge_keys; i++) {
+		const struct contract_key *k = &contract_bridge_keys[i];
+		int v = json_get(d, cfg, k->key);
 
-		if (!json_streq(d, v, kv[i].v))
-			return kv[i].k;
+		bridge_want(k, sc, want, sizeof(want));
+		if (json_streq(d, v, want))
+			continue;
+		if (k->how == CV_GATEWAY_CIDR) {
+			*readdress = 1;
+			continue;
+		}
+		json_gets(d, cfg, k->key, had, sizeof(had), "");
+		for (char *p = had; *p; p++)	/* one line per key */
+			if (*p == '\n')
+				*p = ' ';
+		if (o < cap)
+			o += (size_t)snprintf(drift + o, cap - o, "%s%s "
+			    "(was %s%s%s)", n ? ", " : "", k->key,
+			    v < 0 ? "unset" : "'", v < 0 ? "" : had,
+			    v < 0 ? "" : "'");
+		n++;
 	}
-	return NULL;
+	if (o >= cap && cap > 4)
+		memcpy(drift + cap - 4, "...", 4);
+	return n;
 }
 
 static void
 net_config(struct json_w *w, const struct stack_conf *sc, int create)
 {
-	struct kv kv[8];
-	char gw[40];
-	int n = net_keys(sc, kv), i;
+	char want[512];
+	size_t i;
 
 	json_w_key(w, "config");
 	json_w_obj(w);
-	if (create) {
-		gateway(sc, gw, sizeof(gw));
-		strcat(gw, "/24");
-		json_w_key(w, "ipv4.address");
-		json_w_str(w, gw);
-		json_w_key(w, "ipv4.nat");
-		json_w_str(w, "true");
-		json_w_key(w, "ipv6.address");
-		json_w_str(w, "none");
-	}
-	for (i = 0; i < n; i++) {
-		json_w_key(w, kv[i].k);
-		json_w_str(w, kv[i].v);
+	for (i = 0; i < contract_nbridge_keys; i++) {
+		const struct contract_key *k = &contract_bridge_keys[i];
+
+		if (k->how == CV_GATEWAY_CIDR && !create)
+			continue;	/* never re-addressed */
+		bridge_want(k, sc, want, sizeof(want));
+		json_w_key(w, k->key);
+		json_w_str(w, want);
 	}
 	json_w_end(w, '}');
 }
 
 int
 stack_ensure_network(struct incus *c, const struct stack_conf *sc,
-    int *changed, struct box_err *e)
+    int *changed, char *corrected, size_t cap, struct box_err *e)
 {
 	struct incus_reply r;
 	struct json_w w;
-	int exists, rc;
+	char drift[512];
+	int exists, rc, readdress = 0;
 
 	*changed = 0;
+	if (corrected != NULL && cap > 0)
+		corrected[0] = '\0';
 	exists = get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
 	if (exists < 0)
 		return exists;
 	if (exists) {
-		const char *drift = net_drift(&r.doc, r.metadata, sc);
+		int n = net_drift(&r.doc, r.metadata, sc, drift,
+		    sizeof(drift), &readdress);
 
 		incus_reply_free(&r);
-		if (drift == NULL)
+		if (readdress)
+			return err_set(e, -EEXIST, "the bridge %s exists on "
+			    "another subnet than the one decided; box never "
+			    "re-addresses a bridge", STACK_BRIDGE);
+		if (n == 0)
 			return 0;
+		if (corrected != NULL)
+			snprintf(corrected, cap, "%s", drift);
 	}
 	json_w_init(&w, BODY_MAX);
 	json_w_obj(&w);
@@ -346,25 +372,47 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 
 /* --- the profile --------------------------------------------------------- */
 
+/* Does device dev hold exactly the contract keys kv[0..n)? */
+static int
+device_exact(const struct json_doc *d, int dev, const struct contract_key *kv,
+    size_t n)
+{
+	size_t i;
+
+	if (json_count(d, dev) != (int)n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!json_streq(d, json_get(d, dev, kv[i].key), kv[i].value))
+			return 0;
+	return 1;
+}
+
 static int
 profile_matches(const struct json_doc *d, int p)
 {
-	int dev = json_get(d, p, "devices"), eth, root;
+	int dev = json_get(d, p, "devices");
 
-	if (json_count(d, json_get(d, p, "config")) != 0 ||
-	    json_count(d, dev) != 2)
-		return 0;
-	eth = json_get(d, dev, "eth0");
-	root = json_get(d, dev, "root");
-	return json_count(d, eth) == 4 &&
-	    json_streq(d, json_get(d, eth, "type"), "nic") &&
-	    json_streq(d, json_get(d, eth, "network"), STACK_BRIDGE) &&
-	    json_streq(d, json_get(d, eth, "name"), "eth0") &&
-	    json_streq(d, json_get(d, eth, "security.port_isolation"), "true") &&
-	    json_count(d, root) == 3 &&
-	    json_streq(d, json_get(d, root, "type"), "disk") &&
-	    json_streq(d, json_get(d, root, "pool"), STACK_POOL) &&
-	    json_streq(d, json_get(d, root, "path"), "/");
+	return json_count(d, json_get(d, p, "config")) == 0 &&
+	    json_count(d, dev) == 2 &&
+	    device_exact(d, json_get(d, dev, CONTRACT_NIC), contract_nic_keys,
+	    contract_nnic_keys) &&
+	    device_exact(d, json_get(d, dev, "root"), contract_root_keys,
+	    contract_nroot_keys);
+}
+
+static void
+device_json(struct json_w *w, const char *name, const struct contract_key *kv,
+    size_t n)
+{
+	size_t i;
+
+	json_w_key(w, name);
+	json_w_obj(w);
+	for (i = 0; i < n; i++) {
+		json_w_key(w, kv[i].key);
+		json_w_str(w, kv[i].value);
+	}
+	json_w_end(w, '}');
 }
 
 int
@@ -392,33 +440,15 @@ stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 		json_w_str(&w, STACK_PROFILE);
 	}
 	json_w_key(&w, "description");
-	json_w_str(&w, "box: an isolated NIC and a root disk, nothing else");
+	json_w_str(&w, "box: an isolated, filtered NIC and a root disk, "
+	    "nothing else");
 	json_w_key(&w, "config");
 	json_w_obj(&w);
 	json_w_end(&w, '}');
 	json_w_key(&w, "devices");
 	json_w_obj(&w);
-	json_w_key(&w, "eth0");
-	json_w_obj(&w);
-	json_w_key(&w, "type");
-	json_w_str(&w, "nic");
-	json_w_key(&w, "network");
-	json_w_str(&w, STACK_BRIDGE);
-	json_w_key(&w, "name");
-	json_w_str(&w, "eth0");
-	/* Port isolation only: ipv4_filtering breaks boxes (see the audit). */
-	json_w_key(&w, "security.port_isolation");
-	json_w_str(&w, "true");
-	json_w_end(&w, '}');
-	json_w_key(&w, "root");
-	json_w_obj(&w);
-	json_w_key(&w, "type");
-	json_w_str(&w, "disk");
-	json_w_key(&w, "pool");
-	json_w_str(&w, STACK_POOL);
-	json_w_key(&w, "path");
-	json_w_str(&w, "/");
-	json_w_end(&w, '}');
+	device_json(&w, CONTRACT_NIC, contract_nic_keys, contract_nnic_keys);
+	device_json(&w, "root", contract_root_keys, contract_nroot_keys);
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
 	rc = send_json(c, exists ? "PUT" : "POST", exists ?
@@ -515,12 +545,37 @@ observe_boxes(struct incus *c, struct stack_state *st, struct box_err *e)
 }
 
 int
+stack_vm_doors(struct incus *c, struct box_err *e)
+{
+	struct incus_reply r;
+	int i, d, n = 0, rc;
+
+	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = json_child(&r.doc, r.metadata); i >= 0;
+	    i = json_next(&r.doc, i)) {
+		if (!json_streq(&r.doc, json_get(&r.doc, i, "type"),
+		    "virtual-machine"))
+			continue;
+		for (d = json_child(&r.doc, json_get(&r.doc, i, "devices"));
+		    d >= 0; d = json_next(&r.doc, d))
+			if (json_streq(&r.doc, json_get(&r.doc, d, "type"),
+			    "proxy") &&
+			    json_streq(&r.doc, json_get(&r.doc, d, "nat"),
+			    "true"))
+				n++;
+	}
+	incus_reply_free(&r);
+	return n;
+}
+
+int
 stack_observe(struct incus *c, const struct stack_conf *sc,
     struct stack_state *st, struct box_err *e)
 {
 	struct incus_reply r;
-	const char *drift;
-	int rc;
+	int rc, readdress;
 
 	memset(st, 0, sizeof(*st));
 	if ((rc = observe_pool(c, st, e)) < 0)
@@ -532,11 +587,12 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 		st->net_exists = 1;
 		json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
 		    "ipv4.address", st->net_addr, sizeof(st->net_addr), "");
-		drift = net_drift(&r.doc, r.metadata, sc);
-		st->net_keys_ok = drift == NULL;
-		if (drift != NULL)
-			snprintf(st->net_drift, sizeof(st->net_drift), "%s",
-			    drift);
+		st->net_keys_ok = net_drift(&r.doc, r.metadata, sc,
+		    st->net_drift, sizeof(st->net_drift), &readdress) == 0 &&
+		    !readdress;
+		if (readdress)
+			snprintf(st->net_drift, sizeof(st->net_drift),
+			    "ipv4.address is not the decided subnet's");
 		incus_reply_free(&r);
 	}
 	rc = get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);

@@ -21,10 +21,13 @@
 #include "incus/api.h"
 #include "util/err.h"
 
-#define STACK_BRIDGE	"boxnet"
-#define STACK_ACL	"box-isolate"
-#define STACK_PROFILE	"box-net"
-#define STACK_POOL	"default"
+#include "host/contract.h"
+
+/* The names are the contract's (host/contract.h). */
+#define STACK_BRIDGE	CONTRACT_BRIDGE
+#define STACK_ACL	CONTRACT_ACL
+#define STACK_PROFILE	CONTRACT_PROFILE
+#define STACK_POOL	CONTRACT_POOL
 #define STACK_MAX_DNS	4
 
 struct stack_conf {
@@ -39,7 +42,8 @@ struct stack_state {
 	int net_exists;
 	char net_addr[48];		/* its ipv4.address, "" when none */
 	int net_keys_ok;		/* every key box sets has its value */
-	char net_drift[256];		/* the first key that differs */
+	char net_drift[512];		/* every key that differs, with the
+					   value it had ("k (was 'v')") */
 	int acl_exists, acl_ok;
 	int acl_ingress;		/* ingress rules kept (expose doors) */
 	int profile_exists, profile_ok;
@@ -62,9 +66,21 @@ int stack_ensure_pool(struct incus *c, struct stack_state *st,
     int *created, struct box_err *e);
 int stack_ensure_acl(struct incus *c, const struct stack_conf *sc,
     int *changed, struct box_err *e);
+/*
+ * Converge every contract key of the bridge (IPv6 off, NAT, DHCP, DNS
+ * mode, pinned resolvers, no-hosts, the ACL keys).  An existing bridge is
+ * never re-addressed: one on another /24 than sc->net is a refusal.
+ * corrected (may be NULL) gets what was changed, as in net_drift.
+ */
 int stack_ensure_network(struct incus *c, const struct stack_conf *sc,
-    int *changed, struct box_err *e);
+    int *changed, char *corrected, size_t cap, struct box_err *e);
 int stack_ensure_profile(struct incus *c, int *changed, struct box_err *e);
+
+/*
+ * How many VM boxes have an expose door (a NAT proxy): only those need
+ * route_localnet on the bridge.  -errno when the daemon could not say.
+ */
+int stack_vm_doors(struct incus *c, struct box_err *e);
 
 /*
  * The /24 of the existing bridge, from the daemon: 1 and *net when it

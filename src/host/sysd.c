@@ -76,63 +76,133 @@ sysd_write_atomic(const char *path, const void *data, size_t n, int mode,
 	return 0;
 }
 
-void
-sysd_box_path(char *buf, size_t cap)
-{
-	char self[4096], stable[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *r;
+#define BOOT_BIN_MAX	(16u << 20)	/* box is ~0.4 MiB; refuse a monster */
 
-	if (n <= 0) {
-		snprintf(buf, cap, "/usr/local/bin/box");
-		return;
+/*
+ * A directory only root may write: owned by root, no group/other write.
+ * Created when missing; an existing one that is not is refused, never
+ * "fixed" (someone else made it).
+ */
+static int
+root_dir(const char *path, struct box_err *e)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return err_set(e, -errno, "creating %s: %s", path,
+		    strerror(errno));
+	if (lstat(path, &st) < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return err_set(e, -EPERM, "%s is not a root-owned directory "
+		    "that only root can write: the boot firewall will not run "
+		    "from it", path);
+	return 0;
+}
+
+/* This binary's bytes, from /proc/self/exe. */
+static int
+read_self(unsigned char **out, size_t *n, struct box_err *e)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	unsigned char *buf;
+	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 ||
+	    (size_t)st.st_size > BOOT_BIN_MAX) {
+		if (fd >= 0)
+			close(fd);
+		return err_set(e, -EIO, "reading this binary "
+		    "(/proc/self/exe) for the boot unit failed");
 	}
-	self[n] = '\0';
-	r = realpath("/usr/local/bin/box", stable);
-	/* Through the stable link an upgrade keeps the unit pointing right. */
-	if (r != NULL && strcmp(stable, self) == 0)
-		snprintf(buf, cap, "/usr/local/bin/box");
-	else
-		snprintf(buf, cap, "%s", self);
+	buf = malloc((size_t)st.st_size);
+	if (buf == NULL) {
+		close(fd);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	while (got < (size_t)st.st_size &&
+	    ((r = read(fd, buf + got, (size_t)st.st_size - got)) > 0 ||
+	    (r < 0 && errno == EINTR)))
+		if (r > 0)
+			got += (size_t)r;
+	close(fd);
+	if (got != (size_t)st.st_size) {
+		free(buf);
+		return err_set(e, -EIO, "short read of /proc/self/exe");
+	}
+	*out = buf;
+	*n = got;
+	return 0;
+}
+
+static int
+boot_copy(struct box_err *e)
+{
+	unsigned char *bin = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = root_dir("/usr/local/libexec", e)) < 0 ||
+	    (rc = root_dir(SYSD_BOOT_DIR, e)) < 0)
+		return rc;
+	if ((rc = read_self(&bin, &n, e)) < 0)
+		return rc;
+	rc = sysd_write_atomic(SYSD_BOOT_BIN, bin, n, 0755, e);
+	free(bin);
+	if (rc == 0 && chmod(SYSD_BOOT_BIN, 0755) < 0)
+		rc = err_set(e, -errno, "chmod %s: %s", SYSD_BOOT_BIN,
+		    strerror(errno));
+	return rc;
+}
+
+/* Replace the first @KEY@ in unit[0..cap) with value. */
+static int
+fill(char *unit, size_t cap, const char *key, const char *value)
+{
+	char rest[2048], *at = strstr(unit, key);
+	int n;
+
+	if (at == NULL)
+		return -EINVAL;
+	snprintf(rest, sizeof(rest), "%s", at + strlen(key));
+	n = snprintf(at, cap - (size_t)(at - unit), "%s%s", value, rest);
+	return n < 0 || (size_t)n >= cap - (size_t)(at - unit) ?
+	    -ENAMETOOLONG : 0;
 }
 
 int
-sysd_install_unit(const char *box_path, struct box_err *e)
+sysd_install_boot(uint32_t net, int *live, struct box_err *e)
 {
 	const struct embedded_file *f = embedded_find(embedded_host,
 	    embedded_host_count, SYSD_UNIT);
-	char unit[2048], *at;
+	char unit[4096], subnet[32];
 	char *reload[] = { "systemctl", "daemon-reload", NULL };
 	char *enable[] = { "systemctl", "enable", SYSD_UNIT, NULL };
 	char *restart[] = { "systemctl", "restart", SYSD_UNIT, NULL };
-	int n, rc;
+	int rc;
 
+	*live = 0;
 	if (f == NULL || f->len >= sizeof(unit) / 2)
 		return err_set(e, -ENOENT, "the firewall unit is not built in");
-	if (strpbrk(box_path, " \n\"\\%") != NULL)
-		return err_set(e, -EINVAL, "unusable path for the unit: %s",
-		    box_path);
+	snprintf(subnet, sizeof(subnet), "%u.%u.%u.0/24", net >> 24,
+	    (net >> 16) & 255, (net >> 8) & 255);
 	memcpy(unit, f->data, f->len);
 	unit[f->len] = '\0';
-	at = strstr(unit, "@BOX@");
-	if (at == NULL)
-		return err_set(e, -EINVAL, "the firewall unit has no @BOX@");
-	{
-		char rest[1024];
-
-		snprintf(rest, sizeof(rest), "%s", at + 5);
-		n = snprintf(at, sizeof(unit) - (size_t)(at - unit), "%s%s",
-		    box_path, rest);
-		if (n < 0 || (size_t)n >= sizeof(unit) - (size_t)(at - unit))
-			return err_set(e, -ENAMETOOLONG, "unit too long");
-	}
+	if (fill(unit, sizeof(unit), "@BOX@", SYSD_BOOT_BIN) < 0 ||
+	    fill(unit, sizeof(unit), "@SUBNET@", subnet) < 0)
+		return err_set(e, -EINVAL, "the built-in firewall unit lacks "
+		    "@BOX@ or @SUBNET@");
+	if ((rc = boot_copy(e)) < 0)
+		return rc;
 	rc = sysd_write_atomic(SYSD_UNIT_PATH, unit, strlen(unit), 0644, e);
-	if (rc == 0)
-		rc = sysd_run(reload, e);
-	if (rc == 0)
-		rc = sysd_run(enable, e);
-	if (rc == 0)
+	if (rc < 0 || !sysd_present())
+		return rc;
+	if ((rc = sysd_run(reload, e)) == 0 && (rc = sysd_run(enable, e)) == 0)
 		rc = sysd_run(restart, e);
+	*live = rc == 0;
 	return rc;
 }
 
@@ -143,6 +213,10 @@ sysd_remove_unit(struct box_err *e)
 	char *reload[] = { "systemctl", "daemon-reload", NULL };
 	struct box_err ignore;
 
+	if (unlink(SYSD_BOOT_BIN) < 0 && errno != ENOENT)
+		return err_set(e, -errno, "removing %s: %s", SYSD_BOOT_BIN,
+		    strerror(errno));
+	(void)rmdir(SYSD_BOOT_DIR);	/* only when empty */
 	if (access(SYSD_UNIT_PATH, F_OK) != 0)
 		return 0;
 	err_clear(&ignore);

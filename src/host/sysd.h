@@ -7,10 +7,16 @@
 #ifndef BOX_SYSD_H
 #define BOX_SYSD_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "util/err.h"
 
 #define SYSD_UNIT	"box-firewall.service"
 #define SYSD_UNIT_PATH	"/etc/systemd/system/" SYSD_UNIT
+/* The unit's program: a root-owned copy of box in a root-owned directory. */
+#define SYSD_BOOT_DIR	"/usr/local/libexec/box"
+#define SYSD_BOOT_BIN	SYSD_BOOT_DIR "/box-firewall"
 
 /* Is systemd running this machine (PID 1)? */
 int sysd_present(void);
@@ -23,15 +29,15 @@ int sysd_write_atomic(const char *path, const void *data, size_t n,
     int mode, struct box_err *e);
 
 /*
- * Install the firewall unit pointing at box_path, reload, enable, and
- * restart it (restart, not "enable --now": that does nothing to an active
- * oneshot, so new rules would not apply).
+ * The boot path of the firewall: copy this very binary to SYSD_BOOT_BIN
+ * (root:root 0755, in a root:root 0755 directory that nobody else can
+ * write, atomically), and write the unit running it with --subnet
+ * net/24.  Where systemd runs, reload, enable and restart the unit
+ * (restart, not "enable --now": that does nothing to an active oneshot).
+ * *live is set when systemd took it.
  */
-int sysd_install_unit(const char *box_path, struct box_err *e);
-/* Disable and remove it; absent is fine. */
+int sysd_install_boot(uint32_t net, int *live, struct box_err *e);
+/* Disable and remove the unit and the copy; absent is fine. */
 int sysd_remove_unit(struct box_err *e);
-
-/* The stable path of this box: /usr/local/bin/box when that is us. */
-void sysd_box_path(char *buf, size_t cap);
 
 #endif

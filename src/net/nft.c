@@ -663,6 +663,13 @@ int
 nft_match_addr(struct nft_batch *bt, int daddr, const void *addr,
     size_t alen, unsigned prefix)
 {
+	return nft_match_addr_op(bt, daddr, addr, alen, prefix, NFT_CMP_EQ);
+}
+
+int
+nft_match_addr_op(struct nft_batch *bt, int daddr, const void *addr,
+    size_t alen, unsigned prefix, uint32_t op)
+{
 	unsigned char a[16], mask[16], zero[16];
 	uint32_t off;
 	size_t i;
@@ -670,7 +677,8 @@ nft_match_addr(struct nft_batch *bt, int daddr, const void *addr,
 	if (bt->b.err != 0)
 		return bt->b.err;
 	if (bt->rule_family == 0 || addr == NULL || (alen != 4 && alen != 16) ||
-	    prefix == 0 || prefix > alen * 8)
+	    prefix == 0 || prefix > alen * 8 ||
+	    (op != NFT_CMP_EQ && op != NFT_CMP_NEQ))
 		return bt_fail(bt, -EINVAL);
 	if (alen == 4)
 		off = daddr ? 16 : 12;
@@ -692,13 +700,13 @@ nft_match_addr(struct nft_batch *bt, int daddr, const void *addr,
 		/* Byte-aligned: load only the prefix bytes (as nft does). */
 		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, off,
 		    prefix / 8, NFT_REG_1);
-		return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, a, prefix / 8);
+		return nft_expr_cmp(bt, NFT_REG_1, op, a, prefix / 8);
 	}
 	memset(zero, 0, sizeof(zero));
 	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, off, (uint32_t)alen,
 	    NFT_REG_1);
 	nft_expr_bitwise(bt, NFT_REG_1, NFT_REG_1, mask, zero, alen);
-	return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, a, alen);
+	return nft_expr_cmp(bt, NFT_REG_1, op, a, alen);
 }
 
 int
@@ -861,15 +869,165 @@ parse_udata(const struct nl_attr *a, char *dst, size_t cap)
 	return 0;
 }
 
+/*
+ * The canonical text of a rule's expressions: what "the same rule" means
+ * when the contract is compared with what the kernel holds.  Each
+ * expression is written as  name(T=hex,T{...},...)  with its attributes
+ * sorted by type, nests recursed into, and nothing interpreted, so a
+ * changed verdict, port, address, register or operator changes the text.
+ * Two kinds of attribute are left out, on both sides alike: a counter's
+ * values (they move), and attributes the kernel reports with their zero
+ * default although nobody sent them (bitwise op, payload checksum fields,
+ * lookup flags).  Order of expressions is kept: it is the rule.
+ */
+struct canon {
+	char *p;
+	size_t cap, len;
+	int trunc;
+};
+
+static void
+canon_put(struct canon *c, const char *s, size_t n)
+{
+	if (c->trunc || c->len + n + 1 > c->cap) {
+		c->trunc = 1;
+		return;
+	}
+	memcpy(c->p + c->len, s, n);
+	c->len += n;
+	c->p[c->len] = '\0';
+}
+
+static void
+canon_hex(struct canon *c, const unsigned char *d, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	char two[2];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		two[0] = hx[d[i] >> 4];
+		two[1] = hx[d[i] & 15];
+		canon_put(c, two, 2);
+	}
+}
+
+static int
+is_zero(const struct nl_attr *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->len; i++)
+		if (a->data[i] != 0)
+			return 0;
+	return 1;
+}
+
+/* Attributes the kernel dumps with a zero default, by expression. */
+static int
+canon_skip(const char *expr, const struct nl_attr *a)
+{
+	if (strcmp(expr, "counter") == 0)
+		return 1;
+	if (!is_zero(a))
+		return 0;
+	if (strcmp(expr, "bitwise") == 0)
+		return a->type == NFTA_BITWISE_OP;
+	if (strcmp(expr, "payload") == 0)
+		return a->type == NFTA_PAYLOAD_CSUM_TYPE ||
+		    a->type == NFTA_PAYLOAD_CSUM_OFFSET ||
+		    a->type == NFTA_PAYLOAD_CSUM_FLAGS;
+	if (strcmp(expr, "lookup") == 0)
+		return a->type == NFTA_LOOKUP_FLAGS;
+	return 0;
+}
+
+#define CANON_ATTRS 24
+#define CANON_DEPTH 4
+
+/*
+ * Which attributes are nests.  The flag cannot say: the kernel dumps data
+ * nests without NLA_F_NESTED, while we send them with it.  So the
+ * structure comes from the protocol, the same for both sides: the data
+ * attributes of these expressions hold a struct nft_data (NFTA_DATA_VALUE,
+ * or NFTA_DATA_VERDICT, itself a nest).
+ */
+static int
+canon_nested(const char *expr, const struct nl_attr *a, int depth)
+{
+	if (depth == 1)
+		return a->type == NFTA_DATA_VERDICT;
+	if (depth != 0)
+		return 0;
+	if (strcmp(expr, "cmp") == 0)
+		return a->type == NFTA_CMP_DATA;
+	if (strcmp(expr, "immediate") == 0)
+		return a->type == NFTA_IMMEDIATE_DATA;
+	if (strcmp(expr, "bitwise") == 0)
+		return a->type == NFTA_BITWISE_MASK ||
+		    a->type == NFTA_BITWISE_XOR || a->type == NFTA_BITWISE_DATA;
+	if (strcmp(expr, "range") == 0)
+		return a->type == NFTA_RANGE_FROM_DATA ||
+		    a->type == NFTA_RANGE_TO_DATA;
+	return 0;
+}
+
+static int
+canon_attrs(struct canon *c, const struct nl_attr *nest, const char *expr,
+    int depth)
+{
+	struct nl_attr_iter it;
+	struct nl_attr a[CANON_ATTRS], t;
+	char num[16];
+	size_t n = 0, i, j;
+	int r;
+
+	if (depth > CANON_DEPTH)
+		return -EBOX_PROTO;
+	nl_attr_iter_nested(&it, nest);
+	while ((r = nl_attr_next(&it, &t)) > 0) {
+		if (n == CANON_ATTRS)
+			return -EBOX_PROTO;
+		if (depth == 0 && canon_skip(expr, &t))
+			continue;
+		/* insertion sort by type: the kernel's order is not ours */
+		for (j = n; j > 0 && a[j - 1].type > t.type; j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+		a[j].present = 1;
+		n++;
+	}
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			canon_put(c, ",", 1);
+		snprintf(num, sizeof(num), "%u", a[i].type);
+		canon_put(c, num, strlen(num));
+		if (canon_nested(expr, &a[i], depth)) {
+			canon_put(c, "{", 1);
+			if ((r = canon_attrs(c, &a[i], expr, depth + 1)) < 0)
+				return r;
+			canon_put(c, "}", 1);
+		} else {
+			canon_put(c, "=", 1);
+			canon_hex(c, a[i].data, a[i].len);
+		}
+	}
+	return 0;
+}
+
 static int
 parse_exprs(const struct nl_attr *list, struct nft_rule_info *ri)
 {
 	struct nl_attr_iter it;
 	struct nl_attr el, tb[NFTA_EXPR_MAX + 1];
+	struct canon c = { ri->canon, sizeof(ri->canon), 0, 0 };
 	char name[32];
 	size_t used = 0, n;
 	int r;
 
+	ri->canon[0] = '\0';
 	nl_attr_iter_nested(&it, list);
 	while ((r = nl_attr_next(&it, &el)) > 0) {
 		if (el.type != NFTA_LIST_ELEM)
@@ -886,7 +1044,16 @@ parse_exprs(const struct nl_attr *list, struct nft_rule_info *ri)
 			memcpy(ri->exprs + used, name, n + 1);
 			used += n;
 		}
+		if (ri->nexprs > 1)
+			canon_put(&c, " ", 1);
+		canon_put(&c, name, n);
+		canon_put(&c, "(", 1);
+		if (tb[NFTA_EXPR_DATA].present &&
+		    canon_attrs(&c, &tb[NFTA_EXPR_DATA], name, 0) < 0)
+			return -EBOX_PROTO;
+		canon_put(&c, ")", 1);
 	}
+	ri->canon_trunc = c.trunc;
 	return r < 0 ? -EBOX_PROTO : 0;
 }
 

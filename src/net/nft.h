@@ -85,6 +85,7 @@ enum {
 #define NFT_DESC_LEN		64	/* per-message description kept */
 #define NFT_NAMELEN		64	/* our table/chain names, with NUL */
 #define NFT_COMMENT_MAX		128	/* rule comment, NUL included (nft's) */
+#define NFT_CANON_MAX		1024	/* canonical expression text */
 
 struct nft_batch {
 	struct nl_buf b;
@@ -235,6 +236,10 @@ int nft_match_port(struct nft_batch *bt, uint8_t proto, int dport,
     uint16_t port);
 int nft_match_addr(struct nft_batch *bt, int daddr, const void *addr,
     size_t alen, unsigned prefix);
+/* The same with the comparison given: NFT_CMP_EQ, or NFT_CMP_NEQ for
+ * "ip saddr != addr/prefix". */
+int nft_match_addr_op(struct nft_batch *bt, int daddr, const void *addr,
+    size_t alen, unsigned prefix, uint32_t op);
 int nft_match_ct_state(struct nft_batch *bt, uint32_t states);
 int nft_nat_to(struct nft_batch *bt, uint32_t type, const void *addr4,
     uint16_t port);
@@ -258,6 +263,11 @@ struct nft_rule_info {
 	char comment[NFT_COMMENT_MAX];	/* "" when none */
 	char exprs[128];	/* expression names, "meta,cmp,immediate" */
 	unsigned nexprs;
+	/* The expressions by content, canonical (see parse_exprs() in
+	 * nft.c): equal text, equal rule.  canon_trunc: it did not fit, and
+	 * such a rule never compares equal. */
+	char canon[NFT_CANON_MAX];
+	int canon_trunc;
 };
 
 /*

@@ -668,6 +668,27 @@ rx_one(struct nl_rx *rx, const struct nl_msg *m)
 }
 
 int
+nl_msg_at(const void *buf, size_t n, size_t *off, struct nl_msg *m)
+{
+	const unsigned char *p = buf;
+	size_t left, adv;
+
+	if (p == NULL || *off >= n)
+		return 0;
+	left = n - *off;
+	if (left < sizeof(m->hdr))
+		return -EBOX_PROTO;
+	memcpy(&m->hdr, p + *off, sizeof(m->hdr));
+	if (m->hdr.nlmsg_len < NL_HDRLEN || m->hdr.nlmsg_len > left)
+		return -EBOX_PROTO;
+	m->data = p + *off + NL_HDRLEN;
+	m->len = m->hdr.nlmsg_len - NL_HDRLEN;
+	adv = NL_ALIGN(m->hdr.nlmsg_len);
+	*off += adv > left ? left : adv;
+	return 1;
+}
+
+int
 nl_rx_feed(struct nl_rx *rx, const void *buf, size_t n)
 {
 	const unsigned char *p = buf;

@@ -198,6 +198,13 @@ struct nl_msg {
 int nl_msg_attrs(const struct nl_msg *m, size_t hdrlen, struct nl_attr *tb,
     size_t ntb);
 
+/*
+ * The message at buf[*off] of n bytes (a batch we built, a datagram):
+ * 1 and *m with *off moved past it, 0 at the end, -EBOX_PROTO when its
+ * length is impossible.
+ */
+int nl_msg_at(const void *buf, size_t n, size_t *off, struct nl_msg *m);
+
 /* A kernel error reply, decoded. */
 struct nl_error {
 	int code;		/* negative errno; 0 = no error recorded */

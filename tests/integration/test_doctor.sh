@@ -90,8 +90,8 @@ expect_eq "$n" 0 "converged host: no FAIL or WARN line (but the names one)"
 j=$(djson ${P}a ${P}b)
 for id in host.signature incus bridge.dns_mode bridge.dns_pinned bridge.ipv6 \
     bridge.acl bridge.ingress bridge.kernel dnsmasq resolver \
-    firewall.input firewall.sibling acl.egress profile.nic ports box.nic \
-    box.port box.signature box.lease box.ipv6 box.routing box.dns \
+    firewall.rules firewall.sibling acl.egress profile.nic ports box.nic \
+    box.port box.filter box.signature box.lease box.ipv6 box.routing box.dns \
     box.host_drop; do
 	expect_eq "$(echo "$j" | status $id)" pass "converged host: $id passes"
 done
@@ -120,7 +120,7 @@ nft list table bridge box >/dev/null 2>&1 && ok "the bridge table is back" || fa
 nft delete table inet box
 j=$(djson ${P}a ${P}b); rc=$?
 expect_eq "$rc" 1 "inet table deleted: exit 1"
-expect_eq "$(echo "$j" | status firewall.input)" fail "inet table deleted: firewall.input fails"
+expect_eq "$(echo "$j" | status firewall.rules)" fail "inet table deleted: firewall.rules fails"
 # (the gateway itself stays dropped: the ACL's 10/8 drop covers it too; the
 # drill shows the host's other addresses answering)
 fixed_ok "inet table deleted" "firewall"
@@ -227,7 +227,7 @@ expect_contains "$(echo "$out" | json "j['where_text']")" "inside a box" "...ins
 for id in signature lease routing dns host_drop ipv6; do
 	expect_eq "$(echo "$out" | status $id)" pass "inside a box: $id passes"
 done
-expect_eq "$(echo "$out" | status firewall.input)" "" "inside a box: no host check runs"
+expect_eq "$(echo "$out" | status firewall.rules)" "" "inside a box: no host check runs"
 out=$($D exec ${P}b 20 -- /tmp/box doctor --fix 2>&1); rc=$?
 expect_eq "$rc" 2 "inside a box, --fix is refused (exit 2)"
 expect_contains "$out" "repair a host" "...and says where repairs belong"

@@ -15,6 +15,8 @@ unset BOX_SUBNET
 cleanup()
 {
 	ip netns del $NS 2>/dev/null
+	ip netns del ${NS}-kat1 2>/dev/null
+	ip netns del ${NS}-kat2 2>/dev/null
 	cleanup_prefix $P >/dev/null 2>&1
 }
 trap cleanup EXIT INT TERM
@@ -46,20 +48,74 @@ expect_eq "$(cfg ipv4.nat)" "true" "bridge NAT on"
 expect_eq "$(cfg ipv6.address)" "none" "bridge IPv6 off"
 expect_eq "$(cfg dns.mode)" "none" "bridge registers no instance names"
 expect_eq "$(cfg raw.dnsmasq)" "no-resolv
+no-hosts
 domain-needed
 dhcp-ignore-names
-server=127.0.0.1" "dnsmasq pinned to BOX_DNS, never the host's resolvers; no DHCP names"
+server=127.0.0.1" "dnsmasq pinned to BOX_DNS, never the host's resolvers or /etc/hosts; no DHCP names"
 expect_eq "$(cfg security.acls)" "box-isolate" "ACL on the network"
 expect_eq "$(cfg security.acls.default.ingress.action)" "drop" "inbound dropped by default"
 gw=${addr%/24}
 acl=$(api GET /1.0/network-acls/box-isolate | json "' '.join(r['action'] + ':' + r.get('destination', '') for r in j['metadata']['egress'])")
 expect_eq "$acl" "allow:$gw/32 drop:10.0.0.0/8 drop:172.16.0.0/12 drop:192.168.0.0/16 drop:169.254.0.0/16 drop:100.64.0.0/10" "ACL egress rules"
 prof=$(api GET /1.0/profiles/box-net | json "json.dumps(j['metadata']['devices'], sort_keys=True)")
-expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.port_isolation": "true", "type": "nic"}, "root": {"path": "/", "pool": "default", "type": "disk"}}' "box-net profile devices"
-expect_eq "$(nft_box)" "bridge/forward:2 inet/expose-snat:1 inet/input:5" "firewall as the kernel holds it (nft -j)"
-expect_eq "$(cat /proc/sys/net/ipv4/conf/boxnet/route_localnet)" 1 "route_localnet on boxnet"
+expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.ipv4_filtering": "true", "security.ipv6_filtering": "true", "security.mac_filtering": "true", "security.port_isolation": "true", "type": "nic"}, "root": {"path": "/", "pool": "default", "type": "disk"}}' "box-net profile devices: an isolated NIC filtered to its MAC and lease"
+expect_eq "$(nft_box)" "bridge/forward:2 inet/expose-snat:1 inet/forward:17 inet/input:6" "firewall as the kernel holds it (nft -j)"
+# The rules by content, through the nft program's own reader: the known
+# answer, with this host's subnet put in.
+net=${gw%.1}.0
+want=$(grep -v '^#' tests/integration/contract.nft | sed "s/10\.88\.0\./${net%.0}./g")
+expect_eq "$(nft list table inet box; nft list table bridge box)" "$want" "every rule as nft reads it back equals the known answer (tests/integration/contract.nft)"
+expect_eq "$(cat /proc/sys/net/ipv4/conf/boxnet/route_localnet)" 0 "route_localnet off on boxnet (no VM door needs it)"
 fw=$($BOX firewall show --json)
-expect_eq "$(echo "$fw" | json "str(j['input_ok']) + str(j['snat_ok']) + j['sibling_drop']")" "TrueTruesubnet" "box firewall show reads it back (kernel refuses ibrname here)"
+expect_eq "$(echo "$fw" | json "str(j['ok']) + ' ' + str(j['rules_held']) + '/' + str(j['rules_wanted']) + ' ' + j['sibling_drop']")" "True 26/26 subnet" "box firewall show reads every rule back by content (kernel refuses ibrname here)"
+
+# --- the contract table is what nft sends for the same text --------------------
+# In throwaway namespaces: nft -f loads the known answer, box reads it as its
+# own; box applies into an empty namespace (no bridge there: the rules match
+# it by name, so they hold before it exists) and nft lists exactly the text.
+ip netns add ${NS}-kat1; ip netns add ${NS}-kat2
+ip netns exec ${NS}-kat1 nft -f tests/integration/contract.nft
+out=$(ip netns exec ${NS}-kat1 $BOX firewall show --subnet 10.88.0.0/24 2>&1); rc=$?
+expect_eq "$rc" 0 "nft -f of the ruleset text: box finds every contract rule, by content"
+expect_contains "$out" "26 of 26 contract rules held" "...all 26"
+out=$(ip netns exec ${NS}-kat2 $BOX firewall apply --subnet 10.88.0.0/24 2>&1); rc=$?
+expect_eq "$rc" 0 "firewall apply --subnet in a namespace without the bridge (the boot path)"
+expect_eq "$(ip netns exec ${NS}-kat2 nft list ruleset)" "$(grep -v '^#' tests/integration/contract.nft)" "what box sends lists exactly as the ruleset text"
+out=$(ip netns exec ${NS}-kat2 env INCUS_SOCKET=/nonexistent $BOX firewall apply 2>&1); rc=$?
+expect_eq "$rc" 1 "no --subnet, no bridge, no daemon: apply refuses"
+expect_contains "$out" "--subnet" "...and names --subnet"
+ip netns del ${NS}-kat1; ip netns del ${NS}-kat2
+
+# --- read back by content: a tampered rule is named --------------------------------
+h=$(nft -a list chain inet box input | sed -n 's/.*udp dport 53 accept comment "box: DNS to the gateway" # handle //p')
+nft replace rule inet box input handle "$h" iifname boxnet ip daddr "$gw" udp dport 54 accept comment '"box: DNS to the gateway"'
+out=$($BOX firewall show 2>&1); rc=$?
+expect_eq "$rc" 1 "DNS moved to port 54: firewall show exits 1"
+expect_contains "$out" 'rule "box: DNS to the gateway" is CHANGED' "...naming the rule (same count, same comment)"
+h=$(nft -a list chain inet box input | sed -n 's/.*comment "box: a box never reaches the host" # handle //p')
+nft replace rule inet box input handle "$h" iifname boxnet accept comment '"box: a box never reaches the host"'
+dj=$($BOX doctor --json 2>/dev/null); rc=$?
+expect_eq "$rc" 1 "the last drop turned into an accept: doctor exits 1"
+expect_contains "$(echo "$dj" | json "' | '.join(c['text'] for c in j['checks'] if c['id'] == 'firewall.rule' and c['status'] == 'fail')")" 'rule "box: a box never reaches the host" is CHANGED' "doctor FAILs naming the flipped verdict"
+nft insert rule inet box input iifname boxnet udp dport 53 accept
+out=$($BOX firewall show 2>&1)
+expect_contains "$out" "a rule that is not box's" "a rule inserted into our chain is named"
+$BOX firewall apply >/dev/null 2>&1
+expect_eq "$($BOX firewall show --json | json "str(j['ok'])")" "True" "firewall apply puts the contract back"
+nft delete table inet box
+dj=$($BOX doctor --json 2>/dev/null)
+expect_contains "$(echo "$dj" | json "' | '.join(c['text'] for c in j['checks'] if c['status'] == 'fail')")" "table inet box is ABSENT" "a flushed table: doctor notices"
+$BOX doctor --fix >/dev/null 2>&1
+expect_eq "$($BOX firewall show --json | json "str(j['ok'])")" "True" "doctor --fix re-applies it"
+
+# --- the boot unit: before Incus, a root-owned copy, the subnet it needs -----------
+unit=$(cat /etc/systemd/system/box-firewall.service 2>/dev/null)
+expect_contains "$unit" "ExecStart=/usr/local/libexec/box/box-firewall firewall apply --subnet $net/24" "the unit runs the root-owned copy with the subnet"
+expect_contains "$unit" "Before=network-pre.target incus.service" "the unit runs before Incus"
+expect_contains "$unit" "RequiredBy=incus.service incus-startup.service" "Incus does not start without it (fail closed)"
+expect_eq "$(stat -c '%U:%G %a' /usr/local/libexec/box /usr/local/libexec/box/box-firewall | tr '\n' ' ')" "root:root 755 root:root 755 " "the copy and its directory belong to root, writable by root alone"
+cmp -s "$BOX" /usr/local/libexec/box/box-firewall && ok "the copy is this binary" || fail "the copy differs from $BOX"
+case $unit in *"/home/"*|*"$(pwd)"*) fail "the unit names a path under a home or this checkout" ;; *) ok "the unit names no home or checkout path" ;; esac
 
 # --- idempotence, and the expose doors survive a re-run ------------------------
 api_wait PUT /1.0/network-acls/box-isolate "$(api GET /1.0/network-acls/box-isolate | json "json.dumps({'description': j['metadata']['description'], 'egress': j['metadata']['egress'], 'ingress': [{'action': 'allow', 'destination': '$gw/32', 'protocol': 'tcp', 'destination_port': '38000', 'state': 'enabled', 'description': 'box expose test'}]})")" >/dev/null
@@ -70,14 +126,21 @@ expect_contains "$out" "acl       ok (unchanged)" "second run changes no ACL"
 expect_contains "$out" "profile   ok (unchanged)" "second run changes no profile"
 after=$(state)
 expect_eq "$after" "$before" "second run: identical Incus objects and nft tables"
-expect_eq "$(nft_box)" "bridge/forward:2 inet/expose-snat:1 inet/input:5" "no duplicate rules after a re-run"
+expect_eq "$(nft_box)" "bridge/forward:2 inet/expose-snat:1 inet/forward:17 inet/input:6" "no duplicate rules after a re-run"
 n=$(api GET /1.0/network-acls/box-isolate | json "len(j['metadata']['ingress'])")
 expect_eq "$n" 1 "an expose door in the ACL survives setup-host"
 
-# drift is converged
-api_wait PATCH /1.0/networks/boxnet '{"config":{"dns.mode":"managed"}}' >/dev/null
+# drift is converged, every key, and said
+api_wait PATCH /1.0/networks/boxnet '{"config":{"dns.mode":"managed","ipv6.address":"fd42:b0c5:7e57:1::1/64","ipv6.nat":"true","raw.dnsmasq":"no-resolv\nserver=127.0.0.1"}}' >/dev/null
+out=$($BOX setup-host 2>&1)
+expect_eq "$(cfg dns.mode)" "none" "drifted dns.mode converged back"
+expect_eq "$(cfg ipv6.address)" "none" "an IPv6 address on an existing boxnet is removed"
+expect_eq "$(cfg ipv6.nat)" "false" "...and its IPv6 NAT"
+expect_contains "$(cfg raw.dnsmasq)" "no-hosts" "no-hosts put back into raw.dnsmasq"
+expect_contains "$out" "corrected: ipv6.address (was 'fd42:b0c5:7e57:1::1/64')" "setup-host says what it corrected"
+api_wait PUT /1.0/profiles/box-net '{"description":"tampered","config":{},"devices":{"eth0":{"type":"nic","network":"boxnet","name":"eth0","security.port_isolation":"true"},"root":{"type":"disk","pool":"default","path":"/"}}}' >/dev/null
 $BOX setup-host >/dev/null 2>&1
-expect_eq "$(cfg dns.mode)" "none" "drifted bridge key converged back"
+expect_eq "$(api GET /1.0/profiles/box-net | json "j['metadata']['devices']['eth0'].get('security.mac_filtering', 'unset')")" "true" "a profile without NIC filtering is converged back"
 
 # --- a box on the stack: the kernel's isolated flag ------------------------------
 api_wait POST /1.0/instances "{\"name\":\"${P}a\",\"type\":\"container\",\"source\":{\"type\":\"image\",\"alias\":\"box-test-busybox\"},\"profiles\":[\"box-net\"],\"config\":{\"user.box\":\"1\"},\"start\":true}" >/dev/null ||
@@ -87,6 +150,19 @@ iso=$(bridge -j -d link show dev "$veth" | json "j[0].get('isolated')")
 expect_eq "$iso" "true" "the box's bridge port is isolated in the kernel"
 a=$(wait_ipv4 ${P}a 30)
 case $a in "${gw%.1}".*) ok "box leased $a on boxnet" ;; *) fail "box address '$a' not on boxnet" ;; esac
+# Its NIC filter, read back from the kernel by content (in-box probes stay
+# on the box's own loopback).
+export BOX_DOCTOR_PROBE_ADDR=127.0.0.1:9 BOX_DOCTOR_PROBE_NAME=localhost
+filt() { $BOX doctor ${P}a --json 2>/dev/null | json "' | '.join(c['status'] + ': ' + c['text'] for c in j['checks'] if c['id'] == 'box.filter')"; }
+expect_contains "$(filt)" "pass: the kernel filters port $veth to MAC" "doctor reads the box's NIC filter back from the kernel"
+expect_contains "$(filt)" "and address $a, no IPv6" "...bound to the lease it holds"
+h=$(nft -a list chain bridge incus fwd.${P}a.eth0 | sed -n 's/.* ip saddr != .* drop # handle //p')
+nft delete rule bridge incus fwd.${P}a.eth0 handle "$h"
+expect_contains "$(filt)" "fail: chain fwd.${P}a.eth0 lacks \"iifname $veth ip saddr != its address drop\"" "a removed source filter is named"
+api_wait PUT /1.0/instances/${P}a/state '{"action":"restart","force":true,"timeout":30}' >/dev/null
+veth=$(api GET /1.0/instances/${P}a/state | json "j['metadata']['network']['eth0']['host_name']")
+wait_ipv4 ${P}a 30 >/dev/null
+expect_contains "$(filt)" "pass: the kernel filters port $veth" "a restart has Incus write the filter again"
 
 # --- dry run ---------------------------------------------------------------------------
 dj=$($BOX setup-host --dry-run --json 2>&1)
@@ -133,6 +209,8 @@ for o in networks/boxnet network-acls/box-isolate profiles/box-net instances/${P
 	expect_eq "$(api GET /1.0/$o | json "str(j.get('error_code'))")" 404 "$o is gone"
 done
 expect_eq "$(nft_box)" "" "no box nft table remains"
+[ ! -e /etc/systemd/system/box-firewall.service ] && [ ! -e /usr/local/libexec/box/box-firewall ] &&
+    ok "teardown removed the unit and the boot copy" || fail "the unit or the boot copy survived teardown"
 out=$($BOX teardown-host --yes 2>&1); rc=$?
 expect_eq "$rc" 0 "teardown on a clean host is a no-op"
 

@@ -1,0 +1,141 @@
+/*
+ * contract.h - the host contract as data: every object name, every key of
+ * the bridge, the ACL and the profile, and every nftables rule box owns.
+ *
+ * The table itself is contract.c, written to be reviewed as one file.
+ * Everything that touches the host stack goes through it:
+ *   setup-host      creates and converges the Incus objects from it
+ *   firewall apply  sends its rules (contract_emit) as one batch
+ *   teardown-host   removes what it names
+ *   doctor, firewall show
+ *                   read the kernel's rules back and compare each rule's
+ *                   expressions, by content, with what contract_emit
+ *                   would send (contract_expect) - never by count or by
+ *                   comment alone.
+ * A change to the contract is an edit of contract.c and of the drill
+ * probe that proves it.
+ */
+#ifndef BOX_CONTRACT_H
+#define BOX_CONTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/nft.h"
+
+/* --- object names ---------------------------------------------------------- */
+
+#define CONTRACT_BRIDGE		"boxnet"
+#define CONTRACT_ACL		"box-isolate"
+#define CONTRACT_PROFILE	"box-net"
+#define CONTRACT_POOL		"default"
+#define CONTRACT_NFT_TABLE	"box"		/* inet box, bridge box */
+#define CONTRACT_NIC		"eth0"
+
+/* The legacy stack's names (teardown removes them too). */
+#define CONTRACT_LEGACY_NFT_TABLE "claudebox"
+
+/* --- Incus keys -------------------------------------------------------------- */
+
+/* How a key's wanted value is found. */
+enum contract_val {
+	CV_FIXED = 0,		/* .value as written */
+	CV_GATEWAY_CIDR,	/* "<gateway>/24": set at creation, never
+				   re-addressed, checked always */
+	CV_DNSMASQ,		/* raw.dnsmasq, from the resolvers */
+};
+
+struct contract_key {
+	const char *key;
+	const char *value;	/* CV_FIXED */
+	int how;		/* enum contract_val */
+	const char *why;	/* one line for the reader and for doctor */
+};
+
+extern const struct contract_key contract_bridge_keys[];
+extern const size_t contract_nbridge_keys;
+
+/* The NIC of the box-net profile (and of every box): name, then keys. */
+extern const struct contract_key contract_nic_keys[];
+extern const size_t contract_nnic_keys;
+/* The root disk of the profile. */
+extern const struct contract_key contract_root_keys[];
+extern const size_t contract_nroot_keys;
+
+/* The ACL's egress rules, in order: the gateway allow, then drops. */
+struct contract_acl_rule {
+	const char *action;		/* "allow" / "drop" */
+	const char *destination;	/* CIDR; NULL: the gateway /32 */
+	const char *description;	/* NULL: none */
+};
+extern const struct contract_acl_rule contract_acl_egress[];
+extern const size_t contract_nacl_egress;
+
+/* The lines of raw.dnsmasq before the pinned "server=" lines. */
+extern const char *const contract_dnsmasq_lines[];
+extern const size_t contract_ndnsmasq_lines;
+
+/* --- nftables ------------------------------------------------------------------- */
+
+/* Which kernel a rule is for. */
+enum contract_when {
+	CW_ALWAYS = 0,
+	CW_BRNAME,	/* the kernel takes meta ibrname/obrname */
+	CW_NO_BRNAME,	/* it does not: the subnet fallback */
+};
+
+struct contract_chain {
+	int family;			/* NFT_FAM_INET / NFT_FAM_BRIDGE */
+	struct nft_chain_spec spec;
+	const char *why;
+};
+extern const struct contract_chain contract_chains[];
+extern const size_t contract_nchains;
+
+/* What a rule is for a given host: the bridge and its /24. */
+struct contract_env {
+	const char *bridge;	/* CONTRACT_BRIDGE */
+	uint32_t net;		/* a.b.c.0, host order; never 0 */
+	int brname;		/* the kernel takes ibrname/obrname */
+};
+
+/* How many rules the contract has for env (all chains). */
+size_t contract_nrules(const struct contract_env *env);
+
+/* The i-th rule for env: its family, chain and comment. */
+struct contract_rule_ref {
+	int family;
+	const char *chain;
+	const char *comment;
+};
+int contract_rule_ref(const struct contract_env *env, size_t i,
+    struct contract_rule_ref *ref);
+
+/*
+ * Write the whole firewall for env into bt: our tables created if
+ * missing, each of our chains reset to its spec and refilled in order.
+ * Nothing outside table inet box and table bridge box is named.
+ */
+int contract_emit(struct nft_batch *bt, const struct contract_env *env);
+
+/*
+ * What the kernel must hold for env, rule by rule: expected[i] gets the
+ * family-independent parse (chain, comment, canonical expressions) of the
+ * i-th rule exactly as contract_emit() sends it.  n is the size of
+ * expected; returns the number of rules or a negative error.
+ */
+int contract_expect(const struct contract_env *env,
+    struct nft_rule_info *expected, size_t n);
+
+/* The gateway of net (a.b.c.1) as text. */
+void contract_gateway(uint32_t net, char *buf, size_t cap);
+
+/*
+ * raw.dnsmasq for the resolvers (each already validated as an address):
+ * the fixed lines, then one server= line each.  -ENOSPC when it does not
+ * fit.
+ */
+int contract_dnsmasq(const char *const *servers, int n, char *buf,
+    size_t cap);
+
+#endif
