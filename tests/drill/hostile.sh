@@ -288,7 +288,10 @@ adv_v6()
 {
 	note "host IPv6: forwarding $(sysctl -n net.ipv6.conf.all.forwarding), boxnet disable_ipv6 $(sysctl -n net.ipv6.conf.boxnet.disable_ipv6)"
 	BLL=$(inbox $B 10 "ip -6 -o addr show dev eth0 scope link" | awk '{ sub("/.*", "", $4); print $4; exit }')
-	inbox $B 10 "setsid drill-probe record /run/drill-rec6.rec 'udp:[::]:$W_REC6_PORT' </dev/null >/dev/null 2>&1 & sleep 0.5" >/dev/null
+	NLL=$(inbox $N 10 "ip -6 -o addr show dev eth0 scope link" | awk '{ sub("/.*", "", $4); print $4; exit }')
+	for _b in $B $N; do
+		inbox $_b 10 "setsid drill-probe record /run/drill-rec6.rec 'udp:[::]:$W_REC6_PORT' </dev/null >/dev/null 2>&1 & sleep 0.5" >/dev/null
+	done
 	v6_on $A $V6_NET::a
 	v6_probe $A 6a
 	adv "X6" "$A with its own $V6_NET::a: nothing from it reaches the host's bridge" $A "$(sn 6a)"
@@ -448,16 +451,23 @@ og$1 neigh $GW"
 	inbox $B 5 "ip neigh del $GW dev eth0" >/dev/null 2>&1
 }
 
-# adv_open_v6: $C (not isolated) -> $B's link-local: the control for X6's
-# sibling probe (port isolation is what holds it)
+# adv_open_v6: with no sibling layer standing (table bridge box removed,
+# bridged IPv6 not handed to inet box), $C (no port isolation, no filter)
+# -> $N's link-local (no filter): the control for X6's sibling probe; and
+# -> $B's: $B's own NIC filter alone (it cannot answer the neighbour
+# solicitation from its link-local, so nothing is sent to it)
 adv_open_v6()
 {
 	_b6=/proc/sys/net/bridge/bridge-nf-call-ip6tables _b6v=
 	[ -w "$_b6" ] && _b6v=$(cat "$_b6") && echo 0 >"$_b6"
-	probes $C "o6 udptok $BLL%eth0 $W_REC6_PORT $TOK-o6"
+	probes $C "o6n udptok $NLL%eth0 $W_REC6_PORT $TOK-o6n
+o6b udptok $BLL%eth0 $W_REC6_PORT $TOK-o6b"
 	[ -n "$_b6v" ] && echo "$_b6v" >"$_b6"
 	inbox $B 5 "cat /run/drill-rec6.rec" >"$W_STATE/rec-b.rec" 2>/dev/null
-	heard "ctl-X6" "a box without port isolation ($C) -> $B's link-local [$BLL]:$W_REC6_PORT" "$(far o6)"
+	inbox $N 5 "cat /run/drill-rec6.rec" >"$W_STATE/rec-n.rec" 2>/dev/null
+	heard "ctl-X6" "no sibling layer, no filter: $C -> $N's link-local [$NLL]:$W_REC6_PORT (a recorder in $N)" "$(far o6n)"
+	nadv=$((nadv + 1))
+	reached "layer" "$B's NIC filter alone (no isolation on $C, no bridge box): $C -> $B's link-local" "$(far o6b)" "silent"
 }
 
 # adv_hosts: X3, once dnsmasq has restarted after the hosts line (the drill's
