@@ -18,6 +18,7 @@
 #include "host/contract.h"
 #include "host/firewall.h"
 #include "host/hostinfo.h"
+#include "host/nestguard.h"
 #include "host/stack.h"
 #include "host/subnet.h"
 #include "incus/api.h"
@@ -159,6 +160,9 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 	if (strcmp(what, "show") == 0) {
 		rc = fw_read(CONTRACT_BRIDGE, net, &st, e);
 	} else {
+		if ((rc = nestguard_check("firewall apply", NG_CHANGE, NULL,
+		    e)) < 0)
+			return rc;
 		if (geteuid() != 0) {
 			err_set(e, -EPERM, "applying the firewall needs root");
 			err_fix(e, "sudo box firewall apply");

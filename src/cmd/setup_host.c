@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "host/firewall.h"
 #include "host/hostinfo.h"
+#include "host/nestguard.h"
 #include "host/stack.h"
 #include "host/subnet.h"
 #include "host/sysd.h"
@@ -31,6 +32,7 @@ struct setup {
 	struct stack_state st;
 	struct fw_status fw;
 	int json;
+	int refused;		/* inside a box: the run would be refused */
 };
 
 static const char *
@@ -98,6 +100,9 @@ plan_text(const struct setup *s)
 	for (i = 0; i < s->conf.ndns; i++)
 		snprintf(dns + strlen(dns), sizeof(dns) - strlen(dns), "%s%s",
 		    i ? " " : "", s->conf.dns[i]);
+	if (s->refused)
+		printf("refused    inside a box: box setup-host would refuse "
+		    "to run here (BOX_ALLOW_NESTED=1 overrides)\n");
 	printf("subnet     %s\n", s->plan.note);
 	printf("gateway    %s\n", gw);
 	printf("dns        %s (pinned upstreams; the host's resolvers are "
@@ -158,6 +163,8 @@ plan_json(const struct setup *s)
 	for (i = 0; i < s->conf.ndns; i++)
 		json_w_str(&w, s->conf.dns[i]);
 	json_w_end(&w, ']');
+	json_w_key(&w, "refused_nested");
+	json_w_bool(&w, s->refused);
 	json_w_key(&w, "daemon");
 	json_w_bool(&w, s->daemon);
 	if (s->daemon) {
@@ -335,7 +342,10 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 	if (s == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
 	s->json = opts[1].seen;
-	rc = probe_daemon(s, e);
+	rc = nestguard_check("setup-host", opts[0].seen ? NG_PLAN : NG_CHANGE,
+	    &s->refused, e);
+	if (rc == 0)
+		rc = probe_daemon(s, e);
 	if (rc == 0)
 		rc = decide(s, e);	/* before any change */
 	if (rc == 0 && s->plan.why == SUBNET_WHY_AUTOPICK && !s->json)

@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "host/firewall.h"
 #include "host/stack.h"
+#include "host/nestguard.h"
 #include "host/sysd.h"
 #include "incus/api.h"
 #include "util/opt.h"
@@ -198,6 +199,8 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (res.npos > 0 || res.dashdash)
 		return err_usage(e, "teardown-host takes no arguments");
+	if ((rc = nestguard_check("teardown-host", NG_CHANGE, NULL, e)) < 0)
+		return rc;
 	printf("box: teardown-host removes every box on this host, the "
 	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
 	    "host firewall and its boot unit%s.\n", opts[1].seen ?

@@ -20,6 +20,7 @@
 
 #include "cmd/cmd.h"
 #include "host/install.h"
+#include "host/nestguard.h"
 #include "host/presence.h"
 #include "util/opt.h"
 #include "util/prompt.h"
@@ -133,6 +134,9 @@ everything(const struct inst *in, int purge, int force, struct box_err *e)
 		    "--all");
 		return -ENOTSUP;
 	}
+	if (purge && (rc = nestguard_check("uninstall --purge-host",
+	    NG_CHANGE, NULL, e)) < 0)
+		return rc;
 	if (!purge) {
 		presence_probe(&p, 0);
 		rc = presence_refuse_boxes(&p, "uninstall box", e);

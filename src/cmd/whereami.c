@@ -190,8 +190,12 @@ emit_text(const struct nested_report *r, const struct presence *p,
 	if (r->verdict == NESTED_BOX)
 		printf("\nDo not build a box host stack here: a box bridge "
 		    "inside a box takes over\nthe guest's own uplink subnet "
-		    "and gateway address (the #80 outage).\nThe CLI alone is "
-		    "harmless: BOX_ALLOW_NESTED=1 installs just that.\n");
+		    "and gateway address (the #80 outage).\nSo the installer, "
+		    "setup-host, teardown-host, firewall apply and uninstall\n"
+		    "--purge-host refuse here; setup-host --dry-run says it "
+		    "would.  BOX_ALLOW_NESTED=1\noverrides them: the installer "
+		    "then puts the CLI alone, and setup-host builds\non a "
+		    "subnet nothing here claims.\n");
 }
 
 int

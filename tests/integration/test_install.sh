@@ -418,6 +418,41 @@ if launch $BX $IMG '{"user.box":"1"}' && wait_ipv4 $BX 90 >/dev/null; then
 	gexec "$NET"
 	expect_eq "$GOUT" "$net0" "refused: the box's addresses and routes are unchanged"
 
+	# Every verb that would build or change a host stack: one rule, the
+	# installer's (issue: a plain `sudo box setup-host` inside a box would
+	# have installed Incus and built a nested bridge).
+	B="/root/rel/box-$VA-$ARCH"
+	SEEN='command -v incus incusd; ls /usr/libexec/incus 2>/dev/null; ip link show boxnet >/dev/null 2>&1 && echo "present boxnet"; '"$B"' firewall show --json 2>/dev/null | grep -o "\"inet_table\":[a-z]*"; :'
+	gexec "$SEEN"; seen0=$GOUT
+	expect_contains "$seen0" '"inet_table":false' "inside the box: no box firewall to begin with"
+	gexec "$B setup-host"
+	expect_eq "$GRC" 1 "setup-host inside a box: refused (exit 1)"
+	expect_contains "$GERR" "refusing to setup-host: this machine is inside a box" "setup-host refusal says where"
+	expect_contains "$GERR" "#80" "setup-host refusal explains the #80 outage, like the installer"
+	expect_contains "$GERR" "BOX_ALLOW_NESTED=1 box setup-host" "setup-host refusal names the one override"
+	gexec "$B setup-host --dry-run"
+	expect_eq "$GRC" 0 "setup-host --dry-run inside a box still plans (exit 0)"
+	expect_contains "$GOUT" "refused    inside a box: box setup-host would refuse" "the dry run says the real run would be refused"
+	gexec "$B setup-host --dry-run --json"
+	expect_eq "$(printf '%s' "$GOUT" | json "str(j['refused_nested'])")" True "--dry-run --json: refused_nested true"
+	gexec "$B teardown-host --yes"
+	expect_eq "$GRC" 1 "teardown-host --yes inside a box: refused (exit 1)"
+	expect_contains "$GERR" "refusing to teardown-host" "teardown-host refusal names the verb"
+	gexec "$B firewall apply --subnet 10.89.0.0/24"
+	expect_eq "$GRC" 1 "firewall apply inside a box: refused (exit 1)"
+	expect_contains "$GERR" "refusing to firewall apply" "firewall apply refusal names the verb"
+	gexec "$B uninstall --all --purge-host --force"
+	expect_eq "$GRC" 1 "uninstall --all --purge-host inside a box: refused (exit 1)"
+	gexec "$SEEN"
+	expect_eq "$GOUT" "$seen0" "refused verbs changed nothing: no Incus installed, no boxnet, no nft table"
+	gexec "$NET"
+	expect_eq "$GOUT" "$net0" "refused verbs: the box's addresses and routes are unchanged"
+	gexec "BOX_ALLOW_NESTED=1 $B setup-host --dry-run --json"
+	expect_eq "$GRC" 0 "BOX_ALLOW_NESTED=1 setup-host --dry-run: exit 0"
+	own=$(printf '%s\n' "$net0" | awk '$1 == "eth0" { split($2, a, "."); print a[1] "." a[2] "." a[3] ".0"; exit }')
+	expect_eq "$(printf '%s' "$GOUT" | json "str(j['refused_nested']) + ' ' + str(j['subnet']['network'] != '$own')")" "False True" "BOX_ALLOW_NESTED=1: planned, on a subnet other than the box's own ($own)"
+	expect_contains "$GERR" "BOX_ALLOW_NESTED=1: setup-host goes ahead" "the override is said"
+
 	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_INSTALL_SOURCE=/root/rel sh"
 	expect_eq "$GRC" 0 "BOX_ALLOW_NESTED=1 inside a box: exit 0"
 	expect_contains "$GOUT" "no host stack" "BOX_ALLOW_NESTED=1: says no host stack"
