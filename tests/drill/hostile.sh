@@ -36,6 +36,9 @@ n_ok=0
 rl_before=
 v6_before=
 hosts_saved=
+n_pid=
+BLL=
+NLL=
 
 adv() { nadv=$((nadv + 1)); judged "$@"; }
 ctl_ok() { nctl=$((nctl + 1)); reached "$@"; }
@@ -105,6 +108,9 @@ adv_restore()
 	if [ -n "$hosts_saved" ] && [ -f "$W_STATE/hosts.orig" ]; then
 		cat "$W_STATE/hosts.orig" >/etc/hosts && rm -f "$W_STATE/hosts.orig"
 		hosts_saved=
+n_pid=
+BLL=
+NLL=
 	fi
 	[ -n "${FREE:-}" ] && ip neigh del "$FREE" dev boxnet 2>/dev/null
 	if [ "${DRILL_KEEP:-0}" != 1 ]; then
@@ -414,7 +420,7 @@ echo ready" 2>&1)
 adv_run()
 {
 	echo "=== adversarial: a hostile box"
-	wait $n_pid || { cat "$RUN/n.launch"; fail "launching the control box $N failed"; return; }
+	[ -n "$n_pid" ] && wait "$n_pid" || { cat "$RUN/n.launch"; fail "launching the control box $N failed"; return; }
 	NIP=$($D ipv4 $N "$PFX" 60) || NIP=
 	$D push $N $W_PROBE /usr/local/bin/drill-probe 0755 || fail "pushing the probe into $N failed"
 	if [ -n "$NIP" ]; then
@@ -462,6 +468,10 @@ og$1 neigh $GW"
 # solicitation from its link-local, so nothing is sent to it)
 adv_open_v6()
 {
+	if [ -z "$BLL" ] || [ -z "$NLL" ]; then
+		fail "ctl-X6: no link-local address known for $B/$N (X6 did not run)"
+		return
+	fi
 	_b6=/proc/sys/net/bridge/bridge-nf-call-ip6tables _b6v=
 	[ -w "$_b6" ] && _b6v=$(cat "$_b6") && echo 0 >"$_b6"
 	probes $C "o6n udptok $NLL%eth0 $W_REC6_PORT $TOK-o6n
