@@ -484,7 +484,9 @@ walk_free(struct walk *w)
 	int i;
 
 	free(w->buf);
-	for (i = 0; i < w->ndoc; i++) {
+	/* and the one still being captured, if the input stopped inside it */
+	for (i = 0; i <= w->ndoc && i < (int)(sizeof(w->doc) /
+	    sizeof(w->doc[0])); i++) {
 		free(w->doc[i].path);
 		free(w->doc[i].text);
 	}
@@ -998,8 +1000,6 @@ j_inst(struct vet *v, const struct json_doc *d, int obj, int snapshot)
 	memset(&a, 0, sizeof(a));
 	if (json_type(d, obj) != JSON_OBJECT || json_raw(d, obj, &raw) == NULL)
 		return -EBOX_PROTO;
-	a.cap = raw + 64;
-	a.buf = malloc(a.cap);
 	devs = json_get(d, obj, "devices");
 	pr = json_get(d, obj, "profiles");
 	if (devs == JSON_DUP || pr == JSON_DUP ||
@@ -1007,6 +1007,8 @@ j_inst(struct vet *v, const struct json_doc *d, int obj, int snapshot)
 	    json_get(d, obj, "stateful") == JSON_DUP ||
 	    json_get(d, obj, "name") == JSON_DUP)
 		return -EBOX_PROTO;
+	a.cap = raw + 64;
+	a.buf = malloc(a.cap);
 	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k)))
 		total += cnt(d, json_next(d, k));
 	cfg = calloc((size_t)cnt(d, json_get(d, obj, "config")) + 1,
