@@ -655,6 +655,28 @@ y_inst(struct vet *v, const struct yaml_doc *d, int obj, const char *snap,
 	view_free(&x);
 }
 
+/*
+ * The storage volume's own config (index.yaml config.volume, the record
+ * the daemon creates the volume from): its size, and the per-driver
+ * layout keys an export from another pool type carries.  Mount options,
+ * security.* and the rest are refused.
+ */
+static int
+volume_key_ok(const char *k, const char *v)
+{
+	static const char *const ok[] = { "size", "block.filesystem",
+	    "zfs.blocksize", "zfs.use_refquota", "zfs.reserve_space",
+	    "zfs.remove_snapshots", "volatile.uuid", NULL };
+	int i;
+
+	for (i = 0; ok[i] != NULL; i++)
+		if (strcmp(k, ok[i]) == 0)
+			return strlen(v) < 64 && strspn(v, "abcdefghijklmnopqrstu"
+			    "vwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") ==
+			    strlen(v);
+	return 0;
+}
+
 static void
 y_volume_cfg(struct vet *v, const struct yaml_doc *d, int vol,
     const char *where)
@@ -670,7 +692,7 @@ y_volume_cfg(struct vet *v, const struct yaml_doc *d, int vol,
 		return;
 	}
 	for (i = 0; i < n; i++)
-		if (strcmp(kv[i].k, "size") != 0)
+		if (!volume_key_ok(kv[i].k, kv[i].v))
 			vet_add(v, "volume config %.60s (%s)", kv[i].k, where);
 	free(kv);
 }

@@ -676,6 +676,16 @@ TEST(vet_export_names_every_offence)
 	    "(snapshot snap0)");
 	free(t.b);
 	free(idx);
+	/* the volume record: a size and layout keys, no mount options */
+	idx = repl(index_y, "  volume:\n    config: {}\n", "  volume:\n    config:\n"
+	    "      size: 10GiB\n      block.filesystem: ext4\n"
+	    "      block.mount_options: dev,suid\n");
+	export_tar(&t, idx, backup_y);
+	tb_end(&t);
+	CHECK_INT(vet_mem(&t, &v, name), 0);
+	CHECK_STR(list(&v), "volume config block.mount_options (volume)");
+	free(t.b);
+	free(idx);
 	/* optimized, a path-like snapshot name */
 	b2 = repl(index_y, "optimized: false\n", "optimized: true\n");
 	idx = repl(b2, "- snap0\n", "- ../x\n");
