@@ -514,7 +514,8 @@ vet_inst(struct vet *v, const struct vet_inst *in)
 		const char *why = vet_key(in->cfg[i].k, in->cfg[i].v,
 		    in->snapshot != NULL);
 
-		if (why == NULL)
+		if (why == NULL || (in->stale_copy &&
+		    strcmp(in->cfg[i].k, "volatile.apply_template") == 0))
 			continue;
 		snprintf(key, sizeof(key), "%.70s", in->cfg[i].k);
 		clean(key);

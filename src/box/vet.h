@@ -47,6 +47,13 @@ struct vet_inst {
 	const char *const *profiles;
 	int nprof;
 	enum vet_profiles prof_rule;
+	/*
+	 * A snapshot volume's own backup.yaml: Incus writes it when the config
+	 * changes, not when a start clears volatile.apply_template, so a copy
+	 * taken after the first start may still carry it (the daemon reads
+	 * that copy only for `incus admin recover`; restore rewrites it).
+	 */
+	int stale_copy;
 };
 
 struct vet {

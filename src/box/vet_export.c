@@ -624,7 +624,7 @@ y_flag(const struct yaml_doc *d, int obj, const char *key)
 
 static void
 y_inst(struct vet *v, const struct yaml_doc *d, int obj, const char *snap,
-    const char *where)
+    const char *where, int stale_copy)
 {
 	struct vet_inst in;
 	struct view x;
@@ -651,6 +651,7 @@ y_inst(struct vet *v, const struct yaml_doc *d, int obj, const char *snap,
 	in.nprof = x.nprof;
 	in.prof_rule = snap ? VET_PROFILES_SUBSET : VET_PROFILES_IGNORE;
 	in.where = where;
+	in.stale_copy = stale_copy;
 	vet_inst(v, &in);
 	view_free(&x);
 }
@@ -714,7 +715,7 @@ y_config(struct vet *v, const struct yaml_doc *d, int cfg, const char *in_doc)
 	snprintf(here, sizeof(here), "instance%s%.100s", in_doc ? " in " : "",
 	    in_doc ? in_doc : "");
 	if (ct >= 0 && !yaml_is_null(d, ct))
-		y_inst(v, d, ct, NULL, here);
+		y_inst(v, d, ct, NULL, here, in_doc != NULL);
 	sn = yaml_get(d, cfg, "snapshots");
 	if (sn >= 0 && !yaml_is_null(d, sn) && yaml_type(d, sn) != YAML_SEQ)
 		vet_add(v, "an unreadable snapshot list");
@@ -728,7 +729,7 @@ y_config(struct vet *v, const struct yaml_doc *d, int cfg, const char *in_doc)
 				name = "";
 			snprintf(where, sizeof(where), "snapshot %.60s%s%.100s",
 			    name, in_doc ? " in " : "", in_doc ? in_doc : "");
-			y_inst(v, d, k, name, where);
+			y_inst(v, d, k, name, where, in_doc != NULL);
 		}
 	y_volume_cfg(v, d, yaml_get(d, cfg, "volume"), "volume");
 	vs = yaml_get(d, cfg, "volume_snapshots");

@@ -700,6 +700,42 @@ TEST(vet_export_names_every_offence)
 	free(b2);
 }
 
+TEST(vet_export_snapshot_volume_copy)
+{
+	struct tarb t;
+	struct vet v;
+	char name[64], *stale, *evil;
+
+	/* a stale volatile.apply_template in a snapshot volume's own copy is
+	 * Incus's doing (restore rewrites the file); anything else is not */
+	stale = with(backup_y, "    user.box: \"1\"\n",
+	    "    volatile.apply_template: create\n");
+	evil = with(backup_y, "    user.box: \"1\"\n", "    raw.lxc: x\n");
+	memset(&t, 0, sizeof(t));
+	tb_member(&t, "backup/index.yaml", '0', index_y, strlen(index_y));
+	tb_member(&t, "backup/snapshots/snap0/backup.yaml", '0', stale,
+	    strlen(stale));
+	tb_member(&t, "backup/container/backup.yaml", '0', backup_y,
+	    strlen(backup_y));
+	tb_end(&t);
+	CHECK_INT(vet_mem(&t, &v, name), 0);
+	CHECK_STR(list(&v), "");
+	free(t.b);
+	memset(&t, 0, sizeof(t));
+	tb_member(&t, "backup/index.yaml", '0', index_y, strlen(index_y));
+	tb_member(&t, "backup/snapshots/snap0/backup.yaml", '0', evil,
+	    strlen(evil));
+	tb_member(&t, "backup/container/backup.yaml", '0', stale,
+	    strlen(stale));
+	tb_end(&t);
+	CHECK_INT(vet_mem(&t, &v, name), 0);
+	CHECK_STR(list(&v), "raw.lxc (instance in backup/snapshots/snap0/"
+	    "backup.yaml), volatile.apply_template (instance)");
+	free(t.b);
+	free(stale);
+	free(evil);
+}
+
 TEST(vet_export_refuses_ambiguous_archives)
 {
 	struct tarb t;
