@@ -512,7 +512,7 @@ vet_inst(struct vet *v, const struct vet_inst *in)
 		vet_add(v, "a snapshot name box does not accept (%s)", where);
 	for (i = 0; i < in->ncfg; i++) {
 		const char *why = vet_key(in->cfg[i].k, in->cfg[i].v,
-		    in->snapshot != NULL);
+		    in->snapshot != NULL || in->stale_copy);
 
 		if (why == NULL || (in->stale_copy &&
 		    strcmp(in->cfg[i].k, "volatile.apply_template") == 0))
