@@ -789,7 +789,11 @@ block(struct p *p, int ind)
 	return map(p, ind);
 }
 
-/* Valid UTF-8, printable (tab and newline aside), no BOM, no CR. */
+/*
+ * Valid UTF-8, printable (tab and newline aside), no BOM, no CR, and none
+ * of the breaks YAML 1.1 reads as new lines (NEL, LS, PS): libyaml, and so
+ * yaml.v2, would end a line there where this reader would not.
+ */
 static int
 text_ok(const unsigned char *s, size_t n)
 {
@@ -826,8 +830,9 @@ text_ok(const unsigned char *s, size_t n)
 		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
 		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
 		    cp == 0xfeff || cp == 0xfffe || cp == 0xffff ||
-		    (cp >= 0x80 && cp <= 0x9f && cp != 0x85))
-			return 0;
+		    (cp >= 0x80 && cp <= 0x9f) ||
+		    cp == 0x2028 || cp == 0x2029)
+			return 0;	/* NEL, LS, PS: line breaks to libyaml */
 		i += need + 1;
 	}
 	return 1;

@@ -147,6 +147,8 @@ TEST(yaml_refuses_what_it_cannot_be_sure_of)
 		"a: \xc0\xaf\n",		/* overlong */
 		"\xef\xbb\xbf" "a: 1\n",	/* BOM */
 		"a: 1\r\n",			/* CR */
+		"a: 'x\xe2\x80\xa8y'\n",	/* LS: a line break to libyaml */
+		"a: x\xc2\x85y\n",		/* NEL */
 		"a: b: c\n",			/* mapping in a plain scalar */
 		"? a\n: 1\n",			/* complex key */
 		"a: \"unterminated\n",
