@@ -48,6 +48,9 @@
  *   volatile.apply_nvram         true/false  a VM's firmware vars reset
  *   volatile.vm.definition       [a-z0-9.-]  the VM machine type
  *   volatile.last_state.ready    true/false  the guest said it was ready
+ *   volatile.cpu.nodes           cpuset,     the NUMA nodes a start picked
+ *                                balanced
+ *   volatile.<dev>.name          [a-z0-9._-] a NIC's name inside the guest
  *   volatile.<dev>.host_name     veth|tap +  snapshots only: one taken while
  *                                8 hex       the box ran records its host
  *                                             side interface; only the form
@@ -58,8 +61,10 @@
  *
  * Refused on purpose though Incus writes them: volatile.apply_template (the
  * daemon would render templates from the file, on the host, at first
- * start; a box export has always been started once, so never has it) and
- * volatile.<dev>.host_name on the instance (a stopped box has none).
+ * start; a box export has always been started once, so never has it),
+ * volatile.<dev>.host_name on the instance (a stopped box has none),
+ * volatile.<dev>.last_state.* (which host interface or device to hand back
+ * or delete when the box stops) and apply_quota, and the cluster ones.
  *
  * Devices: a root disk (type disk, path /, with nothing but pool and
  * size); box's own doors (expose-*: a proxy from 127.0.0.1 on the host,
@@ -294,6 +299,12 @@ vet_key(const char *key, const char *v, int snapshot)
 	    strcmp(key, "volatile.idmap.current") == 0 ||
 	    strcmp(key, "volatile.last_state.idmap") == 0)
 		return idmap_why(v);
+	if (strcmp(key, "volatile.cpu.nodes") == 0)
+		return strcmp(v, "balanced") == 0 || only(v, DIGITS ",-", 64) ?
+		    NULL : "not a cpuset";
+	if (is_dev_key(key, ".name"))
+		return only(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    DIGITS "._-", 15) ? NULL : "not an interface name";
 	if (is_dev_key(key, ".hwaddr"))
 		return only(v, HEX "ABCDEF:", 32) ? NULL : "not a MAC address";
 	if (snapshot && is_dev_key(key, ".host_name"))

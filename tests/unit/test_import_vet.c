@@ -222,6 +222,8 @@ TEST(vet_key_allowlist)
 		{ "volatile.last_state.idmap", "[]" },
 		{ "volatile.last_state.power", "STOPPED" },
 		{ "volatile.idmap.base", "0" },
+		{ "volatile.cpu.nodes", "balanced" },
+		{ "volatile.eth0.name", "eth0" },
 	};
 	static const char *const bad[][2] = {
 		{ "security.privileged", "true" }, { "security.nesting", "1" },
@@ -243,6 +245,10 @@ TEST(vet_key_allowlist)
 		{ "volatile.something", "x" }, { "image.", "x" },
 		{ "volatile.last_state.power", "FROZEN" },
 		{ "volatile.eth0.x.hwaddr", "00:00:00:00:00:00" },
+		{ "volatile.eth0.last_state.created", "true" },
+		{ "volatile.eth0.apply_quota", "1GiB" },
+		{ "volatile.cluster.group", "x" },
+		{ "volatile.eth0.name", "a b" },
 	};
 	size_t i;
 
