@@ -162,7 +162,8 @@ const struct verb box_verbs[] = {
 	  "bridge, the box-isolate ACL, the host firewall tables and the boot\n"
 	  "unit, then checks that none of them survives and names any that did.\n"
 	  "Asks on a terminal; --yes (or BOX_YES=1) answers for you, and without\n"
-	  "either it refuses.\n\n"
+	  "either it refuses.  BOX_YES: 1, yes, true are yes; 0, no, false, empty\n"
+	  "are no; any other value is a usage error (exit 2).\n\n"
 	  "  --purge-incus   also remove the incus package\n"
 	  "  --yes, -y       do not ask\n", V_PRIV },
 	{ "firewall", cmd_firewall, "[apply|show] [--json]",
@@ -225,6 +226,8 @@ const struct verb box_verbs[] = {
 	  "root; refused while boxes exist.  --purge-host first takes the box\n"
 	  "host stack and its boxes down with 'box teardown-host'.  Asks first;\n"
 	  "--force or BOX_YES=1 mean yes; no terminal and neither: exit 2.\n"
+	  "BOX_YES: 1, yes, true are yes; 0, no, false, empty are no; any other\n"
+	  "value is a usage error (exit 2).\n"
 	  "Ends by checking that nothing it removed is still there.\n", V_PRIV },
 	{ "help", cmd_help, "[<command>]",
 	  "this help, or one command's",
