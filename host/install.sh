@@ -437,7 +437,7 @@ offer_setup()
 {
 	if [ "$NESTED" = 1 ]; then
 		if [ -z "${BOX_SUBNET:-}" ] || [ "$PIN_FREE" != true ]; then
-			say "inside a box: no host stack (only with BOX_SUBNET pinning a subnet nothing here claims)"
+			say "inside a box: no host stack (only with BOX_SUBNET pinning a private (RFC 1918) subnet nothing here claims)"
 			return
 		fi
 		say "inside a box, BOX_SUBNET=$BOX_SUBNET is claimed by nothing here: a host stack may go there"

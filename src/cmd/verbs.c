@@ -151,7 +151,8 @@ const struct verb box_verbs[] = {
 	  "a box (the default gateway or an interface already on 10.88.0.0/24)\n"
 	  "the first free subnet from 10.89.0.0/24 to 10.127.0.0/24 is used and\n"
 	  "said loudly.  BOX_SUBNET=a.b.c.0/24 pins it: honoured, or refused with\n"
-	  "nothing changed.\n\n"
+	  "nothing changed.\n"
+	  "A pin outside RFC 1918 (10/8, 172.16/12, 192.168/16) is refused (exit 2).\n\n"
 	  "  --dry-run   print the decision and the plan, change nothing\n"
 	  "  --json      the same as JSON (with --dry-run)\n\n"
 	  "Environment: BOX_SUBNET, BOX_DNS (default \"1.1.1.1 8.8.8.8\").\n",

@@ -119,6 +119,10 @@ w=$("$BINA" whereami --json); rc=$?
 expect_eq "$rc" 0 "whereami --json exits 0 on the host"
 expect_eq "$(printf '%s' "$w" | json "j['verdict']")" host "whereami on the host: verdict host"
 expect_contains "$("$BINA" whereami)" "on a host" "whereami text on the host"
+# A pin outside RFC 1918 is never free: setup-host would refuse it (exit 2).
+w=$(BOX_SUBNET=203.0.113.0/24 "$BINA" whereami --json); rc=$?
+expect_eq "$rc:$(printf '%s' "$w" | json "j['box_subnet_free']")" "0:false" "whereami: a public BOX_SUBNET pin is not free"
+expect_contains "$(BOX_SUBNET=100.64.7.0/24 "$BINA" whereami)" "is not a private (RFC 1918) /24" "whereami text: a CGNAT pin is refused"
 
 REAL_BEFORE=$(snap /opt/box; ls -la /usr/local/bin/box 2>&1)
 
@@ -501,6 +505,8 @@ if launch $BX $IMG '{"user.box":"1"}' && wait_ipv4 $BX 90 >/dev/null; then
 	own=$(printf '%s\n' "$net0" | awk '$1 == "eth0" { split($2, a, "."); print a[1] "." a[2] "." a[3] ".0/24"; exit }')
 	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_SUBNET=$own BOX_INSTALL_SOURCE=/root/rel sh"
 	expect_contains "$GOUT" "no host stack" "BOX_SUBNET on the box's own subnet ($own): still no host stack"
+	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_SUBNET=203.0.113.0/24 BOX_INSTALL_SOURCE=/root/rel sh"
+	expect_contains "$GOUT" "no host stack" "BOX_SUBNET on a public subnet: no host stack either"
 	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_SUBNET=10.99.0.0/24 BOX_SKIP_SETUP_HOST=1 BOX_INSTALL_SOURCE=/root/rel sh"
 	expect_contains "$GOUT" "claimed by nothing here" "BOX_SUBNET on a free subnet: a host stack would be allowed"
 	gexec "/usr/local/bin/box whereami --json"
