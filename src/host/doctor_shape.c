@@ -159,7 +159,8 @@ void
 shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
     char *buf, size_t cap)
 {
-	keys_vs(d, nic, contract_nic_keys, contract_nnic_keys, pinned, 0, buf, cap);
+	keys_vs(d, nic, contract_nic_keys, contract_nnic_keys, pinned, 0, buf,
+	    cap);
 }
 
 /* "tcp:127.0.0.1:<port>": the port, else -1. */
@@ -248,7 +249,8 @@ check_disk(struct shape_report *s, const struct json_doc *d, int dev,
 		problem(s, "a second root disk %s", name);
 		return;
 	}
-	keys_vs(d, dev, contract_root_keys, contract_nroot_keys, NULL, 1, why, sizeof(why));
+	keys_vs(d, dev, contract_root_keys, contract_nroot_keys, NULL, 1, why,
+	    sizeof(why));
 	if (why[0] != '\0')
 		problem(s, "root disk %s: %s", name, why);
 }
