@@ -7,8 +7,10 @@
 #
 # What it does, in order; nothing is changed before step 5:
 #   1. asks "Install box?" on the terminal (/dev/tty: under `curl | sh` the
-#      script itself is stdin).  BOX_YES=1 answers yes.  No terminal and no
-#      BOX_YES: refuses (exit 1); it never assumes consent.
+#      script itself is stdin).  BOX_YES=1 (or yes, true, any case) answers
+#      yes; BOX_YES=0, no, false or empty count as unset; any other value is
+#      a usage error (exit 2).  No terminal and no yes from BOX_YES: refuses
+#      (exit 1); it never assumes consent.
 #   2. fetches SHA256SUMS and the binary box-<version>-<arch> from
 #      BOX_RELEASE_URL (default below), or copies them from
 #      BOX_INSTALL_SOURCE (a release directory, or the binary itself with
@@ -67,11 +69,27 @@ have_tty()
 	( : </dev/tty ) 2>/dev/null
 }
 
-# ask QUESTION: 0 for yes.  BOX_YES answers yes; EOF and anything but
-# y/yes is no.
+# box_yes: the one BOX_YES rule, the same as the binary's (consent_parse in
+# src/util/prompt.c).  0 when BOX_YES says yes (1, yes, true, any case); 1
+# when it says no (0, no, false, any case) or is empty or unset; anything
+# else is a usage error (exit 2): a typo must not be read as consent, nor
+# silently as a refusal the user did not mean.
+box_yes()
+{
+	case ${BOX_YES:-} in
+	1 | [Yy][Ee][Ss] | [Tt][Rr][Uu][Ee]) return 0 ;;
+	'' | 0 | [Nn][Oo] | [Ff][Aa][Ll][Ss][Ee]) return 1 ;;
+	esac
+	printf 'box-install: BOX_YES=%s is neither yes nor no — nothing was changed\n' "$BOX_YES" >&2
+	printf '  fix: BOX_YES takes 1, yes or true (yes), or 0, no, false or empty (no); any case\n' >&2
+	exit 2
+}
+
+# ask QUESTION: 0 for yes.  A yes from BOX_YES answers it; EOF and anything
+# but y/yes is no.
 ask()
 {
-	if [ -n "${BOX_YES:-}" ]; then
+	if box_yes; then
 		say "$1? yes (BOX_YES)"
 		return 0
 	fi
@@ -419,7 +437,7 @@ offer_setup()
 {
 	if [ "$NESTED" = 1 ]; then
 		if [ -z "${BOX_SUBNET:-}" ] || [ "$PIN_FREE" != true ]; then
-			say "inside a box: no host stack (only with BOX_SUBNET pinning a subnet nothing here claims)"
+			say "inside a box: no host stack (only with BOX_SUBNET pinning a private (RFC 1918) subnet nothing here claims)"
 			return
 		fi
 		say "inside a box, BOX_SUBNET=$BOX_SUBNET is claimed by nothing here: a host stack may go there"
@@ -461,8 +479,8 @@ main()
 	else
 		_from=${BOX_RELEASE_URL:-$BOX_DEFAULT_RELEASE_URL}
 	fi
-	if [ -z "${BOX_YES:-}" ] && ! have_tty; then
-		die "no terminal to confirm on, and BOX_YES is not set — nothing was changed" \
+	if ! box_yes && ! have_tty; then
+		die "no terminal to confirm on, and BOX_YES does not say yes — nothing was changed" \
 		    "to install without a question: BOX_YES=1"
 	fi
 	ask "Install box ($ARCH) from $_from into $DEST (command: $BINDIR/box)" ||

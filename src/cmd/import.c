@@ -5,15 +5,23 @@
  *   1. the file is checked against <file>.sha256 before anything is sent
  *      (a truncated or corrupted export is refused, nothing created); a
  *      file without one (an `incus export`) is imported with a warning
- *   2. the name: --name, else the one recorded inside (backup/index.yaml);
+ *   2. the whole file is read the way the daemon will read it and every
+ *      instance and snapshot config inside is held against box's allowlist
+ *      (box/vet.h, box/vet_export.h): anything a box may not have -
+ *      privileges, raw.*, host paths, NICs, devices, a saved state - is
+ *      named, each one, and refused before anything is created
+ *   3. the name: --name, else the one recorded inside (backup/index.yaml);
  *      any instance of that name already there is a refusal
- *   3. the upload, streamed: POST /1.0/instances (application/octet-stream,
+ *   4. the upload, streamed: POST /1.0/instances (application/octet-stream,
  *      X-Incus-name, X-Incus-pool of the box-net profile's root disk)
- *   4. this host's truth: the tag if missing, the import stamps (never the
+ *   5. this host's truth: the tag if missing, the import stamps (never the
  *      mint stamp), the box-net profile alone, no volatile MAC addresses
  *      (a second import beside the first would otherwise share them and
  *      fail to start), no doors or pinned address of the source's, a
- *      machine identity of its own, and an address nobody else holds.
+ *      machine identity of its own, and an address nobody else holds
+ *   6. before it is ever started: the instance and every snapshot read
+ *      back from the daemon and held against the same allowlist (a YAML
+ *      reader that disagreed with the daemon's cannot let anything by)
  * Any failure after the upload removes what was imported.
  */
 #include <errno.h>
@@ -31,6 +39,8 @@
 #include "box/door.h"
 #include "box/life.h"
 #include "box/mint.h"
+#include "box/vet.h"
+#include "box/vet_export.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "incus/stream.h"
@@ -152,6 +162,71 @@ drop_key(const char *key)
 	    strcmp(key + n - 7, ".hwaddr") == 0;
 }
 
+/* The refusal: one message naming every item (listed above it too when
+ * the list is longer than a message holds). */
+static int
+refuse_items(const struct vet *v, int after_upload, struct box_err *e)
+{
+	char list[VET_MAX_ITEMS * (VET_ITEM + 2) + 32];
+	size_t need = vet_list(v, list, sizeof(list));
+	int i;
+
+	if (need + 64 > sizeof(e->msg)) {
+		for (i = 0; i < v->n; i++)
+			life_say("refused: %s", v->item[i]);
+		err_set(e, -EPERM, "the export asks for what a box may not "
+		    "have: %d things, listed above", v->n + v->more);
+	} else {
+		err_set(e, -EPERM, "the export asks for what a box may not "
+		    "have: %s", list);
+	}
+	err_fix(e, "%s; import only exports of boxes (box export), or "
+	    "remove those keys and devices from the instance it came from",
+	    after_upload ? "what was imported has been removed" :
+	    "nothing was imported");
+	return -EPERM;
+}
+
+/*
+ * What the daemon holds, before the box is ever started: the instance as
+ * re-homed and every snapshot (a restore brings a snapshot's config
+ * back).  Parsed by the daemon, so a file our reader saw differently
+ * cannot get past this.
+ */
+static int
+vet_held(struct incus *c, const char *name, struct box_err *e)
+{
+	struct incus_reply r, s;
+	struct vet v;
+	char path[200];
+	int rc;
+
+	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc < 0) {
+		incus_reply_free(&r);
+		return rc;
+	}
+	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots?recursion=1",
+	    name);
+	rc = incus_call(c, "GET", path, NULL, &s, e);
+	if (rc < 0) {
+		incus_reply_free(&r);
+		incus_reply_free(&s);
+		return rc;
+	}
+	vet_init(&v);
+	rc = vet_daemon(&r.doc, r.metadata, &s.doc, s.metadata, &v);
+	incus_reply_free(&r);
+	incus_reply_free(&s);
+	if (rc < 0)
+		return err_set(e, rc, "the daemon's record of %s is not what "
+		    "box expects", name);
+	if (v.n > 0 || v.more > 0)
+		return refuse_items(&v, 1, e);
+	return 0;
+}
+
 static int
 rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 {
@@ -213,7 +288,9 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	struct incus c;
 	struct stat st;
 	const char *file, *stage = "checks";
-	char name[BOX_NAME_MAX], pool[64], op[160], addr[64];
+	char name[BOX_NAME_MAX + 64], recorded[BOX_NAME_MAX + 64], pool[64],
+	    op[160], addr[64];
+	struct vet v;
 	int rc, fd = -1, posted = 0, vm = 0;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
@@ -227,18 +304,32 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		rc = err_set(e, -ENOENT, "no such file: %s", file);
 		goto out_fd;
 	}
+	if ((rc = check_sum(file, fd, (long long)st.st_size, e)) < 0)
+		goto out_fd;
+	vet_init(&v);
+	if ((rc = vet_export_file(file, &v, recorded, sizeof(recorded),
+	    e)) < 0)
+		goto out_fd;
+	if (v.n > 0 || v.more > 0) {
+		rc = refuse_items(&v, 0, e);
+		goto out_fd;
+	}
 	if (opts[0].seen)
 		snprintf(name, sizeof(name), "%s", opts[0].value);
-	else if ((rc = backup_peek_name(file, name, sizeof(name), e)) < 0)
+	else if (recorded[0] != '\0')
+		snprintf(name, sizeof(name), "%s", recorded);
+	else {
+		rc = err_set(e, -ENOENT, "%s names no instance (no name in "
+		    "backup/index.yaml)", file);
+		err_fix(e, "name the box: box import %s --name <box>", file);
 		goto out_fd;
+	}
 	if (!box_name_ok(name)) {
 		rc = err_usage(e, "'%s' is not a valid box name%s", name,
 		    opts[0].seen ? "" : " (it is the one recorded in the "
 		    "file; pick one with --name)");
 		goto out_fd;
 	}
-	if ((rc = check_sum(file, fd, (long long)st.st_size, e)) < 0)
-		goto out_fd;
 	if ((rc = incus_init(&c, e)) < 0)
 		goto out_fd;
 	if ((rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
@@ -274,6 +365,9 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		goto fail;
 	stage = "re-stamp";
 	if ((rc = rehome(&c, name, &vm, e)) < 0)
+		goto fail;
+	stage = "vet";
+	if ((rc = vet_held(&c, name, e)) < 0)
 		goto fail;
 	progress_start(&p, "");
 	rc = life_copy_up(&c, name, vm, clock_ms() + LIFE_OP_S * 1000LL,

@@ -3,7 +3,8 @@
  * box (one at a time), the box-net profile, the boxnet bridge, the
  * box-isolate ACL (and their pre-0.4 claude* namesakes), our nft tables and
  * the boot unit; then assert that nothing of it survives, naming any
- * survivor.  Consent: a terminal, or --yes / BOX_YES.
+ * survivor.  Consent: a terminal, or --yes / a yes in BOX_YES (1, yes,
+ * true: consent_parse); BOX_YES=0/no/false is no yes, anything else exit 2.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -191,8 +192,7 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	const char *by = getenv("BOX_YES");
-	int rc;
+	int rc, yes;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
 	if (rc < 0)
@@ -201,11 +201,13 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "teardown-host takes no arguments");
 	if ((rc = nestguard_check("teardown-host", NG_CHANGE, NULL, e)) < 0)
 		return rc;
+	if ((yes = consent_env(e)) < 0)
+		return yes;
 	printf("box: teardown-host removes every box on this host, the "
 	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
 	    "host firewall and its boot unit%s.\n", opts[1].seen ?
 	    ", and Incus itself" : "");
-	if (opts[0].seen || (by != NULL && *by != '\0'))
+	if (opts[0].seen || yes)
 		printf("box: confirmed non-interactively (--yes/BOX_YES)\n");
 	else if ((rc = prompt_consent("tear down the host stack",
 	    "--yes (or BOX_YES=1)", e)) < 0)

@@ -8,8 +8,10 @@
  * down first through `box teardown-host`.  Each form ends with an absence
  * check that names whatever survived (exit 1).
  *
- * Consent (checklist §1.6): --force or BOX_YES skip the question; without
- * a terminal and without either, exit 2.  With --purge-host the one
+ * Consent (checklist §1.6): --force or a yes in BOX_YES (consent_parse:
+ * 1, yes, true) skip the question; without a terminal and without either,
+ * exit 2.  BOX_YES=0/no/false is no yes; a BOX_YES that is neither is a
+ * usage error before anything is looked at.  With --purge-host the one
  * question covers both the teardown and the removal, and teardown-host is
  * then run with --yes.
  */
@@ -183,7 +185,7 @@ cmd_uninstall(int argc, char **argv, struct box_err *e)
 	};
 	struct opt_result res;
 	struct inst in;
-	int rc, force;
+	int rc, force, yes;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
 	if (rc < 0)
@@ -195,7 +197,9 @@ cmd_uninstall(int argc, char **argv, struct box_err *e)
 	if (res.npos == 1 && opts[1].seen)
 		return err_usage(e, "--purge-host goes with removing "
 		    "everything, not one version");
-	force = opts[2].seen || inst_box_yes();
+	if ((yes = consent_env(e)) < 0)
+		return yes;
+	force = opts[2].seen || yes;
 	rc = inst_locate(&in, 0, e);
 	if (rc == 0)
 		rc = writable(&in, e);

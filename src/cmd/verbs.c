@@ -151,7 +151,8 @@ const struct verb box_verbs[] = {
 	  "a box (the default gateway or an interface already on 10.88.0.0/24)\n"
 	  "the first free subnet from 10.89.0.0/24 to 10.127.0.0/24 is used and\n"
 	  "said loudly.  BOX_SUBNET=a.b.c.0/24 pins it: honoured, or refused with\n"
-	  "nothing changed.\n\n"
+	  "nothing changed.\n"
+	  "A pin outside RFC 1918 (10/8, 172.16/12, 192.168/16) is refused (exit 2).\n\n"
 	  "  --dry-run   print the decision and the plan, change nothing\n"
 	  "  --json      the same as JSON (with --dry-run)\n\n"
 	  "Environment: BOX_SUBNET, BOX_DNS (default \"1.1.1.1 8.8.8.8\").\n",
@@ -162,7 +163,8 @@ const struct verb box_verbs[] = {
 	  "bridge, the box-isolate ACL, the host firewall tables and the boot\n"
 	  "unit, then checks that none of them survives and names any that did.\n"
 	  "Asks on a terminal; --yes (or BOX_YES=1) answers for you, and without\n"
-	  "either it refuses.\n\n"
+	  "either it refuses.  BOX_YES: 1, yes, true are yes; 0, no, false, empty\n"
+	  "are no; any other value is a usage error (exit 2).\n\n"
 	  "  --purge-incus   also remove the incus package\n"
 	  "  --yes, -y       do not ask\n", V_PRIV },
 	{ "firewall", cmd_firewall, "[apply|show] [--json]",
@@ -178,7 +180,9 @@ const struct verb box_verbs[] = {
 	  "dnsmasq really serving boxnet, what it forwards to and whether it\n"
 	  "answers the names boxes send in DHCP, the bridge's keys, the\n"
 	  "box-isolate ACL against the gateway the kernel holds, the\n"
-	  "box-net profile, each box's NIC; this machine's routes for the\n"
+	  "box-net profile, each box's whole shape (one NIC with the profile's\n"
+	  "keys, the root disk, no other device but its doors, no privilege,\n"
+	  "no raw.* key); this machine's routes for the\n"
 	  "nested-box signature (its default gateway held locally, two routes\n"
 	  "to its uplink subnet).  Then, in every running box (or those named),\n"
 	  "it runs the in-box checks by pushing itself in for the run.\n\n"
@@ -225,6 +229,8 @@ const struct verb box_verbs[] = {
 	  "root; refused while boxes exist.  --purge-host first takes the box\n"
 	  "host stack and its boxes down with 'box teardown-host'.  Asks first;\n"
 	  "--force or BOX_YES=1 mean yes; no terminal and neither: exit 2.\n"
+	  "BOX_YES: 1, yes, true are yes; 0, no, false, empty are no; any other\n"
+	  "value is a usage error (exit 2).\n"
 	  "Ends by checking that nothing it removed is still there.\n", V_PRIV },
 	{ "help", cmd_help, "[<command>]",
 	  "this help, or one command's",

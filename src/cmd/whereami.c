@@ -24,7 +24,7 @@ static const char *const weight_name[] = { "info", "network", "instance",
 
 struct pin {
 	const char *value;	/* BOX_SUBNET, or NULL */
-	int valid;
+	int valid;		/* 1; 0 not a.b.c.0/24; -1 not RFC 1918 */
 	int free;
 	char claimant[160];
 };
@@ -42,8 +42,16 @@ check_pin(const struct nested_facts *f, struct pin *p)
 		p->value = NULL;
 		return;
 	}
-	if (subnet_parse(p->value, &net) < 0)
+	/* The same judgement as setup-host's: a refused pin is never free. */
+	switch (subnet_pin(p->value, &net, NULL)) {
+	case 0:
+		break;
+	case -EDOM:
+		p->valid = -1;
 		return;
+	default:
+		return;
+	}
 	p->valid = 1;
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
@@ -133,7 +141,7 @@ emit_json(const struct nested_facts *f, const struct nested_report *r,
 	else
 		json_w_null(&w);
 	json_w_key(&w, "box_subnet_free");
-	json_w_bool(&w, pin->value != NULL && pin->valid && pin->free);
+	json_w_bool(&w, pin->value != NULL && pin->valid == 1 && pin->free);
 	json_w_key(&w, "box_subnet_claimant");
 	json_w_str(&w, pin->claimant);
 	json_w_end(&w, '}');
@@ -184,9 +192,11 @@ emit_text(const struct nested_report *r, const struct presence *p,
 	print_incus(p);
 	if (pin->value != NULL)
 		printf("  %-10s BOX_SUBNET=%s %s%s\n", "pin", pin->value,
-		    !pin->valid ? "is not of the form a.b.c.0/24" :
+		    pin->valid == 0 ? "is not of the form a.b.c.0/24" :
+		    pin->valid < 0 ? "is not a private (RFC 1918) /24: "
+		    "setup-host refuses it" :
 		    pin->free ? "is claimed by nothing here" : "is claimed by ",
-		    pin->valid && !pin->free ? pin->claimant : "");
+		    pin->valid == 1 && !pin->free ? pin->claimant : "");
 	if (r->verdict == NESTED_BOX)
 		printf("\nDo not build a box host stack here: a box bridge "
 		    "inside a box takes over\nthe guest's own uplink subnet "

@@ -69,13 +69,14 @@ const struct contract_key contract_nic_keys[] = {
 	{ "network", CONTRACT_BRIDGE, CV_FIXED, "on the box bridge only" },
 	{ "name", CONTRACT_NIC, CV_FIXED, "the box's only interface" },
 	{ "security.port_isolation", "true", CV_FIXED,
-	  "the bridge forwards nothing between two boxes" },
+	  "without it BOXES CAN REACH EACH OTHER at layer 2" },
 	{ "security.mac_filtering", "true", CV_FIXED,
-	  "frames and ARP only from the box's own MAC" },
+	  "without it a box can send with a sibling's MAC" },
 	{ "security.ipv4_filtering", "true", CV_FIXED,
-	  "IPv4 and ARP only from the box's leased address" },
+	  "without it a box can send and ARP with a sibling's IPv4 "
+	  "address" },
 	{ "security.ipv6_filtering", "true", CV_FIXED,
-	  "no IPv6 from the box (the bridge has none to lease)" },
+	  "without it a box can send IPv6 with any address" },
 };
 const size_t contract_nnic_keys =
     sizeof(contract_nic_keys) / sizeof(contract_nic_keys[0]);

@@ -184,8 +184,8 @@ fix_stack(struct dh_ctx *h, const struct stack_conf *sc, int *netchg,
 	if ((rc = stack_ensure_profile(&h->c, &changed, e)) < 0)
 		return rc;
 	if (changed) {
-		dr_note_fixed(h->r, "profile %s: put back (port isolation, no "
-		    "filtering)", STACK_PROFILE);
+		dr_note_fixed(h->r, "profile %s: put back (the contract's eth0 "
+		    "and root disk)", STACK_PROFILE);
 		await_leases(h);
 	}
 	return 0;

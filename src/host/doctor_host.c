@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "host/doctor_shape.h"
 #include "host/firewall.h"
 #include "net/nl.h"
 
@@ -48,12 +49,6 @@ static const char *const acl_drops[] = {
 	"100.64.0.0/10",
 };
 #define NDROPS (sizeof(acl_drops) / sizeof(acl_drops[0]))
-
-static const char *const vetoed[] = {
-	"security.mac_filtering", "security.ipv4_filtering",
-	"security.ipv6_filtering",
-};
-#define NVETOED (sizeof(vetoed) / sizeof(vetoed[0]))
 
 void
 dh_fmt4(uint32_t a, char *buf, size_t cap)
@@ -778,32 +773,6 @@ check_acl(struct dh_ctx *h)
 
 /* --- the profile, and a NIC's keys ---------------------------------------- */
 
-/* Problems with a NIC device's security keys, as text; "" when none. */
-static void
-nic_problems(const struct json_doc *d, int nic, char *buf, size_t cap)
-{
-	char v[64];
-	size_t i;
-
-	buf[0] = '\0';
-	if (!json_streq(d, json_get(d, nic, "security.port_isolation"),
-	    "true"))
-		snprintf(buf, cap, "security.port_isolation is not true "
-		    "(BOXES CAN REACH EACH OTHER)");
-	for (i = 0; i < NVETOED; i++)
-		if (json_gets(d, nic, vetoed[i], v, sizeof(v), NULL) != NULL &&
-		    strcmp(v, "false") != 0)
-			snprintf(buf + strlen(buf), cap - strlen(buf),
-			    "%s%s=%s (vetoed: it breaks the box's own "
-			    "networking)", buf[0] ? "; " : "", vetoed[i], v);
-	if (json_gets(d, nic, "security.acls", v, sizeof(v), NULL) != NULL &&
-	    v[0] != '\0')
-		snprintf(buf + strlen(buf), cap - strlen(buf), "%ssecurity."
-		    "acls on the NIC (ACLs belong on the network; a NIC ACL "
-		    "keeps the box from starting on kernels without bridge "
-		    "conntrack)", buf[0] ? "; " : "");
-}
-
 static void
 check_profile(struct dh_ctx *h)
 {
@@ -829,7 +798,7 @@ check_profile(struct dh_ctx *h)
 	    !json_streq(&rep.doc, json_get(&rep.doc, eth, "type"), "nic"))
 		snprintf(why, sizeof(why), "eth0 is not a NIC on %s", BR);
 	else
-		nic_problems(&rep.doc, eth, why, sizeof(why));
+		shape_nic_keys(&rep.doc, eth, NULL, why, sizeof(why));
 	incus_reply_free(&rep);
 	if (why[0] != '\0')
 		dr_add(h->r, "profile.nic", S_PROF, DR_FAIL, "box doctor --fix "
@@ -837,8 +806,8 @@ check_profile(struct dh_ctx *h)
 		    "%s", why);
 	else
 		dr_add(h->r, "profile.nic", S_PROF, DR_PASS, NULL, "eth0 on %s "
-		    "with security.port_isolation true, no vetoed filtering",
-		    BR);
+		    "with exactly the contract's keys (port isolation, MAC, "
+		    "IPv4 and IPv6 filtering)", BR);
 	fixable(h->r);
 }
 
@@ -1032,11 +1001,12 @@ box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
 static void
 check_box(struct dh_ctx *h, const struct json_doc *d, int inst)
 {
-	char name[BOX_NAME_MAX], subject[80], nicname[32], why[320];
+	char name[BOX_NAME_MAX], subject[80], nicname[32], why[320], pin[64];
 	int nic;
 
 	json_gets(d, inst, "name", name, sizeof(name), "?");
 	snprintf(subject, sizeof(subject), "box %s", name);
+	dr_shape(h->r, d, inst, subject);
 	nic = dh_box_nic(d, inst, nicname, sizeof(nicname));
 	if (nic < 0) {
 		dr_add(h->r, "box.nic", subject, DR_FAIL, "mint boxes with "
@@ -1044,7 +1014,8 @@ check_box(struct dh_ctx *h, const struct json_doc *d, int inst)
 		    "on %s: none of the stack's layers apply to this box", BR);
 		return;
 	}
-	nic_problems(d, nic, why, sizeof(why));
+	shape_nic_keys(d, nic, shape_pinned(d, inst, pin, sizeof(pin)), why,
+	    sizeof(why));
 	if (why[0] != '\0' && json_get(d, json_get(d, inst, "devices"),
 	    nicname) >= 0)
 		dr_add(h->r, "box.nic", subject, DR_FAIL, "remove the box's "
@@ -1056,7 +1027,7 @@ check_box(struct dh_ctx *h, const struct json_doc *d, int inst)
 		    "its NIC %s, from its profiles: %s", nicname, why);
 	else
 		dr_add(h->r, "box.nic", subject, DR_PASS, NULL, "its NIC %s is "
-		    "on %s with port isolation", nicname, BR);
+		    "on %s with the contract's keys", nicname, BR);
 	if (!json_streq(d, json_get(d, inst, "status"), "Running")) {
 		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "not running: "
 		    "nothing inside to probe");

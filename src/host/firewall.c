@@ -305,41 +305,36 @@ sibling_mode(struct fw_status *st)
 		    FW_SIBLING_SUBNET;
 }
 
+/*
+ * The comparison itself, pure: the tables in x (as the kernel holds them)
+ * against the contract for br on net.  brname < 0: take the variant the
+ * kernel's bridge chain holds.
+ */
 static int
-read_with(struct nl_sock *s, const char *br, uint32_t net, int brname,
+compare(struct fw_read_ctx *x, const char *br, uint32_t net, int brname,
     struct fw_status *st, struct box_err *e)
 {
-	struct fw_read_ctx *x = calloc(1, sizeof(*x));
 	struct contract_env env;
 	int rc;
 
-	memset(st, 0, sizeof(*st));
-	if (x == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	if ((rc = list_ours(s, x, e)) < 0)
-		goto out;
 	st->inet_table = x->ti[0].exists;
 	st->bridge_table = x->ti[1].exists;
 	st->net = net;
 	st->brname = brname >= 0 ? brname : held_brname(x);
-	read_route_localnet(br, st);
 	if (net == 0) {
 		say_diff(st, "the bridge's subnet is unknown: no rule can be "
 		    "compared (is %s up?)", br);
-		goto out;
+		return 0;
 	}
 	env.bridge = br;
 	env.net = net;
 	env.brname = st->brname;
 	rc = contract_expect(&env, x->want, FW_MAXRULES);
-	if (rc < 0) {
-		err_set(e, rc, "building the contract's rules: %s",
+	if (rc < 0)
+		return err_set(e, rc, "building the contract's rules: %s",
 		    err_str(rc));
-		goto out;
-	}
 	x->nwant = rc;
 	st->want = (unsigned)rc;
-	rc = 0;
 	if (!st->inet_table)
 		say_diff(st, "table inet box is ABSENT");
 	if (!st->bridge_table)
@@ -347,7 +342,52 @@ read_with(struct nl_sock *s, const char *br, uint32_t net, int brname,
 	compare_chains(x, st);
 	compare_rules(x, &env, st);
 	sibling_mode(st);
-out:
+	return 0;
+}
+
+int
+fw_compare(const struct fw_kernel *k, const char *br, uint32_t net,
+    int brname, struct fw_status *st, struct box_err *e)
+{
+	struct fw_read_ctx *x = calloc(1, sizeof(*x));
+	int i, rc;
+
+	memset(st, 0, sizeof(*st));
+	if (x == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < 2; i++) {
+		if (k->ti[i].nchains > FW_MAXCHAINS ||
+		    k->ti[i].nrules > FW_MAXRULES) {
+			free(x);
+			return err_set(e, -ENOSPC, "too many chains or rules");
+		}
+		x->ti[i] = k->ti[i];
+		memcpy(x->chains[i], k->ti[i].chains,
+		    k->ti[i].nchains * sizeof(x->chains[i][0]));
+		memcpy(x->rules[i], k->ti[i].rules,
+		    k->ti[i].nrules * sizeof(x->rules[i][0]));
+		x->ti[i].chains = x->chains[i];
+		x->ti[i].rules = x->rules[i];
+	}
+	rc = compare(x, br, net, brname, st, e);
+	free(x);
+	return rc;
+}
+
+static int
+read_with(struct nl_sock *s, const char *br, uint32_t net, int brname,
+    struct fw_status *st, struct box_err *e)
+{
+	struct fw_read_ctx *x = calloc(1, sizeof(*x));
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (x == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((rc = list_ours(s, x, e)) == 0) {
+		read_route_localnet(br, st);
+		rc = compare(x, br, net, brname, st, e);
+	}
 	free(x);
 	return rc;
 }

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "net/nft.h"
 #include "util/err.h"
 
 enum fw_sibling {
@@ -62,6 +63,18 @@ int fw_apply(const char *br, uint32_t net, struct fw_status *st,
  */
 int fw_read(const char *br, uint32_t net, struct fw_status *st,
     struct box_err *e);
+
+/*
+ * The comparison alone, over tables already read (ti[0] inet box, ti[1]
+ * bridge box, as nft_list_table() fills them): what fw_read() does after
+ * reading.  For tests and for anyone holding a dump.  brname < 0: the
+ * variant the bridge chain holds.
+ */
+struct fw_kernel {
+	struct nft_table_info ti[2];
+};
+int fw_compare(const struct fw_kernel *k, const char *br, uint32_t net,
+    int brname, struct fw_status *st, struct box_err *e);
 
 /* Delete our tables (and the legacy claudebox ones) if present. */
 int fw_remove(struct box_err *e);

@@ -383,14 +383,6 @@ inst_rmtree(const char *path)
 	return rm_err;
 }
 
-int
-inst_box_yes(void)
-{
-	const char *y = getenv("BOX_YES");
-
-	return y != NULL && *y != '\0';
-}
-
 /* Read a child's stdout into buf (NUL-terminated, truncated at cap-1). */
 static void
 drain(int fd, char *buf, size_t cap)

@@ -86,7 +86,4 @@ int inst_rmtree(const char *path);
 /* 1 when path exists (as anything, a dangling link included). */
 int inst_exists(const char *path);
 
-/* BOX_YES is set and not empty. */
-int inst_box_yes(void);
-
 #endif

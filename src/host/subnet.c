@@ -46,6 +46,36 @@ subnet_parse(const char *s, uint32_t *net)
 	return 0;
 }
 
+int
+subnet_private(uint32_t net)
+{
+	return (net & 0xff000000u) == 0x0a000000u ||	/* 10.0.0.0/8 */
+	    (net & 0xfff00000u) == 0xac100000u ||	/* 172.16.0.0/12 */
+	    (net & 0xffff0000u) == 0xc0a80000u;		/* 192.168.0.0/16 */
+}
+
+/* Why a non-private /24 is refused, for the messages below. */
+#define WHY_PRIVATE "box-to-box traffic routed through the gateway of a " \
+	"public subnet would not meet the firewall's private-range drops " \
+	"that keep boxes apart, and the bridge would shadow the real " \
+	"internet hosts of that range"
+#define FIX_PRIVATE "a /24 inside 10.0.0.0/8, 172.16.0.0/12 or " \
+	"192.168.0.0/16, e.g. BOX_SUBNET=10.89.0.0/24"
+
+int
+subnet_pin(const char *pin, uint32_t *net, struct box_err *e)
+{
+	if (subnet_parse(pin, net) < 0)
+		return err_usage(e, "BOX_SUBNET must look like a.b.c.0/24, "
+		    "not '%.64s'", pin);
+	if (subnet_private(*net))
+		return 0;
+	err_usage(e, "BOX_SUBNET=%s is not a private (RFC 1918) subnet: %s "
+	    "— nothing was changed", pin, WHY_PRIVATE);
+	err_fix(e, "pin %s, or drop the pin", FIX_PRIVATE);
+	return -EDOM;
+}
+
 static uint32_t
 mask_of(uint8_t plen)
 {
@@ -125,6 +155,14 @@ converge_existing(const struct subnet_host *h, struct subnet_plan *p,
 	char who[160], net[16];
 
 	subnet_fmt(h->bridge_net, net, sizeof(net));
+	if (!subnet_private(h->bridge_net)) {
+		err_set(e, -EDOM, "the existing %s bridge sits on %s/24, which "
+		    "is not a private (RFC 1918) subnet: %s — nothing was "
+		    "changed", SUBNET_BRIDGE, net, WHY_PRIVATE);
+		err_fix(e, "move the bridge: box teardown-host, then "
+		    "box setup-host (or pin %s)", FIX_PRIVATE);
+		return -EDOM;
+	}
 	if (subnet_claimant(h, h->bridge_net, who, sizeof(who))) {
 		err_set(e, -EADDRINUSE, "the existing %s bridge sits on %s/24, "
 		    "which is also claimed by %s: this host is in the poisoned "
@@ -176,10 +214,9 @@ subnet_decide(const struct subnet_host *h, const char *pin,
 
 	memset(p, 0, sizeof(*p));
 	if (pin != NULL && *pin != '\0') {
-		if (subnet_parse(pin, &net) < 0)
-			return err_usage(e, "BOX_SUBNET must look like "
-			    "a.b.c.0/24, not '%s'", pin);
-		return refuse_pin(h, pin, net, p, e);
+		int rc = subnet_pin(pin, &net, e);
+
+		return rc < 0 ? rc : refuse_pin(h, pin, net, p, e);
 	}
 	if (h->bridge_exists && h->bridge_net != 0)
 		return converge_existing(h, p, e);

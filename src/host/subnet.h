@@ -55,8 +55,27 @@ struct subnet_plan {
 	char note[384];		/* one sentence for the user */
 };
 
-/* Parse a strict "a.b.c.0/24"; 0 or -EINVAL. */
+/* Parse a strict "a.b.c.0/24"; 0 or -EINVAL (syntax only: see subnet_pin). */
 int subnet_parse(const char *s, uint32_t *net);
+
+/*
+ * 1 when net/24 lies inside RFC 1918 (10.0.0.0/8, 172.16.0.0/12,
+ * 192.168.0.0/16), else 0.  Only those may carry the box bridge: the
+ * firewall keeps boxes apart at L3 by dropping private destinations, so
+ * box-to-box traffic on a public /24, routed through the gateway, would
+ * not meet those drops; and a bridge on a public /24 would shadow the
+ * real internet hosts of that range for the host and every box.  CGNAT
+ * (100.64/10), loopback, link-local, multicast and reserved space are no
+ * better.  The auto-pick range (10.88, 10.89 ... 10.127) is inside 10/8.
+ */
+int subnet_private(uint32_t net);
+
+/*
+ * BOX_SUBNET, parsed and judged: 0 and *net; else a usage error (exit 2)
+ * in e (which may be NULL): -EINVAL when it is not "a.b.c.0/24", -EDOM
+ * when it is outside RFC 1918 (the message says why).
+ */
+int subnet_pin(const char *pin, uint32_t *net, struct box_err *e);
 /* "a.b.c.d" of a host-order address. */
 void subnet_fmt(uint32_t a, char *buf, size_t cap);
 
@@ -68,9 +87,10 @@ int subnet_claimant(const struct subnet_host *h, uint32_t net, char *buf,
     size_t cap);
 
 /*
- * Decide.  pin is BOX_SUBNET or NULL.  Refusals (a pin onto a claimed
- * subnet, a pin that disagrees with the existing bridge, an existing
- * bridge whose own subnet is claimed, every candidate claimed) fail with
+ * Decide.  pin is BOX_SUBNET or NULL.  Refusals (a pin that is not an
+ * RFC 1918 /24 (subnet_pin, exit 2), a pin onto a claimed subnet, a pin
+ * that disagrees with the existing bridge, an existing bridge whose own
+ * subnet is claimed or is not RFC 1918, every candidate claimed) fail with
  * the reason and the fix in e.
  */
 int subnet_decide(const struct subnet_host *h, const char *pin,

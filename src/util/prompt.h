@@ -17,4 +17,23 @@
  */
 int prompt_consent(const char *question, const char *flag, struct box_err *e);
 
+/*
+ * The one rule for BOX_YES, shared by every verb that reads it (and by
+ * host/install.sh's box_yes, which must agree).  Case does not matter:
+ * "1", "yes", "true" are yes (1); "0", "no", "false", "" and NULL (unset)
+ * are no (0); anything else is -EINVAL, never guessed either way: before
+ * this rule "BOX_YES=0" read as yes.
+ */
+int consent_parse(const char *v);
+
+/* The accepted values, for messages. */
+#define CONSENT_VALUES "1, yes, true (yes) or 0, no, false, empty (no), any case"
+
+/*
+ * BOX_YES through consent_parse(): 1 yes, 0 no (ask, or refuse without a
+ * terminal, as if unset), or a usage error (exit 2) naming the accepted
+ * values.
+ */
+int consent_env(struct box_err *e);
+
 #endif

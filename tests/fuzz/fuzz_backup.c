@@ -1,9 +1,13 @@
 /*
  * fuzz_backup - what box reads out of files and guests it did not write:
  * the gzip/DEFLATE prefix decoder, the tar walk that finds an export's
- * index.yaml and its name, and the sanitiser for guest text.  Nothing may
- * read or write out of bounds, a found name must fit, be non-empty and hold no control byte, and
- * sanitised text must hold only printable ASCII, tab and newline.
+ * index.yaml and its name, and the sanitiser for guest text; and the import
+ * vetting: the streaming gzip decoder, the strict YAML reader, the whole
+ * tar walk with the allowlist over every config member, and the daemon
+ * side check over JSON.  Nothing may read or write out of bounds, a found
+ * name must fit, be non-empty and hold no control byte, sanitised text must
+ * hold only printable ASCII, tab and newline, a parsed YAML tree must stay
+ * inside its bounds, and vetting must either refuse or list within bounds.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +15,11 @@
 #include <string.h>
 
 #include "box/backup.h"
+#include "box/vet.h"
+#include "box/vet_export.h"
+#include "box/yaml.h"
+#include "incus/json.h"
+#include "util/gzstream.h"
 #include "util/inflate.h"
 #include "util/text.h"
 
@@ -39,6 +48,85 @@ tar_name(const unsigned char *p, size_t n)
 		abort();
 }
 
+static int
+sink(void *ctx, const unsigned char *p, size_t n)
+{
+	size_t *total = ctx;
+
+	if (n == 0 || n > 65536 || p == NULL)
+		abort();
+	*total += n;
+	return *total > (64u << 20);	/* enough: stop */
+}
+
+/* Walk every node: children and strings inside the tree's bounds. */
+static void
+yaml_walk(const struct yaml_doc *d, int i, int depth)
+{
+	int k, n = 0;
+	size_t len;
+	const char *s;
+
+	if (depth > YAML_MAX_DEPTH + 1 || i < 0 || i >= d->n)
+		abort();
+	switch (yaml_type(d, i)) {
+	case YAML_STR:
+		s = yaml_str(d, i, &len);
+		if (s == NULL || s[len] != '\0' || strlen(s) != len)
+			abort();
+		return;
+	case YAML_NULL:
+		return;
+	case YAML_MAP:
+	case YAML_SEQ:
+		for (k = yaml_child(d, i); k >= 0; k = yaml_next(d, k)) {
+			if (yaml_type(d, i) == YAML_MAP && n % 2 == 0 &&
+			    yaml_type(d, k) != YAML_STR)
+				abort();
+			yaml_walk(d, k, depth + 1);
+			if (++n > YAML_MAX_NODES)
+				abort();
+		}
+		if (yaml_type(d, i) == YAML_MAP && n % 2 != 0)
+			abort();
+		return;
+	default:
+		abort();
+	}
+}
+
+static void
+vetting(const uint8_t *data, size_t size)
+{
+	struct yaml_doc y;
+	struct json_doc j;
+	struct box_err e;
+	struct vet v;
+	char name[64], list[VET_MAX_ITEMS * (VET_ITEM + 2) + 64];
+	size_t total = 0;
+
+	if (gz_stream_mem(data, size, sink, &total) > 1)
+		abort();
+	if (yaml_parse(&y, (const char *)data, size) == 0)
+		yaml_walk(&y, 0, 0);
+	yaml_free(&y);
+	err_clear(&e);
+	vet_init(&v);
+	if (vet_export_mem(data, size, &v, name, sizeof(name), &e) == 0) {
+		if (strlen(name) >= sizeof(name) || v.n > VET_MAX_ITEMS ||
+		    vet_list(&v, list, sizeof(list)) >= sizeof(list))
+			abort();
+	}
+	err_clear(&e);
+	if (json_parse(&j, (const char *)data, size, &e) == 0) {
+		vet_init(&v);
+		(void)vet_daemon(&j, 0, &j, 0, &v);
+		if (v.n > VET_MAX_ITEMS)
+			abort();
+		json_free(&j);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -55,6 +143,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r > 1024)
 		abort();
 	tar_name(data, size);
+	vetting(data, size);
 	t = malloc(size + 1);
 	if (t == NULL)
 		return 0;

@@ -2,7 +2,9 @@
  * fuzz_doctor.c - what box doctor reads from elsewhere, under arbitrary
  * bytes: a box's own JSON report (a box is not trusted), the dnsmasq lease
  * file (its names are the boxes' choice), a DNS reply, a dnsmasq command
- * line and configuration, resolv.conf and /proc/net/if_inet6.
+ * line and configuration, resolv.conf and /proc/net/if_inet6; and an
+ * instance object judged for its shape (its device and key names are
+ * whoever configured the box's choice).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 
 #include "host/doctor.h"
+#include "host/doctor_shape.h"
+#include "incus/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,7 +21,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct dr_report r;
+	static struct shape_report shape;
 	static int ready;
+	struct json_doc doc;
 	char names[8][64], ns[4][48], dev[16], where[32], *copy;
 	struct dr_dnsmasq dm;
 	struct dr_dns d;
@@ -43,6 +49,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dr_report_reset(&r);
 	err_clear(&e);
 	dr_merge_box(&r, "box fuzz", copy, size, where, sizeof(where), &e);
+	err_clear(&e);
+	if (json_parse(&doc, copy, size, &e) == 0) {
+		shape_check(&doc, 0, &shape);
+		dr_report_reset(&r);
+		dr_shape(&r, &doc, 0, "box fuzz");
+		json_free(&doc);
+	}
 	free(copy);
 	return 0;
 }

@@ -28,6 +28,7 @@ cleanup()
 	rm -f "$FAKE"
 	ip netns del $NS 2>/dev/null
 	cleanup_prefix $P >/dev/null 2>&1
+	rm -rf "/tmp/${P}shape.dir"
 	# Leave the host as found: no stack, or the stack with its resolvers.
 	if [ "$stack_before" = sync ]; then
 		$BOX setup-host >/dev/null 2>&1	# what a test broke
@@ -91,7 +92,7 @@ j=$(djson ${P}a ${P}b)
 for id in host.signature incus bridge.dns_mode bridge.dns_pinned bridge.ipv6 \
     bridge.acl bridge.ingress bridge.kernel dnsmasq resolver \
     firewall.rules firewall.sibling acl.egress profile.nic ports box.nic \
-    box.port box.filter box.signature box.lease box.ipv6 box.routing box.dns \
+    box.port box.filter box.shape box.signature box.lease box.ipv6 box.routing box.dns \
     box.host_drop; do
 	expect_eq "$(echo "$j" | status $id)" pass "converged host: $id passes"
 done
@@ -155,11 +156,15 @@ expect_eq "$rc" 1 "port isolation unset on the profile: exit 1"
 expect_eq "$(echo "$j" | status profile.nic)" fail "port isolation unset on the profile: profile.nic fails"
 fixed_ok "port isolation unset on the profile" "profile box-net"
 
-api_wait PATCH /1.0/profiles/box-net "$(echo "$prof" | json "json.dumps({'devices': dict(j['devices'], eth0=dict(j['devices']['eth0'], **{'security.mac_filtering': 'true'}))})")" >/dev/null
+# MAC filtering is part of the contract now (it was once vetoed): its
+# absence from the profile is the FAIL, on the profile and on each box.
+expect_eq "$(echo "$prof" | json "j['devices']['eth0'].get('security.mac_filtering')")" true "the converged profile carries security.mac_filtering=true"
+api_wait PUT /1.0/profiles/box-net "$(echo "$prof" | json "json.dumps(dict(j, devices=dict(j['devices'], eth0={k: v for k, v in j['devices']['eth0'].items() if k != 'security.mac_filtering'})))")" >/dev/null
 j=$(djson ${P}a ${P}b); rc=$?
-expect_eq "$rc" 1 "mac_filtering on the profile: exit 1"
-expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'profile.nic'][0]")" "mac_filtering" "mac_filtering on the profile: named"
-fixed_ok "mac_filtering on the profile" "profile box-net"
+expect_eq "$rc" 1 "mac_filtering missing from the profile: exit 1"
+expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'profile.nic'][0]")" "security.mac_filtering is missing" "mac_filtering missing from the profile: named"
+expect_contains "$(echo "$j" | json "' '.join(c['text'] for c in j['checks'] if c['id'] == 'box.shape' and c['subject'] == 'box ${P}a')")" "security.mac_filtering is missing" "mac_filtering missing: each box's shape names it"
+fixed_ok "mac_filtering missing from the profile" "profile box-net"
 
 api_wait PATCH /1.0/networks/boxnet '{"config":{"raw.dnsmasq":""}}' >/dev/null
 j=$(djson ${P}a ${P}b); rc=$?
@@ -194,6 +199,66 @@ wait_ipv4 ${P}a 30 >/dev/null && wait_ipv4 ${P}b 30 >/dev/null || fail "boxes go
 j=$(djson ${P}a ${P}b)
 expect_eq "$(echo "$j" | others)" "" "dhcp-ignore-names pinned, fresh leases: nothing else fails"
 expect_eq "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'bridge.names' and \"'$P\" in c['text']]")" "[]" "dhcp-ignore-names pinned, fresh leases: our boxes' names are not answered"
+
+# --- each box's whole shape, from the daemon ---------------------------------------
+# A box of our own (busybox, profile box-net) passes, with a door box
+# expose opened; then each thing box never gives a box is put on it in
+# turn — an extra NIC (p2p: a veth pair with no parent and no bridge), a
+# host directory, a door-named proxy listening on every host address, an
+# eth0 of its own without MAC filtering, security.privileged — and
+# doctor's box.shape FAILs naming it; taken off, the box passes again.
+S=${P}shape
+SHDIR=/tmp/${P}shape.dir
+# shape_st: the statuses of $S's box.shape findings; shape_fails: their texts
+shape_st() { djson $S | json "' '.join(sorted(set(c['status'] for c in j['checks'] if c['id'] == 'box.shape' and c['subject'] == 'box $S')))"; }
+shape_fails() { echo "$1" | json "' | '.join(c['text'] for c in j['checks'] if c['id'] == 'box.shape' and c['subject'] == 'box $S' and c['status'] == 'fail')"; }
+# shape_undo NAME...: $S without these devices or config keys (GET, then PUT)
+shape_undo()
+{
+	_b=$(api GET /1.0/instances/$S | json "json.dumps({k: (dict((n, v) for n, v in j['metadata'][k].items() if n not in sys.argv[2:]) if k in ('config', 'devices') else j['metadata'][k]) for k in ('architecture', 'config', 'devices', 'ephemeral', 'profiles', 'stateful', 'description')})" "$@")
+	api_wait PUT /1.0/instances/$S "$_b" >/dev/null
+}
+# shape_case WHAT PATCH NEEDLE NAME...: PATCH $S; box.shape FAILs with a
+# text holding NEEDLE; then the NAMEs are taken off and it passes again.
+shape_case()
+{
+	_what=$1 _needle=$3
+	if ! api_wait PATCH /1.0/instances/$S "$2" >/dev/null; then
+		fail "$_what: the daemon refused it"
+		return
+	fi
+	_f=$(shape_fails "$(djson $S)")
+	expect_contains "$_f" "$_needle" "$_what: box.shape FAILs naming it"
+	shift 3
+	shape_undo "$@" || fail "$_what: taking it off"
+	expect_eq "$(shape_st)" pass "$_what taken off: box.shape passes again"
+}
+rm -rf "$SHDIR"
+mkdir -p "$SHDIR"
+if $D launch $S box-test-busybox box-net && wait_ipv4 $S 30 >/dev/null; then
+	expect_eq "$(shape_st)" pass "a box of box-net's shape: box.shape passes"
+	hp=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	$BOX expose $S 80 "$hp" >/dev/null 2>&1 || fail "box expose $S 80 $hp"
+	expect_eq "$(shape_st)" pass "with a door box expose opened: box.shape still passes"
+	shape_case "an extra p2p NIC" '{"devices":{"extra1":{"type":"nic","nictype":"p2p","name":"eth1"}}}' \
+	    "extra NIC extra1 (name=eth1, nictype=p2p)" extra1
+	shape_case "a host directory" "{\"devices\":{\"hostdir\":{\"type\":\"disk\",\"source\":\"$SHDIR\",\"path\":\"/mnt/host\"}}}" \
+	    "extra disk hostdir (path=/mnt/host, source=$SHDIR)" hostdir
+	wp=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	shape_case "a proxy on 0.0.0.0" "{\"devices\":{\"expose-81\":{\"type\":\"proxy\",\"listen\":\"tcp:0.0.0.0:$wp\",\"connect\":\"tcp:127.0.0.1:81\",\"bind\":\"host\"}}}" \
+	    "door expose-81 listens on tcp:0.0.0.0:$wp" expose-81
+	shape_case "eth0 without MAC filtering (the box's own override)" \
+	    '{"devices":{"eth0":{"type":"nic","network":"boxnet","name":"eth0","security.port_isolation":"true","security.ipv4_filtering":"true","security.ipv6_filtering":"true"}}}' \
+	    "NIC eth0: security.mac_filtering is missing" eth0
+	shape_case "security.privileged" '{"config":{"security.privileged":"true"}}' \
+	    "security.privileged=true" security.privileged
+	expect_eq "$(api GET /1.0/instances/$S | json "' '.join(sorted(j['metadata']['devices']))")" "expose-80" "after the cases: the box holds its door alone"
+else
+	fail "launching $S"
+fi
+$D delete $S
+rm -rf "$SHDIR"
+# --- end of the shape checks
 
 # --- the nested-box signature ----------------------------------------------------
 ip netns add $NS

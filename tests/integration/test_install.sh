@@ -119,6 +119,10 @@ w=$("$BINA" whereami --json); rc=$?
 expect_eq "$rc" 0 "whereami --json exits 0 on the host"
 expect_eq "$(printf '%s' "$w" | json "j['verdict']")" host "whereami on the host: verdict host"
 expect_contains "$("$BINA" whereami)" "on a host" "whereami text on the host"
+# A pin outside RFC 1918 is never free: setup-host would refuse it (exit 2).
+w=$(BOX_SUBNET=203.0.113.0/24 "$BINA" whereami --json); rc=$?
+expect_eq "$rc:$(printf '%s' "$w" | json "j['box_subnet_free']")" "0:false" "whereami: a public BOX_SUBNET pin is not free"
+expect_contains "$(BOX_SUBNET=100.64.7.0/24 "$BINA" whereami)" "is not a private (RFC 1918) /24" "whereami text: a CGNAT pin is refused"
 
 REAL_BEFORE=$(snap /opt/box; ls -la /usr/local/bin/box 2>&1)
 
@@ -128,6 +132,20 @@ inst BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="
 expect_eq "$RC" 1 "no terminal, no BOX_YES: exit 1"
 expect_contains "$OUT" "no terminal to confirm on" "no terminal: says why"
 expect_eq "$(snap "$R")" "absent: $R" "no terminal: nothing created"
+# BOX_YES that says no is no consent: the same refusal, word for word (it
+# once read any non-empty value as yes).  A value that is neither yes nor
+# no is a usage error that names the accepted values.
+NOYES=$OUT
+for v in 0 no false NO False ''; do
+	inst BOX_YES="$v" BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="$NOSOCK"
+	expect_eq "$RC:$OUT" "1:$NOYES" "BOX_YES='$v', no terminal: refused exactly as without BOX_YES"
+	expect_eq "$(snap "$R")" "absent: $R" "BOX_YES='$v': nothing created"
+done
+inst BOX_YES=maybe BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="$NOSOCK"
+expect_eq "$RC" 2 "BOX_YES=maybe: a usage error (exit 2)"
+expect_contains "$OUT" "BOX_YES=maybe is neither yes nor no" "BOX_YES=maybe: says why"
+expect_contains "$OUT" "1, yes or true" "BOX_YES=maybe: names the accepted values"
+expect_eq "$(snap "$R")" "absent: $R" "BOX_YES=maybe: nothing created"
 
 cp -r "$A" "$T/www/bad"
 printf 'X' | dd of="$T/www/bad/box-$VA-$ARCH" bs=1 seek=4096 conv=notrunc 2>/dev/null
@@ -140,8 +158,8 @@ expect_eq "$RC" 1 "tampered local copy: exit 1"
 expect_eq "$(snap "$R")" "absent: $R" "tampered local copy: nothing installed"
 
 # --- fresh root install over HTTP --------------------------------------------
-inst BOX_YES=1 BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="$NOSOCK"
-expect_eq "$RC" 0 "root install over HTTP: exit 0"
+inst BOX_YES=TRUE BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="$NOSOCK"
+expect_eq "$RC" 0 "root install over HTTP (BOX_YES=TRUE is yes): exit 0"
 [ -x "$R/home/versions/$VA/box" ] && ok "root: versions/$VA/box" || fail "root: versions/$VA/box missing: $OUT"
 expect_eq "$(readlink "$R/home/current")" "versions/$VA" "root: current -> versions/$VA"
 expect_eq "$(readlink "$R/bin/box")" "$R/home/current/box" "root: BOX_BIN/box -> current/box"
@@ -203,10 +221,23 @@ expect_eq "$rc" 2 "box use without a version: exit 2"
 # uninstall one version: consent rules, never the current one.
 out=$(setsid -w "$R/bin/box" uninstall $VA </dev/null 2>&1); rc=$?
 expect_eq "$rc" 2 "uninstall <v> without a terminal or --force: exit 2"
+noyes=$out
+for v in 0 no false NO False ''; do
+	out=$(BOX_YES="$v" setsid -w "$R/bin/box" uninstall $VA </dev/null 2>&1); rc=$?
+	expect_eq "$rc:$out" "2:$noyes" "uninstall <v>, BOX_YES='$v', no terminal: refused exactly as without BOX_YES"
+	[ -x "$R/home/versions/$VA/box" ] && ok "BOX_YES='$v': $VA still installed" || fail "BOX_YES='$v' removed $VA"
+done
+out=$(BOX_YES=maybe setsid -w "$R/bin/box" uninstall $VA </dev/null 2>&1); rc=$?
+expect_eq "$rc" 2 "uninstall <v>, BOX_YES=maybe: a usage error (exit 2)"
+expect_contains "$out" "BOX_YES=maybe is neither yes nor no" "uninstall, BOX_YES=maybe: says why"
+expect_contains "$out" "1, yes, true (yes)" "uninstall, BOX_YES=maybe: names the accepted values"
+out=$(BOX_YES=maybe "$R/bin/box" uninstall $VA --force 2>&1); rc=$?
+expect_eq "$rc" 2 "uninstall --force, BOX_YES=maybe: still a usage error"
+[ -x "$R/home/versions/$VA/box" ] && ok "BOX_YES=maybe: $VA still installed" || fail "BOX_YES=maybe removed $VA"
 out=$("$R/bin/box" uninstall $VB --force 2>&1); rc=$?
 expect_eq "$rc" 1 "uninstall of the current version: exit 1"
-out=$(BOX_YES=1 "$R/bin/box" uninstall $VA 2>&1); rc=$?
-expect_eq "$rc" 0 "uninstall $VA with BOX_YES: exit 0"
+out=$(BOX_YES=True setsid -w "$R/bin/box" uninstall $VA </dev/null 2>&1); rc=$?
+expect_eq "$rc" 0 "uninstall $VA with BOX_YES=True, no terminal: exit 0"
 [ -e "$R/home/versions/$VA" ] && fail "versions/$VA still there" || ok "uninstall $VA removed it"
 out=$("$R/bin/box" uninstall $VA --all 2>&1); rc=$?
 expect_eq "$rc" 2 "uninstall <v> --all: exit 2"
@@ -326,9 +357,51 @@ expect_eq "$(snap /opt/box; ls -la /usr/local/bin/box 2>&1)" "$REAL_BEFORE" "the
 # first (nothing may move without it), then the whole order: teardown-host
 # (boxes, objects, firewall), then the install, then the absence assert.
 PG=$T/purge
+# stack_snap: what teardown-host would remove (box-owned daemon objects,
+# this test's boxes, box's nft tables), as the daemon and the kernel hold
+# them.
+stack_snap()
+{
+	for o in networks/boxnet network-acls/box-isolate profiles/box-net; do
+		api GET "/1.0/$o" | json "str(j.get('error_code') or j['metadata'].get('config'))"
+	done
+	api GET '/1.0/instances?recursion=1' | json "' '.join(sorted(i['name'] + '/' + i['status']
+	    for i in j['metadata'] if i['name'].startswith(sys.argv[2])))" "$P"
+	nft list tables | grep -E ' box($|_)' | grep -v box_test_guard | sort
+	nft list table inet box 2>&1 | md5sum
+}
+# teardown_refusals: BOX_YES=no (or another no) without a terminal is no
+# consent (exit 2), BOX_YES=maybe a usage error (exit 2), and the live
+# stack is untouched.  Never a teardown that goes through: each case runs
+# first as a user, who could not remove anything anyway (the old rule read
+# any value as yes and got as far as "needs root", exit 1); only a refusal
+# for the right reason there lets the same case run as root.
+teardown_refusals()
+{
+	_s0=$(stack_snap)
+	for v in no 0 false maybe; do
+		_f=
+		[ "$v" = maybe ] && _f=--yes	# a bad value is refused even with --yes
+		out=$(asuser BOX_YES=$v "$BINA" teardown-host $_f </dev/null 2>&1); rc=$?
+		case $rc:$out in
+		*"confirmed non-interactively"* | [!2]:*)
+			fail "teardown-host${_f:+ $_f}, BOX_YES=$v, as a user: exit $rc, not refused: $out"
+			continue ;;
+		esac
+		out=$(BOX_YES=$v setsid -w "$BINA" teardown-host $_f </dev/null 2>&1); rc=$?
+		expect_eq "$rc" 2 "teardown-host${_f:+ $_f}, BOX_YES=$v, no terminal: exit 2"
+		if [ "$v" = maybe ]; then
+			expect_contains "$out" "BOX_YES=maybe is neither yes nor no" "teardown-host, BOX_YES=maybe: says why"
+		else
+			expect_contains "$out" "without a terminal" "teardown-host, BOX_YES=$v: refused for want of consent"
+		fi
+		expect_eq "$(stack_snap)" "$_s0" "teardown-host, BOX_YES=$v: the stack and its boxes untouched"
+	done
+}
 if nft list table inet box_test_guard >/dev/null 2>&1 &&	# before any box
     BOX_SUBNET=10.88.0.0/24 BOX_DNS=127.0.0.1 ./box setup-host >"$T/purge-setup.log" 2>&1 &&
     ./box new --name ${P}purge --image box-test-busybox >"$T/purge-new.log" 2>&1; then
+	teardown_refusals
 	inst BOX_YES=1 BOX_HOME="$PG/home" BOX_BIN="$PG/bin" BOX_INSTALL_SOURCE="$A"
 	expect_eq "$RC" 0 "purge: an install beside a live stack"
 	before=$(snap "$PG")
@@ -467,6 +540,8 @@ if launch $BX $IMG '{"user.box":"1"}' && wait_ipv4 $BX 90 >/dev/null; then
 	own=$(printf '%s\n' "$net0" | awk '$1 == "eth0" { split($2, a, "."); print a[1] "." a[2] "." a[3] ".0/24"; exit }')
 	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_SUBNET=$own BOX_INSTALL_SOURCE=/root/rel sh"
 	expect_contains "$GOUT" "no host stack" "BOX_SUBNET on the box's own subnet ($own): still no host stack"
+	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_SUBNET=203.0.113.0/24 BOX_INSTALL_SOURCE=/root/rel sh"
+	expect_contains "$GOUT" "no host stack" "BOX_SUBNET on a public subnet: no host stack either"
 	gexec "cd /root/rel && cat install.sh | BOX_YES=1 BOX_ALLOW_NESTED=1 BOX_SUBNET=10.99.0.0/24 BOX_SKIP_SETUP_HOST=1 BOX_INSTALL_SOURCE=/root/rel sh"
 	expect_contains "$GOUT" "claimed by nothing here" "BOX_SUBNET on a free subnet: a host stack would be allowed"
 	gexec "/usr/local/bin/box whereami --json"

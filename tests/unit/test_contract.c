@@ -9,6 +9,7 @@
 #include <linux/netfilter/nfnetlink.h>
 
 #include "host/contract.h"
+#include "host/firewall.h"
 #include "host/nicfilter.h"
 #include "net/nft.h"
 #include "t.h"
@@ -281,4 +282,148 @@ TEST(nicfilter_parsers)
 	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.3x", 29, mac,
 	    &a), -EINVAL);
 	CHECK_INT(nicf_parse_static("garbage", 7, mac, &a), -EINVAL);
+}
+
+/* --- the read-back compare, over tables as a dump would fill them ------- */
+
+static struct nft_chain_info kch[2][8];
+static struct nft_rule_info kru[2][96];
+
+/* The kernel holding exactly the contract. */
+static void
+kernel_as_contract(struct fw_kernel *k, const struct contract_env *env)
+{
+	struct contract_rule_ref ref;
+	size_t c;
+	int n, i, f;
+
+	memset(k, 0, sizeof(*k));
+	for (f = 0; f < 2; f++) {
+		k->ti[f].exists = 1;
+		k->ti[f].chains = kch[f];
+		k->ti[f].rules = kru[f];
+		k->ti[f].maxchains = 8;
+		k->ti[f].maxrules = 96;
+	}
+	for (c = 0; c < contract_nchains; c++) {
+		const struct contract_chain *cc = &contract_chains[c];
+		struct nft_chain_info *ci;
+
+		f = cc->family == NFT_FAM_BRIDGE;
+		ci = &kch[f][k->ti[f].nchains++];
+		memset(ci, 0, sizeof(*ci));
+		snprintf(ci->name, sizeof(ci->name), "%s", cc->spec.name);
+		snprintf(ci->type, sizeof(ci->type), "%s", cc->spec.type);
+		ci->base = 1;
+		ci->hook = (uint32_t)cc->spec.hook;
+		ci->prio = cc->spec.prio;
+		ci->policy = cc->spec.policy >= 0 ? cc->spec.policy : 1;
+	}
+	n = contract_expect(env, want, 96);
+	for (i = 0; i < n; i++) {
+		contract_rule_ref(env, (size_t)i, &ref);
+		f = ref.family == NFT_FAM_BRIDGE;
+		kru[f][k->ti[f].nrules++] = want[i];
+	}
+}
+
+static int
+diff_has(const struct fw_status *st, const char *needle)
+{
+	int i;
+
+	for (i = 0; i < st->ndiff; i++)
+		if (strstr(st->diff[i], needle) != NULL)
+			return 1;
+	return 0;
+}
+
+/* inet rule index of a comment */
+static struct nft_rule_info *
+inet_rule(struct fw_kernel *k, const char *comment)
+{
+	size_t i;
+
+	for (i = 0; i < k->ti[0].nrules; i++)
+		if (strcmp(kru[0][i].comment, comment) == 0)
+			return &kru[0][i];
+	return NULL;
+}
+
+TEST(fw_compare_names_what_the_kernel_changed)
+{
+	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct fw_kernel k;
+	struct fw_status st;
+	struct box_err e;
+	struct nft_rule_info *r, tmp;
+	char *v;
+
+	err_clear(&e);
+	kernel_as_contract(&k, &env);
+	CHECK_INT(fw_compare(&k, CONTRACT_BRIDGE, NET, -1, &st, &e), 0);
+	CHECK(st.ok);
+	CHECK_INT(st.held, st.want);
+	CHECK_INT(st.sibling, FW_SIBLING_SUBNET);
+
+	/* a drop turned into an accept: same count, same comment */
+	r = inet_rule(&k, "box: a box never reaches the host");
+	CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	v = strstr(r->canon, "immediate(1=00000000,2{2{1=00000000}})");
+	CHECK(v != NULL);
+	if (v == NULL)
+		return;
+	v[strlen("immediate(1=00000000,2{2{1=0000000")] = '1';
+	CHECK_INT(fw_compare(&k, CONTRACT_BRIDGE, NET, -1, &st, &e), 0);
+	CHECK(!st.ok);
+	CHECK_INT(st.held, st.want - 1);
+	CHECK(diff_has(&st, "rule \"box: a box never reaches the host\" is "
+	    "CHANGED: expression 3"));
+
+	/* DNS moved to another port */
+	kernel_as_contract(&k, &env);
+	r = inet_rule(&k, "box: DNS to the gateway");
+	v = r != NULL ? strstr(r->canon, "3{1=0035}") : NULL;
+	CHECK(v != NULL);
+	if (v != NULL)
+		v[7] = '6';
+	fw_compare(&k, CONTRACT_BRIDGE, NET, -1, &st, &e);
+	CHECK(diff_has(&st, "rule \"box: DNS to the gateway\" is CHANGED"));
+
+	/* a rule gone, and one that is not box's */
+	kernel_as_contract(&k, &env);
+	r = inet_rule(&k, "box: DHCP broadcast");
+	if (r != NULL)
+		snprintf(r->comment, sizeof(r->comment), "someone's");
+	fw_compare(&k, CONTRACT_BRIDGE, NET, -1, &st, &e);
+	CHECK(diff_has(&st, "rule \"box: DHCP broadcast\" is MISSING"));
+	CHECK(diff_has(&st, "a rule that is not box's: \"someone's\""));
+	CHECK_INT(st.extra, 1);
+
+	/* two rules of a chain swapped */
+	kernel_as_contract(&k, &env);
+	tmp = kru[0][1];
+	kru[0][1] = kru[0][2];
+	kru[0][2] = tmp;
+	fw_compare(&k, CONTRACT_BRIDGE, NET, -1, &st, &e);
+	CHECK(!st.ok);
+	CHECK(diff_has(&st, "is out of order"));
+
+	/* a chain on another priority; the bridge table gone */
+	kernel_as_contract(&k, &env);
+	kch[0][0].prio = 10;
+	k.ti[1].exists = 0;
+	k.ti[1].nchains = k.ti[1].nrules = 0;
+	fw_compare(&k, CONTRACT_BRIDGE, NET, -1, &st, &e);
+	CHECK(diff_has(&st, "chain input is not as box sets it"));
+	CHECK(diff_has(&st, "table bridge box is ABSENT"));
+	CHECK_INT(st.sibling, FW_SIBLING_ABSENT);
+
+	/* the same kernel compared for another subnet holds nothing */
+	kernel_as_contract(&k, &env);
+	fw_compare(&k, CONTRACT_BRIDGE, 0x0a590000u, -1, &st, &e);
+	CHECK(!st.ok);
+	CHECK(st.held < st.want);
 }

@@ -1,0 +1,1102 @@
+/*
+ * vet_export.c - the whole export, read as the daemon reads it (see
+ * vet_export.h).
+ */
+#include "box/vet_export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box/yaml.h"
+#include "util/gzstream.h"
+
+enum doc_kind { DOC_INDEX, DOC_CT, DOC_VM, DOC_SNAP };
+
+struct doc {
+	enum doc_kind kind;
+	char *path;
+	char *text;
+	size_t len;
+};
+
+enum { W_HDR, W_DATA, W_PAD, W_ZEROS };
+enum { D_SKIP, D_PAX, D_LONG, D_DOC };
+
+struct walk {
+	int state;
+	unsigned char hdr[512];
+	size_t hlen;
+	unsigned long long left;	/* data bytes left in this member */
+	size_t pad;
+	int dkind;			/* what the data is */
+	char *buf;			/* D_PAX, D_LONG, D_DOC: captured */
+	size_t blen, bcap;
+	char pax_path[VET_NAME_MAX];
+	int pax_has_path, pax_has_size, after_ext;
+	unsigned long long pax_size;
+	char longname[VET_NAME_MAX];
+	int has_long;
+	struct doc doc[2 * VET_MAX_SNAPS + 4];
+	int ndoc;
+	size_t captured;
+	const char *why;		/* the refusal */
+	char what[160];			/* the member it concerns */
+};
+
+static int
+refuse(struct walk *w, const char *why, const char *member)
+{
+	if (w->why == NULL) {
+		w->why = why;
+		snprintf(w->what, sizeof(w->what), "%.150s", member ?
+		    member : "");
+	}
+	return -EBOX_PROTO;
+}
+
+/* An octal or base-256 tar number. */
+static long long
+tar_num(const unsigned char *p, size_t n)
+{
+	long long v = 0;
+	size_t i = 0;
+
+	if (p[0] & 0x80) {
+		if (p[0] != 0x80)
+			return -1;	/* negative or too big */
+		for (i = 1; i < n; i++) {
+			if (v > (1LL << 52))
+				return -1;
+			v = v << 8 | p[i];
+		}
+		return v;
+	}
+	while (i < n && p[i] == ' ')
+		i++;
+	for (; i < n && p[i] >= '0' && p[i] <= '7'; i++) {
+		if (v > (1LL << 52))
+			return -1;
+		v = v * 8 + (p[i] - '0');
+	}
+	for (; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\0')
+			return -1;
+	return v;
+}
+
+static int
+header_sum_ok(const unsigned char *h)
+{
+	long long want = tar_num(h + 148, 8), sum = 0;
+	size_t i;
+
+	for (i = 0; i < 512; i++)
+		sum += (i >= 148 && i < 156) ? ' ' : h[i];
+	return want >= 0 && sum == want;
+}
+
+static int
+all_zero(const unsigned char *p, size_t n)
+{
+	while (n-- > 0)
+		if (*p++ != 0)
+			return 0;
+	return 1;
+}
+
+/* A field of up to n bytes, NUL-terminated or full. */
+static size_t
+field(const unsigned char *p, size_t n)
+{
+	const unsigned char *z = memchr(p, 0, n);
+
+	return z ? (size_t)(z - p) : n;
+}
+
+/*
+ * Names both tar readers take byte for byte: relative, no empty, "." or
+ * ".." part, at most one trailing '/'.
+ */
+static int
+clean_name(const char *s)
+{
+	const char *p = s;
+
+	if (*s == '\0' || *s == '/')
+		return 0;
+	while (*p != '\0') {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (e == NULL)
+			break;
+		p = e + 1;
+		if (*p == '\0')
+			break;		/* the trailing '/' */
+	}
+	return 1;
+}
+
+static const char *const snapdirs[] = { "backup/snapshots/",
+    "backup/virtual-machine-snapshots/", NULL };
+
+/* Which config document a (slash-stripped) name is, or -1. */
+static int
+doc_kind(const char *s)
+{
+	int i;
+
+	if (strcmp(s, "backup/index.yaml") == 0)
+		return DOC_INDEX;
+	if (strcmp(s, "backup/container/backup.yaml") == 0)
+		return DOC_CT;
+	if (strcmp(s, "backup/virtual-machine/backup.yaml") == 0)
+		return DOC_VM;
+	for (i = 0; snapdirs[i] != NULL; i++) {
+		size_t n = strlen(snapdirs[i]);
+		const char *rest = s + n, *sl;
+
+		if (strncmp(s, snapdirs[i], n) != 0)
+			continue;
+		sl = strchr(rest, '/');
+		if (sl != NULL && sl > rest && strcmp(sl, "/backup.yaml") == 0)
+			return DOC_SNAP;
+	}
+	return -1;
+}
+
+/* A directory on the way to a config document (it must be one). */
+static int
+doc_ancestor(const char *s)
+{
+	int i;
+
+	if (strcmp(s, "backup") == 0 || strcmp(s, "backup/container") == 0 ||
+	    strcmp(s, "backup/virtual-machine") == 0)
+		return 1;
+	for (i = 0; snapdirs[i] != NULL; i++) {
+		size_t n = strlen(snapdirs[i]);
+
+		if (strncmp(s, snapdirs[i], n - 1) == 0 && s[n - 1] == '\0')
+			return 1;
+		if (strncmp(s, snapdirs[i], n) == 0 && s[n] != '\0' &&
+		    strchr(s + n, '/') == NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/* "len key=value\n" records: path and size; sparse files refused. */
+static int
+pax(struct walk *w)
+{
+	size_t i = 0;
+
+	while (i < w->blen) {
+		size_t len = 0, j = i, k;
+		const char *rec, *eq;
+
+		while (j < w->blen && w->buf[j] >= '0' && w->buf[j] <= '9' &&
+		    len < VET_PAX_MAX)
+			len = len * 10 + (size_t)(w->buf[j++] - '0');
+		if (j == i || j >= w->blen || w->buf[j] != ' ' ||
+		    len > w->blen - i || len < (j - i) + 3 ||
+		    w->buf[i + len - 1] != '\n')
+			return refuse(w, "a malformed PAX header", NULL);
+		rec = w->buf + j + 1;
+		k = i + len - 1 - (j + 1);	/* key=value bytes */
+		eq = memchr(rec, '=', k);
+		if (eq == NULL)
+			return refuse(w, "a malformed PAX header", NULL);
+		if ((size_t)(eq - rec) == 4 && memcmp(rec, "path", 4) == 0) {
+			size_t vn = k - 5;
+
+			if (vn == 0 || vn >= sizeof(w->pax_path) ||
+			    memchr(eq + 1, '\0', vn) != NULL)
+				return refuse(w, "a PAX path box cannot use",
+				    NULL);
+			memcpy(w->pax_path, eq + 1, vn);
+			w->pax_path[vn] = '\0';
+			w->pax_has_path = 1;
+		} else if ((size_t)(eq - rec) == 4 &&
+		    memcmp(rec, "size", 4) == 0) {
+			unsigned long long v = 0;
+			size_t m;
+
+			if (k - 5 == 0 || k - 5 > 18)
+				return refuse(w, "a PAX size box cannot use",
+				    NULL);
+			for (m = 5; m < k; m++) {
+				if (rec[m] < '0' || rec[m] > '9')
+					return refuse(w, "a PAX size box "
+					    "cannot use", NULL);
+				v = v * 10 + (unsigned)(rec[m] - '0');
+			}
+			w->pax_size = v;
+			w->pax_has_size = 1;
+		} else if ((size_t)(eq - rec) >= 11 &&
+		    memcmp(rec, "GNU.sparse.", 11) == 0) {
+			return refuse(w, "a sparse member", NULL);
+		}
+		i += len;
+	}
+	return 0;
+}
+
+static int
+capture(struct walk *w, unsigned long long size, size_t max)
+{
+	if (size > max)
+		return -1;
+	w->buf = malloc((size_t)size + 1);
+	if (w->buf == NULL)
+		return -ENOMEM;
+	w->blen = 0;
+	w->bcap = (size_t)size;
+	return 0;
+}
+
+/* One 512-byte header in w->hdr. */
+static int
+header(struct walk *w)
+{
+	const unsigned char *h = w->hdr;
+	char name[VET_NAME_MAX + 1], type = (char)h[156];
+	long long size;
+	int kind, rc;
+	size_t n;
+
+	if (all_zero(h, 512)) {
+		if (w->after_ext)
+			return refuse(w, "an extended header with no member",
+			    NULL);
+		w->state = W_ZEROS;	/* the end: only zeros may follow */
+		return 0;
+	}
+	if (!header_sum_ok(h))
+		return refuse(w, "a tar header with a bad checksum", NULL);
+	if (!(memcmp(h + 257, "ustar\0" "00", 8) == 0 ||
+	    memcmp(h + 257, "ustar  \0", 8) == 0))
+		return refuse(w, "a tar header that is neither ustar nor GNU",
+		    NULL);
+	size = tar_num(h + 124, 12);
+	if (size < 0)
+		return refuse(w, "a tar size box cannot read", NULL);
+	if (type == 'x' || type == 'L' || type == 'K') {
+		if (w->after_ext && type == 'x')
+			return refuse(w, "two PAX headers in a row", NULL);
+		if (w->after_ext && (w->pax_has_path || w->has_long) &&
+		    type == 'L')
+			return refuse(w, "two long names for one member",
+			    NULL);
+		w->after_ext = 1;
+		w->left = (unsigned long long)size;
+		w->pad = (size_t)((512 - (size % 512)) % 512);
+		w->dkind = type == 'x' ? D_PAX : type == 'L' ? D_LONG : D_SKIP;
+		if (w->dkind != D_SKIP && (rc = capture(w, w->left,
+		    type == 'x' ? VET_PAX_MAX : VET_NAME_MAX - 1)) < 0)
+			return rc == -ENOMEM ? rc : refuse(w, "an extended "
+			    "header too big", NULL);
+		w->state = w->left > 0 ? W_DATA : W_PAD;
+		return 0;
+	}
+	/* the member's name: GNU long name, PAX path, or prefix/name */
+	if (w->has_long) {
+		snprintf(name, sizeof(name), "%s", w->longname);
+	} else if (w->pax_has_path) {
+		snprintf(name, sizeof(name), "%s", w->pax_path);
+	} else {
+		size_t pn = memcmp(h + 257, "ustar\0", 6) == 0 ?
+		    field(h + 345, 155) : 0;
+
+		n = field(h, 100);
+		if (pn > 0)
+			snprintf(name, sizeof(name), "%.*s/%.*s", (int)pn,
+			    (const char *)h + 345, (int)n, (const char *)h);
+		else
+			snprintf(name, sizeof(name), "%.*s", (int)n,
+			    (const char *)h);
+	}
+	if (w->pax_has_size)
+		size = (long long)w->pax_size;
+	w->has_long = w->pax_has_path = w->pax_has_size = w->after_ext = 0;
+	if (!clean_name(name))
+		return refuse(w, "a member name that is not a clean relative "
+		    "path", name);
+	n = strlen(name);
+	if (name[n - 1] == '/')
+		name[n - 1] = '\0';
+	kind = doc_kind(name);
+	if (!(type == '\0' || (type >= '0' && type <= '7')))
+		return refuse(w, "a tar member of a type box does not read",
+		    name);
+	if (type >= '1' && type <= '6' && size != 0)
+		return refuse(w, "a link, device or directory with data",
+		    name);
+	if (doc_ancestor(name) && type != '5')
+		return refuse(w, "a config directory that is not a directory",
+		    name);
+	w->left = (unsigned long long)size;
+	w->pad = (size_t)((512 - (size % 512)) % 512);
+	w->dkind = D_SKIP;
+	if (kind >= 0) {
+		int i;
+
+		if (type != '0' && type != '\0')
+			return refuse(w, "a config member that is not a plain "
+			    "file", name);
+		for (i = 0; i < w->ndoc; i++)
+			if (strcmp(w->doc[i].path, name) == 0)
+				return refuse(w, "a config member that appears "
+				    "twice", name);
+		if (w->ndoc == (int)(sizeof(w->doc) / sizeof(w->doc[0])))
+			return refuse(w, "too many snapshots", name);
+		if (w->left > VET_DOC_MAX ||
+		    w->captured + w->left > VET_DOCS_MAX)
+			return refuse(w, "a config member too big", name);
+		if ((rc = capture(w, w->left, VET_DOC_MAX)) < 0)
+			return rc;
+		w->captured += (size_t)w->left;
+		w->doc[w->ndoc].kind = (enum doc_kind)kind;
+		w->doc[w->ndoc].path = strdup(name);
+		if (w->doc[w->ndoc].path == NULL)
+			return -ENOMEM;
+		w->dkind = D_DOC;
+	}
+	w->state = w->left > 0 ? W_DATA : W_PAD;
+	if (w->state == W_PAD && w->dkind != D_SKIP)
+		w->state = W_DATA;	/* an empty capture ends at once */
+	return 0;
+}
+
+/* A captured member is complete. */
+static int
+member_done(struct walk *w)
+{
+	int rc = 0;
+
+	if (w->dkind == D_PAX) {
+		rc = pax(w);
+		free(w->buf);
+	} else if (w->dkind == D_LONG) {
+		size_t n = field((const unsigned char *)w->buf, w->blen);
+
+		if (n == 0)
+			rc = refuse(w, "an empty long name", NULL);
+		memcpy(w->longname, w->buf, n);
+		w->longname[n] = '\0';
+		w->has_long = 1;
+		free(w->buf);
+	} else if (w->dkind == D_DOC) {
+		w->buf[w->blen] = '\0';
+		w->doc[w->ndoc].text = w->buf;
+		w->doc[w->ndoc].len = w->blen;
+		w->ndoc++;
+	}
+	w->buf = NULL;
+	w->dkind = D_SKIP;
+	return rc;
+}
+
+static int
+feed(void *ctx, const unsigned char *p, size_t n)
+{
+	struct walk *w = ctx;
+	int rc;
+
+	while (n > 0) {
+		size_t k;
+
+		switch (w->state) {
+		case W_ZEROS:
+			if (!all_zero(p, n))
+				return refuse(w, "data after the end of the "
+				    "archive", NULL);
+			return 0;
+		case W_HDR:
+			k = 512 - w->hlen < n ? 512 - w->hlen : n;
+			memcpy(w->hdr + w->hlen, p, k);
+			w->hlen += k;
+			p += k;
+			n -= k;
+			if (w->hlen == 512) {
+				w->hlen = 0;
+				if ((rc = header(w)) < 0)
+					return rc;
+				if (w->state == W_DATA && w->left == 0 &&
+				    (rc = member_done(w)) < 0)
+					return rc;
+				if (w->state == W_DATA && w->left == 0)
+					w->state = W_PAD;
+			}
+			break;
+		case W_DATA:
+			k = w->left < n ? (size_t)w->left : n;
+			if (w->dkind != D_SKIP) {
+				memcpy(w->buf + w->blen, p, k);
+				w->blen += k;
+			}
+			w->left -= k;
+			p += k;
+			n -= k;
+			if (w->left == 0) {
+				if ((rc = member_done(w)) < 0)
+					return rc;
+				w->state = W_PAD;
+			}
+			break;
+		case W_PAD:
+			k = w->pad < n ? w->pad : n;
+			w->pad -= k;
+			p += k;
+			n -= k;
+			if (w->pad == 0)
+				w->state = W_HDR;
+			break;
+		}
+		if (w->state == W_PAD && w->pad == 0)
+			w->state = W_HDR;
+	}
+	return 0;
+}
+
+/* The input ended: cleanly only between members. */
+static int
+walk_end(struct walk *w)
+{
+	if (w->state == W_ZEROS)
+		return 0;
+	if (w->state == W_HDR && w->hlen == 0 && !w->after_ext)
+		return 0;
+	return refuse(w, "the archive ends inside a member", NULL);
+}
+
+static void
+walk_free(struct walk *w)
+{
+	int i;
+
+	free(w->buf);
+	/* and the one still being captured, if the input stopped inside it */
+	for (i = 0; i <= w->ndoc && i < (int)(sizeof(w->doc) /
+	    sizeof(w->doc[0])); i++) {
+		free(w->doc[i].path);
+		free(w->doc[i].text);
+	}
+}
+
+/* --- the YAML documents ---------------------------------------------------- */
+
+struct view {
+	struct vet_kv *cfg;
+	int ncfg;
+	struct vet_dev *dev;
+	int ndev;
+	struct vet_kv *dkv;		/* every device's keys, one array */
+	const char **prof;
+	int nprof;
+};
+
+static void
+view_free(struct view *x)
+{
+	free(x->cfg);
+	free(x->dev);
+	free(x->dkv);
+	free(x->prof);
+	memset(x, 0, sizeof(*x));
+}
+
+static int
+count(const struct yaml_doc *d, int n)
+{
+	int c = 0, k;
+
+	for (k = yaml_child(d, n); k >= 0; k = yaml_next(d, k))
+		c++;
+	return c;
+}
+
+/* A string map (config:) into kvs; -1 when it is not one. */
+static int
+y_kvs(const struct yaml_doc *d, int m, struct vet_kv **out, int *n)
+{
+	int k, i = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (m < 0 || yaml_is_null(d, m))
+		return 0;
+	if (yaml_type(d, m) != YAML_MAP)
+		return -1;
+	*out = calloc((size_t)count(d, m) / 2 + 1, sizeof(**out));
+	if (*out == NULL)
+		return -1;
+	for (k = yaml_child(d, m); k >= 0; k = yaml_next(d, yaml_next(d, k))) {
+		const char *v = yaml_str(d, yaml_next(d, k), NULL);
+
+		if (v == NULL)
+			return -1;
+		(*out)[i].k = yaml_str(d, k, NULL);
+		(*out)[i].v = v;
+		i++;
+	}
+	*n = i;
+	return 0;
+}
+
+/* config:, devices:, profiles: of one instance or snapshot map. */
+static int
+y_view(const struct yaml_doc *d, int obj, struct view *x)
+{
+	int devs = yaml_get(d, obj, "devices"), pr = yaml_get(d, obj,
+	    "profiles"), k, i = 0, used = 0, total = 0;
+
+	memset(x, 0, sizeof(*x));
+	if (y_kvs(d, yaml_get(d, obj, "config"), &x->cfg, &x->ncfg) < 0)
+		return -1;
+	if (devs >= 0 && !yaml_is_null(d, devs)) {
+		if (yaml_type(d, devs) != YAML_MAP)
+			return -1;
+		for (k = yaml_child(d, devs); k >= 0;
+		    k = yaml_next(d, yaml_next(d, k)))
+			total += count(d, yaml_next(d, k)) / 2;
+		x->dev = calloc((size_t)count(d, devs) / 2 + 1,
+		    sizeof(*x->dev));
+		x->dkv = calloc((size_t)total + 1, sizeof(*x->dkv));
+		if (x->dev == NULL || x->dkv == NULL)
+			return -1;
+		for (k = yaml_child(d, devs); k >= 0;
+		    k = yaml_next(d, yaml_next(d, k))) {
+			struct vet_kv *kv;
+			int nkv;
+
+			if (y_kvs(d, yaml_next(d, k), &kv, &nkv) < 0) {
+				free(kv);
+				return -1;
+			}
+			if (nkv > 0)
+				memcpy(x->dkv + used, kv, (size_t)nkv *
+				    sizeof(*kv));
+			free(kv);
+			x->dev[i].name = yaml_str(d, k, NULL);
+			x->dev[i].kv = x->dkv + used;
+			x->dev[i].n = nkv;
+			used += nkv;
+			i++;
+		}
+		x->ndev = i;
+	}
+	if (pr >= 0 && !yaml_is_null(d, pr)) {
+		if (yaml_type(d, pr) != YAML_SEQ)
+			return -1;
+		x->prof = calloc((size_t)count(d, pr) + 1, sizeof(*x->prof));
+		if (x->prof == NULL)
+			return -1;
+		for (k = yaml_child(d, pr); k >= 0; k = yaml_next(d, k)) {
+			const char *s = yaml_str(d, k, NULL);
+
+			if (s == NULL)
+				return -1;
+			x->prof[x->nprof++] = s;
+		}
+	}
+	return 0;
+}
+
+/* yaml.v2 into a Go bool: absent or a YAML 1.1 boolean, else unreadable. */
+static int
+y_flag(const struct yaml_doc *d, int obj, const char *key)
+{
+	int n = yaml_get(d, obj, key);
+
+	if (n < 0 || yaml_is_null(d, n))
+		return 0;
+	return yaml_bool(d, n);
+}
+
+static void
+y_inst(struct vet *v, const struct yaml_doc *d, int obj, const char *snap,
+    const char *where, int stale_copy)
+{
+	struct vet_inst in;
+	struct view x;
+
+	if (yaml_type(d, obj) != YAML_MAP) {
+		vet_add(v, "an unreadable %s (%s)", snap ? "snapshot" :
+		    "instance", where);
+		return;
+	}
+	if (y_view(d, obj, &x) < 0) {
+		vet_add(v, "an unreadable config, device or profile list (%s)",
+		    where);
+		view_free(&x);
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+	in.snapshot = snap;
+	in.cfg = x.cfg;
+	in.ncfg = x.ncfg;
+	in.dev = x.dev;
+	in.ndev = x.ndev;
+	in.stateful = y_flag(d, obj, "stateful");
+	in.profiles = x.prof;
+	in.nprof = x.nprof;
+	in.prof_rule = snap ? VET_PROFILES_SUBSET : VET_PROFILES_IGNORE;
+	in.where = where;
+	in.stale_copy = stale_copy;
+	vet_inst(v, &in);
+	view_free(&x);
+}
+
+/*
+ * The storage volume's own config (index.yaml config.volume, the record
+ * the daemon creates the volume from): its size, and the per-driver
+ * layout keys an export from another pool type carries.  Mount options,
+ * security.* and the rest are refused.
+ */
+static int
+volume_key_ok(const char *k, const char *v)
+{
+	static const char *const ok[] = { "size", "block.filesystem",
+	    "zfs.blocksize", "zfs.use_refquota", "zfs.reserve_space",
+	    "zfs.remove_snapshots", "volatile.uuid", NULL };
+	int i;
+
+	for (i = 0; ok[i] != NULL; i++)
+		if (strcmp(k, ok[i]) == 0)
+			return strlen(v) < 64 && strspn(v, "abcdefghijklmnopqrstu"
+			    "vwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") ==
+			    strlen(v);
+	return 0;
+}
+
+static void
+y_volume_cfg(struct vet *v, const struct yaml_doc *d, int vol,
+    const char *where)
+{
+	struct vet_kv *kv;
+	int n, i;
+
+	if (vol < 0 || yaml_is_null(d, vol))
+		return;
+	if (yaml_type(d, vol) != YAML_MAP ||
+	    y_kvs(d, yaml_get(d, vol, "config"), &kv, &n) < 0) {
+		vet_add(v, "an unreadable volume (%s)", where);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (!volume_key_ok(kv[i].k, kv[i].v))
+			vet_add(v, "volume config %.60s (%s)", kv[i].k, where);
+	free(kv);
+}
+
+/* A backup.yaml (or index.yaml's config:): the instance and snapshots. */
+static void
+y_config(struct vet *v, const struct yaml_doc *d, int cfg, const char *in_doc)
+{
+	char here[160];
+	int ct, sn, vs, k;
+
+	if (yaml_is_null(d, cfg))
+		return;
+	if (yaml_type(d, cfg) != YAML_MAP) {
+		vet_add(v, "an unreadable backup config");
+		return;
+	}
+	ct = yaml_get(d, cfg, "container");
+	snprintf(here, sizeof(here), "instance%s%.100s", in_doc ? " in " : "",
+	    in_doc ? in_doc : "");
+	if (ct >= 0 && !yaml_is_null(d, ct))
+		y_inst(v, d, ct, NULL, here, in_doc != NULL);
+	sn = yaml_get(d, cfg, "snapshots");
+	if (sn >= 0 && !yaml_is_null(d, sn) && yaml_type(d, sn) != YAML_SEQ)
+		vet_add(v, "an unreadable snapshot list");
+	else if (sn >= 0)
+		for (k = yaml_child(d, sn); k >= 0; k = yaml_next(d, k)) {
+			const char *name = yaml_str(d, yaml_get(d, k, "name"),
+			    NULL);
+			char where[192];
+
+			if (name == NULL)
+				name = "";
+			snprintf(where, sizeof(where), "snapshot %.60s%s%.100s",
+			    name, in_doc ? " in " : "", in_doc ? in_doc : "");
+			y_inst(v, d, k, name, where, in_doc != NULL);
+		}
+	y_volume_cfg(v, d, yaml_get(d, cfg, "volume"), "volume");
+	vs = yaml_get(d, cfg, "volume_snapshots");
+	if (vs >= 0 && !yaml_is_null(d, vs) && yaml_type(d, vs) != YAML_SEQ)
+		vet_add(v, "an unreadable volume snapshot list");
+	else if (vs >= 0)
+		for (k = yaml_child(d, vs); k >= 0; k = yaml_next(d, k))
+			y_volume_cfg(v, d, k, "volume snapshot");
+}
+
+/* index.yaml: the name, the type, the snapshot list, optimized, config. */
+static void
+y_index(struct vet *v, const struct yaml_doc *d, char *name, size_t cap,
+    int *vm)
+{
+	int root = 0, n, k;
+	const char *s;
+
+	if (yaml_type(d, root) != YAML_MAP) {
+		vet_add(v, "an unreadable backup/index.yaml");
+		return;
+	}
+	s = yaml_str(d, yaml_get(d, root, "name"), NULL);
+	if (s != NULL && strlen(s) < cap && strpbrk(s, "\n\t") == NULL)
+		snprintf(name, cap, "%s", s);
+	n = yaml_get(d, root, "type");
+	s = n < 0 ? "" : yaml_str(d, n, NULL);
+	if (s == NULL || !(strcmp(s, "") == 0 || strcmp(s, "container") == 0 ||
+	    strcmp(s, "virtual-machine") == 0))
+		vet_add(v, "a backup type box does not import");
+	*vm = s != NULL && strcmp(s, "virtual-machine") == 0;
+	n = yaml_get(d, root, "optimized");
+	if (n >= 0 && y_flag(d, root, "optimized") != 0)
+		vet_add(v, "an optimized (storage driver) export, which box "
+		    "cannot look inside");
+	n = yaml_get(d, root, "snapshots");
+	if (n >= 0 && !yaml_is_null(d, n) && yaml_type(d, n) != YAML_SEQ)
+		vet_add(v, "an unreadable snapshot list");
+	else if (n >= 0)
+		for (k = yaml_child(d, n); k >= 0; k = yaml_next(d, k)) {
+			s = yaml_str(d, k, NULL);
+			if (s == NULL || !vet_snapshot_name_ok(s))
+				vet_add(v, "a snapshot name box does not "
+				    "accept (index)");
+		}
+	n = yaml_get(d, root, "config");
+	if (n >= 0)
+		y_config(v, d, n, NULL);
+}
+
+static int
+vet_docs(struct walk *w, struct vet *v, char *name, size_t cap,
+    struct box_err *e)
+{
+	int i, vm = 0, have_index = 0, have_ct = 0, have_vm = 0;
+
+	for (i = 0; i < w->ndoc; i++) {
+		struct yaml_doc d;
+		int rc = yaml_parse(&d, w->doc[i].text, w->doc[i].len);
+
+		if (rc < 0) {
+			if (rc == -EBOX_PROTO)
+				err_set(e, rc, "%s in the export is YAML box "
+				    "will not guess at (line %d: %s); "
+				    "nothing was imported", w->doc[i].path,
+				    d.line, d.why ? d.why : "?");
+			else
+				err_set(e, rc, "out of memory");
+			yaml_free(&d);
+			return rc;
+		}
+		switch (w->doc[i].kind) {
+		case DOC_INDEX:
+			have_index = 1;
+			y_index(v, &d, name, cap, &vm);
+			break;
+		case DOC_CT:
+			have_ct = 1;
+			y_config(v, &d, 0, NULL);
+			break;
+		case DOC_VM:
+			have_vm = 1;
+			y_config(v, &d, 0, NULL);
+			break;
+		case DOC_SNAP:
+			y_config(v, &d, 0, w->doc[i].path);
+			break;
+		}
+		yaml_free(&d);
+	}
+	if (!have_index)
+		return err_set(e, -EBOX_PROTO, "the file is not an Incus/box "
+		    "export (no backup/index.yaml)");
+	if (!(vm ? have_vm : have_ct))
+		return err_set(e, -EBOX_PROTO, "the export has no %s, the "
+		    "file the daemon would create the box from",
+		    vm ? "backup/virtual-machine/backup.yaml" :
+		    "backup/container/backup.yaml");
+	return 0;
+}
+
+static int
+walk_error(struct walk *w, int rc, struct box_err *e)
+{
+	if (rc == -ENOMEM)
+		return err_set(e, rc, "out of memory");
+	if (w->why != NULL)
+		return err_set(e, -EBOX_PROTO, "the export holds %s%s%s%s; "
+		    "box reads an export only when it can be sure what the "
+		    "daemon will read, so nothing was imported", w->why,
+		    w->what[0] ? " (" : "", w->what, w->what[0] ? ")" : "");
+	if (rc == -ENODATA)
+		return err_set(e, -EBOX_PROTO, "the export is truncated "
+		    "(its gzip stream ends early); nothing was imported");
+	if (rc == -EBOX_PROTO)
+		return err_set(e, rc, "the export is not a readable gzip "
+		    "stream (bad data, a bad checksum or bytes after its "
+		    "end); nothing was imported");
+	return err_set(e, rc, "reading the export: %s", err_str(rc));
+}
+
+struct fsrc {
+	int fd;
+};
+
+static ssize_t
+fd_read(void *ctx, unsigned char *buf, size_t cap)
+{
+	struct fsrc *s = ctx;
+	ssize_t r;
+
+	do
+		r = read(s->fd, buf, cap);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+static int
+finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
+    struct box_err *e)
+{
+	if (rc >= 0)
+		rc = walk_end(w);
+	if (rc < 0)
+		rc = walk_error(w, rc, e);
+	else
+		rc = vet_docs(w, v, name, cap, e);
+	walk_free(w);
+	free(w);
+	return rc;
+}
+
+int
+vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
+    struct box_err *e)
+{
+	unsigned char *buf;
+	struct fsrc s;
+	struct walk *w;
+	ssize_t r;
+	int rc = 0;
+
+	if (cap > 0)
+		name[0] = '\0';
+	s.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s.fd < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	w = calloc(1, sizeof(*w));
+	buf = malloc(1 << 16);
+	if (w == NULL || buf == NULL) {
+		free(w);
+		free(buf);
+		close(s.fd);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	r = fd_read(&s, buf, 262);
+	if (r >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
+		if (lseek(s.fd, 0, SEEK_SET) < 0)
+			rc = -errno;
+		else
+			rc = gz_stream(fd_read, &s, feed, w);
+	} else if (r == 262 && memcmp(buf + 257, "ustar", 5) == 0) {
+		rc = feed(w, buf, (size_t)r);
+		while (rc >= 0 && (r = fd_read(&s, buf, 1 << 16)) > 0)
+			rc = feed(w, buf, (size_t)r);
+		if (rc >= 0 && r < 0)
+			rc = (int)r;
+	} else {
+		free(buf);
+		free(w);
+		close(s.fd);
+		err_set(e, -EBOX_PROTO, "%s is not an export box can read "
+		    "(box reads gzip or plain tar, and reads all of it before "
+		    "it sends anything)", path);
+		err_fix(e, "recompress it: zcat/xzcat/zstdcat it | gzip > "
+		    "export.tar.gz, then import that");
+		return -EBOX_PROTO;
+	}
+	free(buf);
+	close(s.fd);
+	return finish(w, rc, v, name, cap, e);
+}
+
+int
+vet_export_mem(const unsigned char *in, size_t n, struct vet *v, char *name,
+    size_t cap, struct box_err *e)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (cap > 0)
+		name[0] = '\0';
+	if (w == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if (n >= 2 && in[0] == 0x1f && in[1] == 0x8b)
+		rc = gz_stream_mem(in, n, feed, w);
+	else if (n >= 262 && memcmp(in + 257, "ustar", 5) == 0)
+		rc = feed(w, in, n);
+	else {
+		free(w);
+		return err_set(e, -EBOX_PROTO, "not gzip or tar");
+	}
+	return finish(w, rc, v, name, cap, e);
+}
+
+/* --- the daemon's view ------------------------------------------------------ */
+
+struct jarena {
+	char *buf;
+	size_t len, cap;
+};
+
+static const char *
+jstr(struct jarena *a, const struct json_doc *d, int i)
+{
+	size_t raw;
+	int n;
+
+	if (json_type(d, i) != JSON_STRING || json_raw(d, i, &raw) == NULL ||
+	    a->len + raw + 1 > a->cap)
+		return NULL;
+	n = json_str(d, i, a->buf + a->len, a->cap - a->len);
+	if (n < 0 || memchr(a->buf + a->len, '\0', (size_t)n) != NULL)
+		return NULL;
+	a->len += (size_t)n + 1;
+	return a->buf + a->len - (size_t)n - 1;
+}
+
+static int
+j_kvs(struct jarena *a, const struct json_doc *d, int obj, struct vet_kv *kv,
+    int *n)
+{
+	int k;
+
+	*n = 0;
+	if (obj < 0 || json_type(d, obj) == JSON_NULL)
+		return 0;
+	if (json_type(d, obj) != JSON_OBJECT)
+		return -1;
+	for (k = json_child(d, obj); k >= 0; k = json_next(d, json_next(d, k))) {
+		kv[*n].k = jstr(a, d, k);
+		kv[*n].v = jstr(a, d, json_next(d, k));
+		if (kv[*n].k == NULL || kv[*n].v == NULL)
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int
+cnt(const struct json_doc *d, int i)
+{
+	int n = json_type(d, i) == JSON_OBJECT || json_type(d, i) == JSON_ARRAY
+	    ? json_count(d, i) : 0;
+
+	return n > 0 ? n : 0;
+}
+
+static int
+j_inst(struct vet *v, const struct json_doc *d, int obj, int snapshot)
+{
+	struct jarena a;
+	struct vet_inst in;
+	struct vet_kv *cfg = NULL, *dkv = NULL;
+	struct vet_dev *dev = NULL;
+	const char **prof = NULL;
+	size_t raw = 0;
+	int devs, pr, k, used = 0, rc = -1, st, total = 0;
+
+	memset(&in, 0, sizeof(in));
+	memset(&a, 0, sizeof(a));
+	if (json_type(d, obj) != JSON_OBJECT || json_raw(d, obj, &raw) == NULL)
+		return -EBOX_PROTO;
+	devs = json_get(d, obj, "devices");
+	pr = json_get(d, obj, "profiles");
+	if (devs == JSON_DUP || pr == JSON_DUP ||
+	    json_get(d, obj, "config") == JSON_DUP ||
+	    json_get(d, obj, "stateful") == JSON_DUP ||
+	    json_get(d, obj, "name") == JSON_DUP)
+		return -EBOX_PROTO;
+	a.cap = raw + 64;
+	a.buf = malloc(a.cap);
+	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k)))
+		total += cnt(d, json_next(d, k));
+	cfg = calloc((size_t)cnt(d, json_get(d, obj, "config")) + 1,
+	    sizeof(*cfg));
+	dev = calloc((size_t)cnt(d, devs) + 1, sizeof(*dev));
+	dkv = calloc((size_t)total + 1, sizeof(*dkv));
+	prof = calloc((size_t)cnt(d, pr) + 1, sizeof(*prof));
+	if (a.buf == NULL || cfg == NULL || dev == NULL || dkv == NULL ||
+	    prof == NULL)
+		goto out;
+	if (j_kvs(&a, d, json_get(d, obj, "config"), cfg, &in.ncfg) < 0)
+		goto out;
+	if (devs >= 0 && json_type(d, devs) != JSON_OBJECT)
+		goto out;
+	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
+		int nkv;
+
+		dev[in.ndev].name = jstr(&a, d, k);
+		if (dev[in.ndev].name == NULL || j_kvs(&a, d, json_next(d, k),
+		    dkv + used, &nkv) < 0)
+			goto out;
+		dev[in.ndev].kv = dkv + used;
+		dev[in.ndev].n = nkv;
+		used += nkv;
+		in.ndev++;
+	}
+	if (pr >= 0 && json_type(d, pr) != JSON_ARRAY)
+		goto out;
+	for (k = json_child(d, pr); k >= 0; k = json_next(d, k))
+		if ((prof[in.nprof++] = jstr(&a, d, k)) == NULL)
+			goto out;
+	st = json_type(d, json_get(d, obj, "stateful"));
+	in.stateful = st == JSON_FALSE ? 0 : st == JSON_TRUE ? 1 : -1;
+	if (snapshot) {
+		in.snapshot = jstr(&a, d, json_get(d, obj, "name"));
+		if (in.snapshot == NULL)
+			goto out;
+	}
+	in.cfg = cfg;
+	in.dev = dev;
+	in.profiles = prof;
+	in.prof_rule = snapshot ? VET_PROFILES_SUBSET : VET_PROFILES_BOXNET;
+	vet_inst(v, &in);
+	rc = 0;
+out:
+	free(a.buf);
+	free(cfg);
+	free(dev);
+	free(dkv);
+	free(prof);
+	return rc < 0 ? -EBOX_PROTO : 0;
+}
+
+int
+vet_daemon(const struct json_doc *d, int inst, const struct json_doc *sd,
+    int snaps, struct vet *v)
+{
+	int k, rc;
+
+	if ((rc = j_inst(v, d, inst, 0)) < 0)
+		return rc;
+	if (json_type(sd, snaps) != JSON_ARRAY)
+		return -EBOX_PROTO;
+	for (k = json_child(sd, snaps); k >= 0; k = json_next(sd, k))
+		if ((rc = j_inst(v, sd, k, 1)) < 0)
+			return rc;
+	return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * vet_export.h - read an export the way the daemon will, and vet it.
+ *
+ * Where Incus 6.0.4 takes an instance's config from on import
+ * (internal/server/backup/backup_info.go, cmd/incusd/instances_post.go,
+ * api_internal.go internalImportFromBackup):
+ *
+ *   backup/index.yaml            GetInfo: name, type, snapshots, optimized
+ *                                and config: (container, snapshots,
+ *                                volume: the storage volume records and
+ *                                the project limits check come from here)
+ *   backup/container/backup.yaml GetInfo's fallback when index.yaml has no
+ *   backup/virtual-machine/      config:, and - unpacked into the new
+ *     backup.yaml                volume - the file internalImportFromBackup
+ *                                creates the instance AND its snapshot
+ *                                records from (config, devices, profiles)
+ *   backup/snapshots/<s>/        each snapshot volume's own copy, read by
+ *     backup.yaml (and           `incus admin recover`
+ *     virtual-machine-snapshots)
+ *
+ * So the whole archive is read (gzip streamed, or plain tar), every one of
+ * those members is parsed with yaml.h and vetted with vet.h, and the
+ * archive itself must be one the daemon's two tar readers (Go's
+ * archive/tar for GetInfo, GNU tar for the unpack) cannot read
+ * differently: clean member names, no duplicate or non-regular config
+ * member, no directory on the way to one that is anything but a
+ * directory, PAX/GNU long names understood or refused, nothing after the
+ * end-of-archive blocks but zeros.  Optimized (driver-specific binary)
+ * exports and other compressions are refused: box cannot see inside them.
+ */
+#ifndef BOX_VET_EXPORT_H
+#define BOX_VET_EXPORT_H
+
+#include <stddef.h>
+
+#include "box/vet.h"
+#include "incus/json.h"
+#include "util/err.h"
+
+#define VET_DOC_MAX	(16u << 20)	/* one YAML member */
+#define VET_DOCS_MAX	(64u << 20)	/* all of them */
+#define VET_MAX_SNAPS	1024
+#define VET_PAX_MAX	(64u << 10)
+#define VET_NAME_MAX	4096
+
+/*
+ * Read and vet the export at path.  0: read (v holds what is refused, if
+ * anything; name the instance name recorded, "" if none).  < 0: the file
+ * could not be read as an export box understands (e says why) - also a
+ * refusal.
+ */
+int vet_export_file(const char *path, struct vet *v, char *name,
+    size_t cap, struct box_err *e);
+
+/* The same over a plain tar or gzip image in memory (tests, fuzzing). */
+int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
+    char *name, size_t cap, struct box_err *e);
+
+/*
+ * The daemon's view: the instance object (GET /1.0/instances/<n>) and
+ * its snapshots (GET .../snapshots?recursion=1, an array).  0, or
+ * -EBOX_PROTO when a reply does not have the expected shape.
+ */
+int vet_daemon(const struct json_doc *d, int inst, const struct json_doc *sd,
+    int snaps, struct vet *v);
+
+#endif
