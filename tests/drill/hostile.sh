@@ -191,10 +191,16 @@ adv_hostinput()
 	probes $A "$(x1_lines c)"
 	x1_controls "ctl-X1" "old hole (boxnet :53 to any address accepted): $A" c
 	rl_before=$(sysctl -n net.ipv4.conf.boxnet.route_localnet)
+	# 127.0.0.1 has two layers: the kernel's martian drop (route_localnet
+	# off) and the input chain; each alone, then neither
+	[ "$rl_before" = 0 ] &&
+	    adv "layer" "route_localnet off alone (the port-53 hole open): $A -> 127.0.0.1:53/udp (raw frame)" $A "$(far culo)"
 	sysctl -qw net.ipv4.conf.boxnet.route_localnet=1
 	probes $A "clo rawudp self 127.0.0.1 53 $TOK-clo"
 	heard "ctl-X1" "old hole + route_localnet=1: $A -> 127.0.0.1:53/udp (raw frame)" "$(far clo)"
 	$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring) failed"
+	probes $A "ilo rawudp self 127.0.0.1 53 $TOK-ilo"
+	adv "layer" "input chain alone (route_localnet=1): $A -> 127.0.0.1:53/udp (raw frame)" $A "$(far ilo)"
 	sysctl -qw net.ipv4.conf.boxnet.route_localnet="$rl_before"
 	rl_before=
 	probes $A "$(x1_lines r)"
