@@ -80,17 +80,28 @@ sleep_ms(int ms)
 int
 life_consent(const char *question, int force, struct box_err *e)
 {
-	char line[64];
-	size_t n = 0;
-	ssize_t r;
-	char ch;
-
 	if (force)
 		return 0;
 	if (!isatty(0)) {
 		err_usage(e, "%s? not without --force: there is no terminal "
 		    "to ask on", question);
 		err_fix(e, "add --force when you mean it");
+		return -EINVAL;
+	}
+	return life_ask(question, e);
+}
+
+int
+life_ask(const char *question, struct box_err *e)
+{
+	char line[64];
+	size_t n = 0;
+	ssize_t r;
+	char ch;
+
+	if (!isatty(0)) {
+		err_usage(e, "%s? there is no terminal to ask on, and this is "
+		    "never done unasked", question);
 		return -EINVAL;
 	}
 	fflush(stdout);
@@ -241,6 +252,44 @@ life_stop(struct incus *c, const char *name, int grace_s, int *forced,
 	}
 	*forced = 1;
 	return life_state(c, name, "stop", 1, 0, e);
+}
+
+int
+life_down(struct incus *c, const char *name, const char *status, int force,
+    int grace_s, struct box_err *e)
+{
+	int rc, forced = 0;
+
+	if (strcmp(status, "Stopped") == 0) {
+		life_say("%s is already stopped", name);
+		return 0;
+	}
+	if (force)
+		rc = life_state(c, name, "stop", 1, 0, e);
+	else
+		rc = life_stop(c, name, grace_s, &forced, e);
+	if (rc == 0 && forced)
+		life_say("%s did not shut down within %d s; stopped it "
+		    "forcibly", name, grace_s);
+	if (rc == 0)
+		life_say("stopped %s%s", name, force ? " (forced, at once)" :
+		    "");
+	return rc;
+}
+
+int
+life_up(struct incus *c, const char *name, int running, struct box_err *e)
+{
+	int rc;
+
+	if (running) {
+		life_say("%s is already running", name);
+		return 0;
+	}
+	rc = life_state(c, name, "start", 0, 0, e);
+	if (rc == 0)
+		life_say("started %s", name);
+	return rc;
 }
 
 static int

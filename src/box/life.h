@@ -47,6 +47,13 @@ int life_interrupted(void);
  */
 int life_consent(const char *question, int force, struct box_err *e);
 
+/*
+ * The same question with no way around it (import --force replacing a
+ * box): a terminal on stdin must answer y/yes; no terminal is a usage
+ * error (exit 2), whatever the flags or BOX_YES say.
+ */
+int life_ask(const char *question, struct box_err *e);
+
 /* 1 when an instance (box or not) of that name exists, 0 when not. */
 int life_exists(struct incus *c, const char *name, struct box_err *e);
 
@@ -67,6 +74,21 @@ int life_state(struct incus *c, const char *name, const char *action,
 
 /* Stop gracefully for up to grace_s seconds, then force.  *forced says. */
 int life_stop(struct incus *c, const char *name, int grace_s, int *forced,
+    struct box_err *e);
+
+/* How long a box is given to shut down before it is stopped forcibly. */
+#define LIFE_GRACE_S	30
+
+/*
+ * Be down (down, restart): a stopped box is left as it is (said); force
+ * stops at once; else the guest gets grace_s seconds to shut down and is
+ * then stopped the hard way (said).  Narrates "stopped <name>".
+ */
+int life_down(struct incus *c, const char *name, const char *status,
+    int force, int grace_s, struct box_err *e);
+
+/* Be up (start, restart): a running box is left as it is (said). */
+int life_up(struct incus *c, const char *name, int running,
     struct box_err *e);
 
 /* Force-stop when running, then delete. */

@@ -50,6 +50,8 @@ int cmd_restore(int argc, char **argv, struct box_err *e);
 int cmd_rename(int argc, char **argv, struct box_err *e);
 int cmd_down(int argc, char **argv, struct box_err *e);
 int cmd_start(int argc, char **argv, struct box_err *e);
+int cmd_restart(int argc, char **argv, struct box_err *e);
+int cmd_root(int argc, char **argv, struct box_err *e);
 int cmd_rm(int argc, char **argv, struct box_err *e);
 int cmd_export(int argc, char **argv, struct box_err *e);
 int cmd_import(int argc, char **argv, struct box_err *e);

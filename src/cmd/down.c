@@ -1,7 +1,8 @@
 /*
- * box down <box> [--force] - stop a box.  The guest is asked to shut down
- * and given DOWN_GRACE_S seconds; one that does not is stopped the hard
- * way, and box says so.  --force skips the asking.
+ * box down <box>|all [--force] - stop a box, or every box.  The guest is
+ * asked to shut down and given LIFE_GRACE_S seconds; one that does not is
+ * stopped the hard way, and box says so.  --force stops it at once (a
+ * forced stop: no shutdown is asked for, nothing waited on).
  *
  * Decision: a box that is already stopped is not an error (the original
  * passed on Incus's "already stopped" failure); `down` means "be down".
@@ -11,12 +12,19 @@
 #include <string.h>
 
 #include "box/box.h"
+#include "box/each.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
-#define DOWN_GRACE_S 30
+static int
+down_one(struct incus *c, const struct box_info *bi, void *arg,
+    struct box_err *e)
+{
+	return life_down(c, bi->name, bi->status, *(const int *)arg,
+	    LIFE_GRACE_S, e);
+}
 
 int
 cmd_down(int argc, char **argv, struct box_err *e)
@@ -28,31 +36,20 @@ cmd_down(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct box_info bi;
 	struct incus c;
-	int rc, forced = 0;
+	int rc, force;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
 	if (rc < 0)
 		return rc;
 	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box down <box> [--force]");
+		return err_usage(e, "usage: box down <box>|all [--force]");
+	force = opts[0].seen;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if ((rc = box_resolve(&c, res.pos[0], &bi, e)) < 0)
-		goto out;
-	if (strcmp(bi.status, "Stopped") == 0) {
-		life_say("%s is already stopped", res.pos[0]);
-		goto out;
-	}
-	if (opts[0].seen)
-		rc = life_state(&c, res.pos[0], "stop", 1, 0, e);
-	else
-		rc = life_stop(&c, res.pos[0], DOWN_GRACE_S, &forced, e);
-	if (rc == 0 && forced)
-		life_say("%s did not shut down within %d s; stopped it "
-		    "forcibly", res.pos[0], DOWN_GRACE_S);
-	if (rc == 0)
-		life_say("stopped %s", res.pos[0]);
-out:
+	if (box_is_all(res.pos[0]))
+		rc = box_each(&c, "stop", down_one, &force, e);
+	else if ((rc = box_resolve(&c, res.pos[0], &bi, e)) == 0)
+		rc = down_one(&c, &bi, &force, e);
 	incus_close(&c);
 	return rc;
 }

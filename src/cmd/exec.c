@@ -13,7 +13,9 @@
  *
  *   - for root: exports HOME, USER, LOGNAME, SHELL and execs the user's
  *     shell as a login shell (`$SHELL -l -c 'exec "$@"' ...`): no helper,
- *     no extra process, the argv passed through exactly;
+ *     no extra process, the argv passed through exactly (an image whose
+ *     /etc/passwd has no root line still gets /root and /bin/sh: `box
+ *     root` must work on any box);
  *   - for a login shell as another user (box shell): `su -l USER`, a real
  *     PAM login session (logind, limits, the user's groups);
  *   - for a command as another user: util-linux `setpriv --reuid --regid
@@ -45,7 +47,9 @@ static const char login_sh[] =
 	"while IFS=: read -r n _ id gid _ h s; do\n"
 	"	[ \"$n\" = \"$u\" ] && break\n"
 	"done </etc/passwd\n"
-	"if [ \"$n\" != \"$u\" ]; then\n"
+	"if [ \"$n\" != \"$u\" ] && [ \"$u\" = root ]; then\n"
+	"	id=0 h=/root s=/bin/sh\n"
+	"elif [ \"$n\" != \"$u\" ]; then\n"
 	"	echo \"box: this box has no user '$u'\" >&2\n"
 	"	exit 126\n"
 	"fi\n"
@@ -67,8 +71,9 @@ static const char login_sh[] =
 #define SESSION_MAX_ARGS 4096
 
 static int
-session_exec(struct incus *c, const struct box_info *bi, char *const *cmd,
-    int ncmd, int interactive, struct exec_status *st, struct box_err *e)
+session_exec(struct incus *c, const struct box_info *bi, int as_root,
+    char *const *cmd, int ncmd, int interactive, struct exec_status *st,
+    struct box_err *e)
 {
 	const char *argv[SESSION_MAX_ARGS + 6], *env[2] = { NULL, NULL };
 	char term[128];
@@ -84,7 +89,7 @@ session_exec(struct incus *c, const struct box_info *bi, char *const *cmd,
 	argv[1] = "-c";
 	argv[2] = login_sh;
 	argv[3] = "box-login";
-	argv[4] = bi->user;
+	argv[4] = as_root ? "root" : bi->user;
 	for (i = 0; i < ncmd; i++)
 		argv[5 + i] = cmd[i];
 	argv[5 + ncmd] = NULL;
@@ -141,7 +146,8 @@ session_run(const char *name, char *const *cmd, int ncmd, int flags,
 		rc = -EINVAL;
 	}
 	if (rc == 0)
-		rc = session_exec(&c, &bi, cmd, ncmd, interactive, &st, e);
+		rc = session_exec(&c, &bi, (flags & SESSION_ROOT) != 0, cmd,
+		    ncmd, interactive, &st, e);
 	incus_close(&c);
 	if (rc < 0)
 		return rc;

@@ -23,6 +23,14 @@
  *      back from the daemon and held against the same allowlist (a YAML
  *      reader that disagreed with the daemon's cannot let anything by)
  * Any failure after the upload removes what was imported.
+ *
+ * --force replaces a box of that name, but only after a yes on a terminal
+ * (no terminal: refused, exit 2; BOX_YES is not read, as for rm and
+ * restore).  The new one goes through every step above under a temporary
+ * name first, booted and checked; only then is the old box deleted and
+ * the new one renamed into its place and started again.  So a file that
+ * turns out bad, a vet that refuses it or a box that will not come up
+ * costs nothing: the old box is still there, untouched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +44,7 @@
 #include "util/clock.h"
 #include "box/backup.h"
 #include "box/box.h"
+#include "box/each.h"
 #include "box/door.h"
 #include "box/life.h"
 #include "box/mint.h"
@@ -275,11 +284,75 @@ rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 	return 0;
 }
 
+/* The temporary name a replacement is imported under. */
+static int
+temp_name(struct incus *c, const char *name, char *tmp, size_t cap,
+    struct box_err *e)
+{
+	int rc;
+
+	snprintf(tmp, cap, "%.40s-import-%u", name,
+	    (unsigned)getpid() % 100000);
+	if ((rc = life_exists(c, tmp, e)) > 0)
+		return err_set(e, -EEXIST, "the temporary name %s is taken",
+		    tmp);
+	return rc;
+}
+
+/*
+ * The new box (booted under tmp) takes the old one's place: stopped,
+ * the old box deleted (its doors' ACL rules with it), renamed, started
+ * and waited for again.  *stage names the step that failed.
+ */
+static int
+replace(struct incus *c, const char *tmp, const char *name,
+    const char **stage, char *addr, size_t cap, struct box_err *e)
+{
+	struct incus_reply r;
+	struct progress p;
+	char path[160], body[160];
+	long long deadline;
+	int rc, forced;
+
+	*stage = "stop the new copy";
+	if ((rc = life_stop(c, tmp, LIFE_GRACE_S, &forced, e)) < 0)
+		return rc;
+	*stage = "remove the old box";
+	if ((rc = box_fetch(c, name, 0, &r, NULL, e)) < 0)
+		return rc;
+	door_forget(c, &r.doc, r.metadata);
+	incus_reply_free(&r);
+	if ((rc = life_delete(c, name, e)) < 0)
+		return rc;
+	life_say("removed the old %s (the new one had imported cleanly)", name);
+	*stage = "rename";
+	snprintf(path, sizeof(path), "/1.0/instances/%s", tmp);
+	snprintf(body, sizeof(body), "{\"name\":\"%s\"}", name);
+	rc = incus_do(c, "POST", path, body, LIFE_OP_S, &r, e);
+	incus_reply_free(&r);
+	if (rc < 0)
+		return rc;
+	*stage = "start";
+	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
+		return rc;
+	deadline = clock_ms() + LIFE_OP_S * 1000LL;
+	progress_start(&p, "waiting for it to answer");
+	*stage = "agent";
+	rc = life_wait_agent(c, name, deadline, &p, e);
+	if (rc == 0) {
+		*stage = "address";
+		rc = life_wait_address(c, name, deadline, &p, addr, cap, e);
+	}
+	progress_clear(&p);
+	return rc;
+}
+
 int
 cmd_import(int argc, char **argv, struct box_err *e)
 {
 	struct opt opts[] = {
 		{ "--name", NULL, 1, NULL, 0 },
+		{ "--force", "-f", 0, NULL, 0 },
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
@@ -289,15 +362,18 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	struct stat st;
 	const char *file, *stage = "checks";
 	char name[BOX_NAME_MAX + 64], recorded[BOX_NAME_MAX + 64], pool[64],
-	    op[160], addr[64];
+	    op[160], addr[64], tmp[BOX_NAME_MAX], q[400];
+	const char *target;
+	struct box_info old;
 	struct vet v;
-	int rc, fd = -1, posted = 0, vm = 0;
+	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
 	if (rc < 0)
 		return rc;
 	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box import <file> [--name <box>]");
+		return err_usage(e, "usage: box import <file> [--name <box>] "
+		    "[--force]");
 	file = res.pos[0];
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -324,33 +400,55 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		err_fix(e, "name the box: box import %s --name <box>", file);
 		goto out_fd;
 	}
-	if (!box_name_ok(name)) {
-		rc = err_usage(e, "'%s' is not a valid box name%s", name,
-		    opts[0].seen ? "" : " (it is the one recorded in the "
-		    "file; pick one with --name)");
+	if ((rc = box_new_name_ok(name, opts[0].seen ? "" : " (it is the "
+	    "one recorded in the file; pick one with --name)", e)) < 0)
 		goto out_fd;
-	}
 	if ((rc = incus_init(&c, e)) < 0)
 		goto out_fd;
 	if ((rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
 		goto out;
-	if ((rc = life_exists(&c, name, e)) != 0) {
-		if (rc > 0) {
-			rc = err_set(e, -EEXIST, "an instance named %s already "
-			    "exists", name);
-			err_fix(e, "import under another name: box import %s "
-			    "--name <new>", file);
-		}
+	if ((rc = life_exists(&c, name, e)) < 0)
 		goto out;
+	if (rc > 0 && !opts[1].seen) {
+		rc = err_set(e, -EEXIST, "an instance named %s already exists",
+		    name);
+		err_fix(e, "import under another name: box import %s --name "
+		    "<new>; or replace it (asks first): box import %s --force",
+		    file, file);
+		goto out;
+	}
+	replacing = rc > 0;
+	target = name;
+	if (replacing) {
+		/* only a box is ever replaced, and only on a yes */
+		if ((rc = box_resolve(&c, name, &old, e)) < 0)
+			goto out;
+		snprintf(q, sizeof(q), "replace box %s (%s) with the one in %s "
+		    "— %s and all its snapshots are deleted once the new one "
+		    "has imported and booted", name, old.status, file, name);
+		if ((rc = life_ask(q, e)) < 0) {
+			if (rc == -EINVAL)
+				err_fix(e, "run it on a terminal, or remove "
+				    "the old one first: box rm %s --force",
+				    name);
+			goto out;
+		}
+		if ((rc = temp_name(&c, name, tmp, sizeof(tmp), e)) < 0)
+			goto out;
+		target = tmp;
 	}
 	if (strpbrk(pool, "\r\n") != NULL) {
 		rc = err_set(e, -EINVAL, "odd pool name");
 		goto out;
 	}
 	life_catch_signals();
-	life_say("importing %s as %s ...", file, name);
+	if (replacing)
+		life_say("importing %s as %s first (%s stays as it is until "
+		    "the new one is up) ...", file, target, name);
+	else
+		life_say("importing %s as %s ...", file, name);
 	stage = "upload";
-	rc = upload(&c, file, fd, (long long)st.st_size, name, pool, op,
+	rc = upload(&c, file, fd, (long long)st.st_size, target, pool, op,
 	    sizeof(op), e);
 	if (rc < 0)
 		goto fail;
@@ -364,33 +462,57 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	if (rc < 0)
 		goto fail;
 	stage = "re-stamp";
-	if ((rc = rehome(&c, name, &vm, e)) < 0)
+	if ((rc = rehome(&c, target, &vm, e)) < 0)
 		goto fail;
 	stage = "vet";
-	if ((rc = vet_held(&c, name, e)) < 0)
+	if ((rc = vet_held(&c, target, e)) < 0)
 		goto fail;
 	progress_start(&p, "");
-	rc = life_copy_up(&c, name, vm, clock_ms() + LIFE_OP_S * 1000LL,
+	rc = life_copy_up(&c, target, vm, clock_ms() + LIFE_OP_S * 1000LL,
 	    &p, &stage, addr, sizeof(addr), e);
 	progress_clear(&p);
 	if (rc < 0)
 		goto fail;
+	if (replacing) {
+		swapped = 1;
+		if ((rc = replace(&c, tmp, name, &stage, addr,
+		    sizeof(addr), e)) < 0)
+			goto fail;
+	}
 	life_say("imported %s at %s — auth state (agent logins, git "
 	    "credentials) came back with it, by design", name, addr);
 	printf("ready — 'box shell %s'.\n", name);
 	goto out;
 fail:
 	err_context(e, "importing %s: stage '%s' failed", name, stage);
-	if (posted) {
+	if (swapped) {
+		struct box_err le;
+		int old_there, tmp_there;
+
+		err_clear(&le);
+		old_there = life_exists(&c, name, &le) == 1 &&
+		    life_exists(&c, tmp, &le) == 1;
+		tmp_there = life_exists(&c, tmp, &le) == 1;
+		if (old_there)
+			err_fix(e, "the old %s is untouched; the new copy is "
+			    "%s (box rm %s --force)", name, tmp, tmp);
+		else
+			err_fix(e, "the old %s is gone (the new one had "
+			    "imported cleanly); the new one is %s: box start "
+			    "%s", name, tmp_there ? tmp : name, tmp_there ?
+			    tmp : name);
+	} else if (posted) {
 		struct box_err le;
 
 		err_clear(&le);
-		if (life_exists(&c, name, &le) == 1) {
-			life_say("removing the half-imported %s", name);
-			if (life_delete(&c, name, &le) < 0)
+		if (life_exists(&c, target, &le) == 1) {
+			life_say("removing the half-imported %s", target);
+			if (life_delete(&c, target, &le) < 0)
 				life_say("warning: could not remove %s: %s",
-				    name, le.msg);
+				    target, le.msg);
 		}
+		if (replacing)
+			life_say("%s is untouched", name);
 	}
 out:
 	incus_close(&c);

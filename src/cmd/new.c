@@ -36,6 +36,7 @@
 #include "util/clock.h"
 #include "box/box.h"
 #include "box/door.h"
+#include "box/each.h"
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/template.h"
@@ -48,6 +49,9 @@
 
 #define DEFAULT_BUDGET_S 600
 #define PENDING_GRACE_S 120
+
+/* How cloud-init finished, when it did not fail. */
+enum { CI_DONE, CI_ABSENT, CI_DISABLED, CI_DEGRADED };
 
 struct run {
 	struct incus c;
@@ -180,14 +184,104 @@ start(struct run *r, struct box_err *e)
 	return run_op(r, "PUT", path, "{\"action\":\"start\"}", NULL, e);
 }
 
+/* PATCH one config key (a PATCH without a description clears it). */
+static int
+stamp(struct run *r, const char *key, const char *value, struct box_err *e)
+{
+	struct incus_reply rep;
+	struct json_w w;
+	char path[160], *body;
+	int rc;
+
+	snprintf(path, sizeof(path), "/1.0/instances/%s", r->name);
+	json_w_init(&w, 1024);
+	json_w_obj(&w);
+	json_w_key(&w, "config");
+	json_w_obj(&w);
+	json_w_key(&w, key);
+	json_w_str(&w, value);
+	json_w_end(&w, '}');
+	json_w_key(&w, "description");
+	json_w_str(&w, "");
+	json_w_end(&w, '}');
+	if (json_w_finish(&w, &body, NULL) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = incus_call(&r->c, "PATCH", path, body, &rep, e);
+	incus_reply_free(&rep);
+	free(body);
+	return rc;
+}
+
+static int
+user_name_ok(const char *u)
+{
+	return u[0] != '\0' && u[0] != '-' && strlen(u) < 33 &&
+	    strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") == strlen(u);
+}
+
+/*
+ * The user the box really has.  The template's user is stamped at create,
+ * but only cloud-init makes it: an image without cloud-init (or one whose
+ * cloud-init failed to make it) would leave a box whose every exec fails
+ * ("no user").  Decided here, once, from the box's own /etc/passwd (what
+ * exec's login reads): present, the stamp stands; absent, root is
+ * stamped, and said.  *user receives the user in force.
+ */
+static int
+settle_user(struct run *r, const char *want, int kind, const char **user,
+    struct box_err *e)
+{
+	static const char probe[] =
+	    "while IFS=: read -r n _; do\n"
+	    "	[ \"$n\" = \"$1\" ] && { echo present; exit 0; }\n"
+	    "done </etc/passwd\n"
+	    "echo absent\n";
+	char script[512], out[64];
+	struct box_err le;
+	int code = -1, rc;
+
+	*user = want;
+	if (strcmp(want, "root") == 0)
+		return 0;
+	err_clear(&le);
+	rc = -EINVAL;
+	if (user_name_ok(want)) {
+		snprintf(script, sizeof(script), "set -- '%s'\n%s", want,
+		    probe);
+		rc = life_sh(&r->c, r->name, script, out, sizeof(out), 20000,
+		    &code, &le);
+	}
+	if (rc == 0 && code == 0 && strncmp(out, "present", 7) == 0) {
+		if (kind == CI_ABSENT || kind == CI_DISABLED)
+			life_say("the image has a user '%s' of its own: box "
+			    "shell and exec run as it", want);
+		return 0;
+	}
+	if (rc < 0 || code != 0 || strncmp(out, "absent", 6) != 0)
+		return err_set(e, rc < 0 ? rc : -EIO, "could not tell whether "
+		    "the box has a user '%s'%s%s", want, le.msg[0] ? ": " : "",
+		    le.msg);
+	if ((rc = stamp(r, "user.box.user", "root", e)) < 0) {
+		err_context(e, "recording root as the box's user");
+		return rc;
+	}
+	*user = "root";
+	life_say("note: the box has no user '%s' (%s), so its user is root: "
+	    "box shell and box exec run as root (recorded as "
+	    "user.box.user=root)", want, kind == CI_ABSENT ? "the image has "
+	    "no cloud-init to make it" : kind == CI_DISABLED ? "cloud-init "
+	    "is disabled in the image" : "cloud-init did not make it");
+	return 0;
+}
+
 /* The image's fingerprint, stamped beside the alias (best effort). */
 static void
 pin_fingerprint(struct run *r)
 {
 	struct incus_reply rep;
 	struct box_err le;
-	struct json_w w;
-	char path[160], fp[128], *body;
+	char path[160], fp[128];
 
 	err_clear(&le);
 	snprintf(path, sizeof(path), "/1.0/instances/%s", r->name);
@@ -198,22 +292,7 @@ pin_fingerprint(struct run *r)
 		return;
 	}
 	incus_reply_free(&rep);
-	json_w_init(&w, 1024);
-	json_w_obj(&w);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, "user.box.image.fingerprint");
-	json_w_str(&w, fp);
-	json_w_end(&w, '}');
-	/* a PATCH without it clears the description */
-	json_w_key(&w, "description");
-	json_w_str(&w, "");
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) == 0) {
-		incus_call(&r->c, "PATCH", path, body, &rep, &le);
-		incus_reply_free(&rep);
-		free(body);
-	}
+	stamp(r, "user.box.image.fingerprint", fp, &le);
 }
 
 /* Print guest text indented, sanitised. */
@@ -260,8 +339,38 @@ cloud_init_detail(struct run *r)
  * degraded or disabled finish, or for an image without cloud-init), < 0
  * with cloud-init's own verdict.
  */
+/*
+ * The modules cloud-init's log blames, comma-separated, into buf ("" when
+ * it names none): the ones that failed outright ("Running module X (...)
+ * failed"), else those that logged a warning or an error of their own
+ * (cc_X.py[WARNING]: what a newer cloud-init counts as a recoverable
+ * error, e.g. a package mirror that never answered).
+ */
+static void
+cloud_init_modules(struct run *r, char *buf, size_t cap)
+{
+	static const char script[] =
+	    "l=/var/log/cloud-init.log\n"
+	    "m=$(sed -n 's/.*Running module \\([A-Za-z0-9_-]*\\) .* failed.*/"
+	    "\\1/p' $l 2>/dev/null | sort -u)\n"
+	    "[ -n \"$m\" ] || m=$(sed -n 's/.* - cc_\\([a-z0-9_]*\\)\\.py"
+	    "\\[\\(WARNING\\|ERROR\\)\\].*/\\1/p' $l 2>/dev/null | sort -u)\n"
+	    "printf '%s\\n' $m | head -n 8 | tr '\\n' ',' | sed -e 's/,*$//' "
+	    "-e 's/,/, /g'\n";
+	struct box_err le;
+	int code;
+
+	err_clear(&le);
+	if (life_sh(&r->c, r->name, script, buf, cap, 20000, &code, &le) < 0 ||
+	    code != 0)
+		buf[0] = '\0';
+	buf[text_sanitize(buf, strlen(buf))] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 static int
-cloud_init(struct run *r, const char *user, struct box_err *e)
+cloud_init(struct run *r, const char *user, int *kind, char *mods,
+    size_t mcap, struct box_err *e)
 {
 	static const char probe[] =
 	    "command -v cloud-init >/dev/null 2>&1 || { echo absent; exit 0; }\n"
@@ -295,8 +404,9 @@ cloud_init(struct run *r, const char *user, struct box_err *e)
 		if (strcmp(status, "absent") == 0) {
 			progress_clear(&r->p);
 			life_say("note: the image has no cloud-init, so the "
-			    "template's user-data was not applied (no user "
-			    "'%s' made, no packages)", user);
+			    "template's user-data was not applied (no "
+			    "packages, no files, no user '%s' made)", user);
+			*kind = CI_ABSENT;
 			return 0;
 		}
 		bar = strrchr(status, '|');
@@ -305,16 +415,34 @@ cloud_init(struct run *r, const char *user, struct box_err *e)
 		if (strstr(status, "error") != NULL) {
 			progress_clear(&r->p);
 			cloud_init_detail(r);
-			return err_set(e, -EIO, "cloud-init says: status %s",
-			    status);
+			cloud_init_modules(r, mods, mcap);
+			return err_set(e, -EIO, "cloud-init says: status "
+			    "%s%s%s — the box would lack what the template "
+			    "asked for",
+			    status, !mods[0] ? "" : strchr(mods, ',') ? "; it "
+			    "failed in modules " : "; it failed in module ",
+			    mods);
 		}
 		if (strstr(status, "degraded") != NULL ||
 		    (strcmp(status, "done") == 0 && bar != NULL &&
 		    strcmp(bar, "2") == 0)) {
+			/*
+			 * Kept: a degraded finish is cloud-init's own "went
+			 * on anyway" (a mirror that never answered is the
+			 * usual one), and the box may be usable.  Said here
+			 * and again under the last line, never hidden.
+			 */
 			progress_clear(&r->p);
-			life_say("note: cloud-init finished with recoverable "
-			    "errors ('cloud-init status --long' inside shows "
-			    "them)");
+			cloud_init_detail(r);
+			cloud_init_modules(r, mods, mcap);
+			life_say("warning: cloud-init finished with errors"
+			    "%s%s: "
+			    "the box may lack what the template asked for "
+			    "(packages, files, users); inside, 'cloud-init "
+			    "status --long' and /var/log/cloud-init.log say "
+			    "more", !mods[0] ? "" : strchr(mods, ',') ?
+			    " in modules " : " in module ", mods);
+			*kind = CI_DEGRADED;
 			return 0;
 		}
 		if (strcmp(status, "done") == 0)
@@ -323,6 +451,7 @@ cloud_init(struct run *r, const char *user, struct box_err *e)
 			progress_clear(&r->p);
 			life_say("note: cloud-init is disabled in this image; "
 			    "the template's user-data was not applied");
+			*kind = CI_DISABLED;
 			return 0;
 		}
 		if (nl != NULL) {
@@ -420,8 +549,9 @@ static int
 mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
     struct box_err *e)
 {
-	char *body = NULL, ready[512];
-	int rc;
+	char *body = NULL, ready[512], mods[256] = "";
+	const char *user;
+	int rc, kind = CI_DONE;
 
 	stage(r, "create", "creating the instance");
 	rc = mint_body(plan, &body, e);
@@ -438,9 +568,12 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	if ((rc = life_wait_agent(&r->c, r->name, r->deadline, &r->p, e)) < 0)
 		return failed(r, rc, e);
 	stage(r, "cloud-init", "waiting for cloud-init");
-	if ((rc = cloud_init(r, t->user, e)) < 0)
+	if ((rc = cloud_init(r, t->user, &kind, mods, sizeof(mods), e)) < 0)
 		return failed(r, rc, e);
 	progress_clear(&r->p);
+	r->stage = "user";
+	if ((rc = settle_user(r, t->user, kind, &user, e)) < 0)
+		return failed(r, rc, e);
 	life_mark(&r->c, r->name, "pristine", plan->pool,
 	    "the guest right after cloud-init, before anything converged");
 	if (t->role[0] != '\0') {
@@ -451,10 +584,19 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 		life_mark(&r->c, r->name, "bootstrapped", plan->pool,
 		    "converged by rig and untouched since");
 	}
-	life_say("minted %s in %.1fs", r->name,
-	    (double)(clock_ms() - r->t0) / 1000);
+	life_say("minted %s in %.1fs%s%s%s", r->name,
+	    (double)(clock_ms() - r->t0) / 1000, kind == CI_DEGRADED ?
+	    " — but cloud-init finished with errors" : "", kind !=
+	    CI_DEGRADED || !mods[0] ? "" : strchr(mods, ',') ? " in modules " :
+	    " in module ", kind == CI_DEGRADED ? mods : "");
+	if (kind == CI_DEGRADED)
+		life_say("  the box may lack what template %s asked for; look "
+		    "inside: box root %s -- cloud-init status --long", t->name,
+		    r->name);
 	mint_ready(r->name, t->name, ready, sizeof(ready));
 	printf("%s\n", ready);
+	if (strcmp(user, "root") == 0 && strcmp(t->user, "root") != 0)
+		printf("(its user is root: the image made no '%s')\n", t->user);
 	return 0;
 }
 
@@ -704,10 +846,8 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "the box with --name)");
 	if (!opts[0].seen)
 		return err_usage(e, "new needs --name <box>");
-	if (!box_name_ok(opts[0].value))
-		return err_usage(e, "'%s' is not a valid box name (letters, "
-		    "digits and hyphens, at most 63, starting with a letter)",
-		    opts[0].value);
+	if ((rc = box_new_name_ok(opts[0].value, "", e)) < 0)
+		return rc;
 	if (opts[6].seen && opts[7].seen)
 		return err_usage(e, "--vm and --container contradict each "
 		    "other");

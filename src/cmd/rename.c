@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "box/box.h"
+#include "box/each.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
@@ -30,10 +31,8 @@ cmd_rename(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (res.npos != 2 || res.dashdash)
 		return err_usage(e, "usage: box rename <box> <new-name>");
-	if (!box_name_ok(res.pos[1]))
-		return err_usage(e, "'%s' is not a valid box name (letters, "
-		    "digits and hyphens, at most 63, starting with a letter)",
-		    res.pos[1]);
+	if ((rc = box_new_name_ok(res.pos[1], "", e)) < 0)
+		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if ((rc = box_resolve(&c, res.pos[0], &bi, e)) < 0)

@@ -9,6 +9,9 @@
 
 /* A session must have a terminal (tmux). */
 #define SESSION_NEED_TTY	0x1
+/* As root whoever the box's user is (box root): Incus runs the command as
+ * uid 0 already, so no su or sudo is involved. */
+#define SESSION_ROOT		0x2
 
 /*
  * Run cmd[0..ncmd) (ncmd == 0: a login shell) in box name as its stamped

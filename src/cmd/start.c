@@ -1,16 +1,26 @@
 /*
- * box start <box> - start a stopped box.  PUT .../state {"action":"start"}.
- * Already running is not an error (see down.c).
+ * box start <box>|all - start a stopped box, or every box.
+ * PUT .../state {"action":"start"}.  Already running is not an error (see
+ * down.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "box/box.h"
+#include "box/each.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"
+
+static int
+start_one(struct incus *c, const struct box_info *bi, void *arg,
+    struct box_err *e)
+{
+	(void)arg;
+	return life_up(c, bi->name, bi->running, e);
+}
 
 int
 cmd_start(int argc, char **argv, struct box_err *e)
@@ -25,19 +35,13 @@ cmd_start(int argc, char **argv, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box start <box>");
+		return err_usage(e, "usage: box start <box>|all");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if ((rc = box_resolve(&c, res.pos[0], &bi, e)) < 0)
-		goto out;
-	if (bi.running) {
-		life_say("%s is already running", res.pos[0]);
-		goto out;
-	}
-	rc = life_state(&c, res.pos[0], "start", 0, 0, e);
-	if (rc == 0)
-		life_say("started %s", res.pos[0]);
-out:
+	if (box_is_all(res.pos[0]))
+		rc = box_each(&c, "start", start_one, NULL, e);
+	else if ((rc = box_resolve(&c, res.pos[0], &bi, e)) == 0)
+		rc = start_one(&c, &bi, NULL, e);
 	incus_close(&c);
 	return rc;
 }

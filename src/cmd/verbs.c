@@ -17,11 +17,14 @@ const struct verb box_verbs[] = {
 	  "user.box=1 and stamped with where it came from (template, image and\n"
 	  "its fingerprint, user, mode asked and got, box version, time).  It\n"
 	  "waits, within BOX_LAUNCH_TIMEOUT seconds (600), for the instance to\n"
-	  "answer and for cloud-init to finish, reports cloud-init's own verdict,\n"
-	  "takes a 'pristine' snapshot (not on a dir pool, or with\n"
-	  "BOX_SNAPSHOT_PRISTINE=0), runs the template's rig role if it names one\n"
-	  "and marks 'bootstrapped'.  A stage that fails is named, and the\n"
-	  "half-made box removed.\n\n"
+	  "answer and for cloud-init to finish, reports cloud-init's own verdict\n"
+	  "(a failure or a finish with errors names the module its log blames;\n"
+	  "a finish with errors keeps the box and says it may lack what the\n"
+	  "template asked for), records the user the box really has (root when\n"
+	  "the image made no template user, said), takes a 'pristine'\n"
+	  "snapshot (not on a dir pool, or with BOX_SNAPSHOT_PRISTINE=0), runs\n"
+	  "the template's rig role if it names one and marks 'bootstrapped'.\n"
+	  "A stage that fails is named, and the half-made box removed.\n\n"
 	  "  --template <t>   the template (default blank; see box templates)\n"
 	  "  --cpu/--memory/--disk   resources, passed to Incus as given; they\n"
 	  "                   win over BOX_CPU/BOX_MEMORY/BOX_DISK, which win over\n"
@@ -65,6 +68,13 @@ const struct verb box_verbs[] = {
 	  "login environment, so the tools the template installed are found.\n"
 	  "The terminal follows window resizes; Ctrl-C goes to the box.  box\n"
 	  "exits with the shell's exit status.\n", 0 },
+	{ "root", cmd_root, "<box> [-- <cmd...>]",
+	  "a root login shell in the box (or one command as root)",
+	  "Opens a login shell as root inside the box, or runs one command as\n"
+	  "root.  It needs neither sudo nor the box's user: Incus runs it as\n"
+	  "uid 0 and the shell is started directly, never through su, so it\n"
+	  "works on a box whose user is missing or broken.  Exit status as for\n"
+	  "exec.\n", 0 },
 	{ "exec", cmd_exec, "<box> [--] <cmd...>",
 	  "run a command in the box as its user; exit with its status",
 	  "Runs one command inside the box as the box's user, with a login\n"
@@ -95,24 +105,40 @@ const struct verb box_verbs[] = {
 	  "SHA-256 to <file>.sha256.  The box must be stopped.  The file appears\n"
 	  "only once complete; an existing one is kept unless --force.  It holds\n"
 	  "the box's secrets (logins, keys, history): treat it as a credential.\n", 0 },
-	{ "import", cmd_import, "<file> [--name <box>]",
+	{ "import", cmd_import, "<file> [--name <box>] [--force]",
 	  "bring an exported box back, re-homed on this host",
 	  "Checks the file against <file>.sha256 first (a truncated or corrupted\n"
 	  "export is refused with nothing created), uploads it under --name or\n"
 	  "the name recorded inside, then re-homes it: the box-net profile only,\n"
 	  "fresh MAC addresses and machine identity, no doors of its source's,\n"
 	  "import stamps beside the untouched mint stamp.  A name already taken\n"
-	  "is refused.\n", 0 },
+	  "is refused.\n\n"
+	  "  --force   replace the box of that name, after a yes on a terminal\n"
+	  "            (no terminal: refused, exit 2; BOX_YES is not read).  The\n"
+	  "            new one is imported and booted under a temporary name\n"
+	  "            first; the old one is deleted only then, so a failed\n"
+	  "            import loses nothing.\n", 0 },
 	{ "rename", cmd_rename, "<box> <new-name>",
 	  "rename a stopped box (its snapshots follow)",
 	  NULL, 0 },
-	{ "down", cmd_down, "<box> [--force]",
-	  "stop a box (gracefully; --force: at once)",
+	{ "down", cmd_down, "<box>|all [--force]",
+	  "stop a box, or every box (gracefully; --force: at once)",
 	  "Asks the box to shut down and gives it 30 seconds, then stops it the\n"
-	  "hard way (and says so).  --force skips the asking.\n", 0 },
-	{ "start", cmd_start, "<box>",
-	  "start a stopped box",
-	  NULL, 0 },
+	  "hard way (and says so).  --force stops it at once, asking nothing.\n"
+	  "'all' stops every box, one after the other; one that fails is said\n"
+	  "and the rest still go down (exit 1 then).  Already stopped is fine.\n",
+	  0 },
+	{ "start", cmd_start, "<box>|all",
+	  "start a stopped box, or every box",
+	  "Starts the box; 'all' starts every stopped box.  Already running\n"
+	  "is fine.\n", 0 },
+	{ "restart", cmd_restart, "<box>|all [--force]",
+	  "stop a box the way down does, then start it",
+	  "Stops the box as 'box down' does (30 seconds to shut down, then\n"
+	  "forcibly; --force: at once) and starts it again.  A stopped box is\n"
+	  "just started.  'all' restarts every running box and leaves stopped\n"
+	  "ones stopped.  'all' is never a box's name: new, rename and import\n"
+	  "refuse it.\n", 0 },
 	{ "rm", cmd_rm, "<box> [--force]",
 	  "delete a box and all its snapshots (asks first)",
 	  "Deletes the box and its snapshots (export is the only way to keep\n"

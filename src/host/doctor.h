@@ -238,8 +238,19 @@ int dr_host_fix(struct dr_report *r, const struct dr_opts *o,
 void dr_inside(struct dr_report *r, const struct dr_opts *o);
 
 /*
+ * Inside, pushed in by a host: the report (JSON) written whole to path —
+ * a temporary file beside it, then one rename — so the host reads either
+ * all of it or nothing, never a short or empty copy.
+ */
+int dr_report_save(const struct dr_report *r, const char *path,
+    struct box_err *e);
+
+/*
  * Host side: push this binary into a running box, run `doctor --json`
- * there, merge what it found under "box <name>", remove the binary.
+ * there with BOX_DOCTOR_REPORT naming a file beside it, read that report
+ * back through the files API (not the exec's stdout: an empty or cut
+ * capture there could not be told from a broken report), merge what it
+ * found under "box <name>", remove both files.
  */
 void dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
     const struct dr_opts *o);

@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "host/nested.h"
 #include "incus/exec.h"
 #include "incus/stream.h"
+#include "util/clock.h"
 #include "util/text.h"
 
 #define SUBJ		"this box"
@@ -309,6 +311,54 @@ dr_inside(struct dr_report *r, const struct dr_opts *o)
 	free(n);
 }
 
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int
+dr_report_save(const struct dr_report *r, const char *path,
+    struct box_err *e)
+{
+	char tmp[300], *json = NULL;
+	int fd, rc;
+
+	if (strlen(path) > 200 || path[0] != '/')
+		return err_usage(e, "BOX_DOCTOR_REPORT must be an absolute "
+		    "path");
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	if ((rc = dr_report_json(r, &json)) < 0)
+		return err_set(e, rc, "rendering the report");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	rc = fd < 0 ? -errno : write_all(fd, json, strlen(json));
+	if (fd >= 0 && rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	free(json);
+	if (rc < 0) {
+		unlink(tmp);
+		return err_set(e, rc, "writing the report to %s: %s", path,
+		    err_str(rc));
+	}
+	return 0;
+}
+
 /* --- from the host -------------------------------------------------------- */
 
 /* This binary, whole. */
@@ -366,6 +416,37 @@ push_self(struct incus *c, const char *name, const char *path,
 	return rc;
 }
 
+static int
+to_buf(void *ctx, const void *p, size_t n)
+{
+	struct exec_buf *b = ctx;
+
+	if (n >= b->cap - b->len) {
+		b->truncated = 1;
+		return -EFBIG;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+/* The report file, whole, into b (stream_get checks its length). */
+static int
+pull_report(struct incus *c, const char *name, const char *path,
+    struct exec_buf *b, struct box_err *e)
+{
+	char url[256];
+	long long total = -1;
+
+	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
+	    path);
+	b->len = 0;
+	b->truncated = 0;
+	b->p[0] = '\0';
+	return stream_get(c, url, to_buf, b, &total, e);
+}
+
 static void
 remove_self(struct incus *c, const char *name, const char *path)
 {
@@ -382,18 +463,19 @@ remove_self(struct incus *c, const char *name, const char *path)
 
 static int
 run_inside(struct incus *c, const char *name, const char *path,
-    const struct dr_opts *o, struct exec_buf *out, struct exec_buf *err,
-    struct exec_status *st, struct box_err *e)
+    const char *report, const struct dr_opts *o, struct exec_buf *out,
+    struct exec_buf *err, struct exec_status *st, struct box_err *e)
 {
-	char ea[96], en[160];
+	char ea[96], en[160], er[128];
 	const char *argv[] = { path, "doctor", "--json", NULL };
-	const char *env[] = { "BOX_DOCTOR_INSIDE=1", ea, en,
+	const char *env[] = { "BOX_DOCTOR_INSIDE=1", ea, en, er,
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	    NULL };
 	struct exec_req req;
 
 	snprintf(ea, sizeof(ea), "BOX_DOCTOR_PROBE_ADDR=%s", o->probe_addr);
 	snprintf(en, sizeof(en), "BOX_DOCTOR_PROBE_NAME=%s", o->probe_name);
+	snprintf(er, sizeof(er), "BOX_DOCTOR_REPORT=%s", report);
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
 	req.env = env;
@@ -403,27 +485,34 @@ run_inside(struct incus *c, const char *name, const char *path,
 	    e);
 }
 
+/*
+ * rep is the report file as pulled (pulled < 0: it could not be read,
+ * why in pe), err the run's stderr.
+ */
 static void
-take_in(const char *subject, struct dr_report *r, struct exec_buf *out,
-    struct exec_buf *err, const struct exec_status *st)
+take_in(const char *subject, struct dr_report *r, struct exec_buf *rep,
+    int pulled, const struct box_err *pe, struct exec_buf *err,
+    const struct exec_status *st)
 {
 	char where_[32], msg[200];
 	struct box_err e;
 
 	err_clear(&e);
 	if (st->err[0] != '\0' || (st->code != 0 && st->code != 1) ||
-	    out->truncated) {
+	    pulled < 0) {
 		snprintf(msg, sizeof(msg), "%.199s", st->err[0] ? st->err :
-		    err->len ? err->p : out->truncated ? "its report was too "
-		    "long" : "no output");
+		    err->len ? err->p : rep->truncated ? "its report was too "
+		    "long" : pulled < 0 ? pe->msg : "no output");
 		text_sanitize(msg, strlen(msg));
 		msg[strcspn(msg, "\n")] = '\0';
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
-		    "checks did not finish (exit %d: %s): nothing inside was "
-		    "verified", st->code, msg);
+		    "checks did not finish (exit %d: %s%s): nothing inside "
+		    "was verified", st->code, msg, pulled < 0 && !st->err[0] &&
+		    st->code >= 0 && st->code <= 1 ? "; they left no report" :
+		    "");
 		return;
 	}
-	if (dr_merge_box(r, subject, out->p, out->len, where_, sizeof(where_),
+	if (dr_merge_box(r, subject, rep->p, rep->len, where_, sizeof(where_),
 	    &e) < 0)
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
 		    "report was unreadable (%s): nothing inside was verified",
@@ -434,25 +523,39 @@ void
 dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
     const struct dr_opts *o)
 {
-	char subject[80], path[64], ebuf[1024];
+	char subject[80], path[64], report[80], ebuf[1024];
 	struct exec_buf out = { NULL, OUT_MAX, 0, 0 };
 	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
+	struct exec_buf rep = { NULL, OUT_MAX, 0, 0 };
 	struct exec_status st;
-	struct box_err e;
-	int rc;
+	struct box_err e, pe;
+	unsigned rnd = 0;
+	int rc, pulled = -1;
 
 	snprintf(subject, sizeof(subject), "box %s", name);
-	snprintf(path, sizeof(path), "/tmp/.box-doctor.%ld", (long)getpid());
+	/* two doctors at once (two hosts' users, two terminals) never share */
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = (unsigned)clock_ms();
+	snprintf(path, sizeof(path), "/tmp/.box-doctor.%ld.%08x",
+	    (long)getpid(), rnd);
+	snprintf(report, sizeof(report), "%s.json", path);
 	err_clear(&e);
+	err_clear(&pe);
 	out.p = malloc(OUT_MAX);
-	if (out.p == NULL) {
+	rep.p = malloc(OUT_MAX);
+	if (out.p == NULL || rep.p == NULL) {
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "out of "
 		    "memory: nothing inside was verified");
+		free(out.p);
+		free(rep.p);
 		return;
 	}
 	rc = push_self(c, name, path, &e);
 	if (rc == 0) {
-		rc = run_inside(c, name, path, o, &out, &err, &st, &e);
+		rc = run_inside(c, name, path, report, o, &out, &err, &st, &e);
+		if (rc == 0)
+			pulled = pull_report(c, name, report, &rep, &pe);
+		remove_self(c, name, report);
 		remove_self(c, name, path);
 	}
 	if (rc < 0)
@@ -460,6 +563,7 @@ dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
 		    "checks could not run (%s): nothing inside was verified",
 		    e.msg);
 	else
-		take_in(subject, r, &out, &err, &st);
+		take_in(subject, r, &rep, pulled, &pe, &err, &st);
 	free(out.p);
+	free(rep.p);
 }

@@ -1,0 +1,38 @@
+/*
+ * each.h - `all` as a box name: the verbs that change a box's state
+ * (start, down, restart) take it to mean every box on this host, and the
+ * verbs that give a box a name (new, clone, rename, import) refuse it, so
+ * that `box down all` can never be read two ways.
+ */
+#ifndef BOX_EACH_H
+#define BOX_EACH_H
+
+#include "box/box.h"
+#include "incus/api.h"
+#include "util/err.h"
+
+#define BOX_ALL "all"
+
+/* 1 when name is the reserved word for every box. */
+int box_is_all(const char *name);
+
+/*
+ * A name for a new box (new, clone, rename, import): valid and not the
+ * reserved "all".  0, or a usage error naming the reason; whence ("" or
+ * " (the name recorded in the file ...)") is appended to the message.
+ */
+int box_new_name_ok(const char *name, const char *whence,
+    struct box_err *e);
+
+/*
+ * Call fn on every box (tagged user.box=1, or the legacy tag), in name
+ * order, from one listing.  A failure of one box is said on stderr and
+ * the rest still run; the result is 0 when every call succeeded, else a
+ * failure counting them.  No boxes: said, and 0.
+ */
+typedef int (*box_each_fn)(struct incus *c, const struct box_info *bi,
+    void *arg, struct box_err *e);
+int box_each(struct incus *c, const char *verb, box_each_fn fn, void *arg,
+    struct box_err *e);
+
+#endif

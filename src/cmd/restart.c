@@ -1,0 +1,83 @@
+/*
+ * box restart <box>|all [--force] - stop a box the way `down` does (a
+ * graceful shutdown within LIFE_GRACE_S seconds, else forcibly; --force:
+ * at once), then start it.
+ *
+ * Decisions: a stopped box named on its own is started (restart means
+ * "be freshly up"); `restart all` restarts the running boxes and leaves
+ * the stopped ones stopped, since stopping one was somebody's choice.
+ * Stop and start rather than Incus's own restart action: the same
+ * grace-then-force rule as `down`, said the same way.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box/box.h"
+#include "box/each.h"
+#include "box/life.h"
+#include "cmd/cmd.h"
+#include "incus/api.h"
+#include "util/opt.h"
+
+struct how {
+	int force;
+	int all;
+};
+
+static int
+restart_one(struct incus *c, const struct box_info *bi, void *arg,
+    struct box_err *e)
+{
+	const struct how *h = arg;
+	int rc;
+
+	if (!bi->running && h->all) {
+		life_say("%s is %s; left as it is", bi->name,
+		    bi->status[0] ? bi->status : "not running");
+		return 0;
+	}
+	if (!bi->running) {
+		life_say("%s was not running", bi->name);
+		return life_up(c, bi->name, 0, e);
+	}
+	if ((rc = life_down(c, bi->name, bi->status, h->force, LIFE_GRACE_S,
+	    e)) < 0)
+		return rc;
+	if ((rc = life_up(c, bi->name, 0, e)) < 0) {
+		err_fix(e, "it is stopped now: box start %s", bi->name);
+		return rc;
+	}
+	life_say("restarted %s", bi->name);
+	return 0;
+}
+
+int
+cmd_restart(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--force", "-f", 0, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct box_info bi;
+	struct incus c;
+	struct how h;
+	int rc;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos != 1 || res.dashdash)
+		return err_usage(e, "usage: box restart <box>|all [--force]");
+	h.force = opts[0].seen;
+	h.all = box_is_all(res.pos[0]);
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if (h.all)
+		rc = box_each(&c, "restart", restart_one, &h, e);
+	else if ((rc = box_resolve(&c, res.pos[0], &bi, e)) == 0)
+		rc = restart_one(&c, &bi, &h, e);
+	incus_close(&c);
+	return rc;
+}
