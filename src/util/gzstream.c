@@ -39,7 +39,7 @@ struct gz {
 	void *kctx;
 	const unsigned char *mem;	/* gz_stream_mem: all the input */
 	size_t memn;
-	unsigned char in[INCAP];
+	const unsigned char *in;	/* buf, or mem itself */
 	size_t ipos, ilen;
 	int eof;
 	uint64_t bits;
@@ -52,6 +52,7 @@ struct gz {
 	int stop;			/* the sink said done */
 	int partial;			/* gz_prefix: a cut input still gives */
 	struct huff lit, dist, lencode;
+	unsigned char buf[];		/* gz_stream: INCAP bytes of input */
 };
 
 static uint32_t crc_table[256];
@@ -89,18 +90,16 @@ refill(struct gz *g)
 	g->ipos = g->ilen = 0;
 	if (g->eof)
 		return;
-	if (g->src == NULL) {
-		size_t n = g->memn < INCAP ? g->memn : INCAP;
-
-		memcpy(g->in, g->mem, n);
-		g->mem += n;
-		g->memn -= n;
-		g->ilen = n;
-		if (n == 0)
+	if (g->src == NULL) {		/* the caller's buffer, at once */
+		g->in = g->mem;
+		g->ilen = g->memn;
+		g->memn = 0;
+		if (g->ilen == 0)
 			g->eof = 1;
 		return;
 	}
-	r = g->src(g->sctx, g->in, INCAP);
+	g->in = g->buf;
+	r = g->src(g->sctx, g->buf, INCAP);
 	if (r < 0) {
 		g->eof = 1;
 		if (g->err == 0)
@@ -527,10 +526,11 @@ run(struct gz *g)
 	return g->err;
 }
 
+/* A decoder; an input buffer only for a source (memory is read in place). */
 static struct gz *
-gz_new(gz_sink sink, void *kctx)
+gz_new(gz_sink sink, void *kctx, size_t inbuf)
 {
-	struct gz *g = calloc(1, sizeof(*g));
+	struct gz *g = calloc(1, sizeof(*g) + inbuf);
 
 	if (g != NULL) {
 		g->sink = sink;
@@ -551,7 +551,7 @@ gz_run_free(struct gz *g)
 int
 gz_stream(gz_source src, void *sctx, gz_sink sink, void *kctx)
 {
-	struct gz *g = gz_new(sink, kctx);
+	struct gz *g = gz_new(sink, kctx, INCAP);
 
 	if (g == NULL)
 		return -ENOMEM;
@@ -563,7 +563,7 @@ gz_stream(gz_source src, void *sctx, gz_sink sink, void *kctx)
 int
 gz_stream_mem(const unsigned char *in, size_t n, gz_sink sink, void *kctx)
 {
-	struct gz *g = gz_new(sink, kctx);
+	struct gz *g = gz_new(sink, kctx, 0);
 
 	if (g == NULL)
 		return -ENOMEM;
@@ -601,7 +601,7 @@ gz_prefix(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 
 	if (cap == 0)
 		return 0;
-	if ((g = gz_new(prefix_sink, &x)) == NULL)
+	if ((g = gz_new(prefix_sink, &x, 0)) == NULL)
 		return -ENOMEM;
 	g->mem = in;
 	g->memn = n;
