@@ -10,40 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/inflate.h"
-
-/* An octal tar number field. */
-static long long
-tar_octal(const unsigned char *p, size_t n)
-{
-	long long v = 0;
-	size_t i = 0;
-
-	while (i < n && (p[i] == ' ' || p[i] == '\0'))
-		i++;
-	for (; i < n && p[i] >= '0' && p[i] <= '7'; i++) {
-		if (v > (1LL << 50))
-			return -1;
-		v = v * 8 + (p[i] - '0');
-	}
-	for (; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\0')
-			return -1;
-	return v;
-}
-
-static int
-tar_header_ok(const unsigned char *h)
-{
-	long long want = tar_octal(h + 148, 8), sum = 0;
-	size_t i;
-
-	if (want < 0)
-		return 0;
-	for (i = 0; i < 512; i++)
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-	return sum == want;
-}
+#include "box/tar.h"
+#include "util/gzstream.h"
 
 /* The top-level "name:" of a YAML text (no nesting, optional quotes). */
 static int
@@ -95,9 +63,9 @@ backup_tar_name(const unsigned char *tar, size_t n, char *name, size_t cap)
 
 		if (h[0] == '\0')
 			return -ENOENT;		/* end of archive */
-		if (!tar_header_ok(h))
+		if (tar_header_bad(h) != NULL)
 			return -EBOX_PROTO;
-		size = tar_octal(h + 124, 12);
+		size = tar_num(h + 124, 12);
 		if (size < 0)
 			return -EBOX_PROTO;
 		memcpy(path, h, 100);
@@ -143,33 +111,24 @@ backup_peek_name(const char *path, char *name, size_t cap,
 		got += (size_t)r;
 	close(fd);
 	if (got >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
-		size_t lim;
-
 		out = malloc(BACKUP_PEEK);
 		if (out == NULL) {
 			free(in);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
-		/*
-		 * index.yaml is the first member: a few KiB of output nearly
-		 * always hold it, and this decoder is slow per byte.
-		 */
-		for (lim = 64u << 10;; lim = BACKUP_PEEK) {
-			n = gunzip_prefix(in, got, out, lim);
-			/* running out of input is fine: we want a prefix */
-			if (n == -ENODATA)
-				n = 0;
-			if (n < 0) {
-				free(in);
-				free(out);
-				return err_set(e, -EBOX_PROTO, "%s is not a "
-				    "readable gzip file", path);
-			}
-			rc = backup_tar_name(out, (size_t)n, name, cap);
-			if (rc == 0 || lim == BACKUP_PEEK || (size_t)n < lim)
-				break;
-		}
+		/* index.yaml is the first member: the start is enough */
+		n = gz_prefix(in, got, out, BACKUP_PEEK);
 		free(in);
+		if (n == -ENODATA)
+			n = 0;		/* no byte came out: no name */
+		if (n < 0) {
+			free(out);
+			if (n == -ENOMEM)
+				return err_set(e, -ENOMEM, "out of memory");
+			return err_set(e, -EBOX_PROTO, "%s is not a readable "
+			    "gzip file", path);
+		}
+		rc = backup_tar_name(out, (size_t)n, name, cap);
 		free(out);
 		goto done;
 	} else if (got >= 262 && memcmp(in + 257, "ustar", 5) == 0) {

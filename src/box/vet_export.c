@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/tar.h"
 #include "box/yaml.h"
 #include "util/gzstream.h"
 
@@ -56,47 +57,6 @@ refuse(struct walk *w, const char *why, const char *member)
 		    member : "");
 	}
 	return -EBOX_PROTO;
-}
-
-/* An octal or base-256 tar number. */
-static long long
-tar_num(const unsigned char *p, size_t n)
-{
-	long long v = 0;
-	size_t i = 0;
-
-	if (p[0] & 0x80) {
-		if (p[0] != 0x80)
-			return -1;	/* negative or too big */
-		for (i = 1; i < n; i++) {
-			if (v > (1LL << 52))
-				return -1;
-			v = v << 8 | p[i];
-		}
-		return v;
-	}
-	while (i < n && p[i] == ' ')
-		i++;
-	for (; i < n && p[i] >= '0' && p[i] <= '7'; i++) {
-		if (v > (1LL << 52))
-			return -1;
-		v = v * 8 + (p[i] - '0');
-	}
-	for (; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\0')
-			return -1;
-	return v;
-}
-
-static int
-header_sum_ok(const unsigned char *h)
-{
-	long long want = tar_num(h + 148, 8), sum = 0;
-	size_t i;
-
-	for (i = 0; i < 512; i++)
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-	return want >= 0 && sum == want;
 }
 
 static int
@@ -269,6 +229,7 @@ header(struct walk *w)
 {
 	const unsigned char *h = w->hdr;
 	char name[VET_NAME_MAX + 1], type = (char)h[156];
+	const char *bad;
 	long long size;
 	int kind, rc;
 	size_t n;
@@ -280,12 +241,8 @@ header(struct walk *w)
 		w->state = W_ZEROS;	/* the end: only zeros may follow */
 		return 0;
 	}
-	if (!header_sum_ok(h))
-		return refuse(w, "a tar header with a bad checksum", NULL);
-	if (!(memcmp(h + 257, "ustar\0" "00", 8) == 0 ||
-	    memcmp(h + 257, "ustar  \0", 8) == 0))
-		return refuse(w, "a tar header that is neither ustar nor GNU",
-		    NULL);
+	if ((bad = tar_header_bad(h)) != NULL)
+		return refuse(w, bad, NULL);
 	size = tar_num(h + 124, 12);
 	if (size < 0)
 		return refuse(w, "a tar size box cannot read", NULL);

@@ -1,9 +1,12 @@
 /*
  * gzstream.c - streaming gzip decoder (see gzstream.h).
  *
- * Written from RFC 1951/1952 like inflate.c, with two changes: the input
- * and the output are windows over a stream, not whole buffers, and a code
- * of up to FASTBITS bits is looked up in one step.
+ * Written from RFC 1951/1952: blocks of three kinds (stored, fixed
+ * Huffman, dynamic Huffman), literals/lengths and distances coded with
+ * canonical Huffman codes described by their code lengths.  The input and
+ * the output are windows over a stream, not whole buffers, and a code of
+ * up to FASTBITS bits is looked up in one step.  This is box's only
+ * DEFLATE decoder: gz_prefix is a stream read up to a bound.
  */
 #include "util/gzstream.h"
 
@@ -36,7 +39,7 @@ struct gz {
 	void *kctx;
 	const unsigned char *mem;	/* gz_stream_mem: all the input */
 	size_t memn;
-	unsigned char in[INCAP];
+	const unsigned char *in;	/* buf, or mem itself */
 	size_t ipos, ilen;
 	int eof;
 	uint64_t bits;
@@ -47,7 +50,9 @@ struct gz {
 	uint32_t crc;
 	int err;			/* sticky */
 	int stop;			/* the sink said done */
+	int partial;			/* gz_prefix: a cut input still gives */
 	struct huff lit, dist, lencode;
+	unsigned char buf[];		/* gz_stream: INCAP bytes of input */
 };
 
 static uint32_t crc_table[256];
@@ -85,18 +90,16 @@ refill(struct gz *g)
 	g->ipos = g->ilen = 0;
 	if (g->eof)
 		return;
-	if (g->src == NULL) {
-		size_t n = g->memn < INCAP ? g->memn : INCAP;
-
-		memcpy(g->in, g->mem, n);
-		g->mem += n;
-		g->memn -= n;
-		g->ilen = n;
-		if (n == 0)
+	if (g->src == NULL) {		/* the caller's buffer, at once */
+		g->in = g->mem;
+		g->ilen = g->memn;
+		g->memn = 0;
+		if (g->ilen == 0)
 			g->eof = 1;
 		return;
 	}
-	r = g->src(g->sctx, g->in, INCAP);
+	g->in = g->buf;
+	r = g->src(g->sctx, g->buf, INCAP);
 	if (r < 0) {
 		g->eof = 1;
 		if (g->err == 0)
@@ -252,14 +255,15 @@ flush(struct gz *g)
 	return 0;
 }
 
+/* Nonzero when decoding ends here: the sink failed, or said done. */
 static int
 put(struct gz *g, unsigned char b)
 {
 	g->out[g->wp++] = b;
 	g->total++;
-	if (g->wp == OUTCAP)
-		return flush(g);
-	return 0;
+	if (g->wp == OUTCAP && flush(g) < 0)
+		return -1;
+	return g->stop;
 }
 
 static int
@@ -277,7 +281,7 @@ stored(struct gz *g)
 	while (len-- > 0) {
 		unsigned b = getbits(g, 8);
 
-		if (g->err || put(g, (unsigned char)b) < 0)
+		if (g->err || put(g, (unsigned char)b) != 0)
 			return g->err;
 	}
 	return 0;
@@ -305,7 +309,7 @@ codes(struct gz *g)
 		if (g->err)
 			return g->err;
 		if (sym < 256) {
-			if (put(g, (unsigned char)sym) < 0)
+			if (put(g, (unsigned char)sym) != 0)
 				return g->err;
 			continue;
 		}
@@ -326,7 +330,7 @@ codes(struct gz *g)
 		if (d > g->total || d > WIN)
 			return g->err = -EBOX_PROTO;
 		while (len-- > 0)
-			if (put(g, g->out[g->wp - d]) < 0)
+			if (put(g, g->out[g->wp - d]) != 0)
 				return g->err;
 	}
 }
@@ -473,6 +477,8 @@ member(struct gz *g)
 			rc = dynamic(g);
 		else
 			return g->err = -EBOX_PROTO;
+		if (rc == -ENODATA && g->partial)
+			(void)flush(g);	/* what came out before the cut */
 		if (rc < 0)
 			return rc;
 		if (g->stop)
@@ -520,36 +526,88 @@ run(struct gz *g)
 	return g->err;
 }
 
-int
-gz_stream(gz_source src, void *sctx, gz_sink sink, void *kctx)
+/* A decoder; an input buffer only for a source (memory is read in place). */
+static struct gz *
+gz_new(gz_sink sink, void *kctx, size_t inbuf)
 {
-	struct gz *g = calloc(1, sizeof(*g));
-	int rc;
+	struct gz *g = calloc(1, sizeof(*g) + inbuf);
 
-	if (g == NULL)
-		return -ENOMEM;
-	g->src = src;
-	g->sctx = sctx;
-	g->sink = sink;
-	g->kctx = kctx;
-	rc = run(g);
+	if (g != NULL) {
+		g->sink = sink;
+		g->kctx = kctx;
+	}
+	return g;
+}
+
+static int
+gz_run_free(struct gz *g)
+{
+	int rc = run(g);
+
 	free(g);
 	return rc;
 }
 
 int
+gz_stream(gz_source src, void *sctx, gz_sink sink, void *kctx)
+{
+	struct gz *g = gz_new(sink, kctx, INCAP);
+
+	if (g == NULL)
+		return -ENOMEM;
+	g->src = src;
+	g->sctx = sctx;
+	return gz_run_free(g);
+}
+
+int
 gz_stream_mem(const unsigned char *in, size_t n, gz_sink sink, void *kctx)
 {
-	struct gz *g = calloc(1, sizeof(*g));
-	int rc;
+	struct gz *g = gz_new(sink, kctx, 0);
 
 	if (g == NULL)
 		return -ENOMEM;
 	g->mem = in;
 	g->memn = n;
-	g->sink = sink;
-	g->kctx = kctx;
-	rc = run(g);
-	free(g);
+	return gz_run_free(g);
+}
+
+struct prefix {
+	unsigned char *out;
+	size_t cap, len;
+};
+
+/*
+ * Stop only once a byte would not fit: output that exactly fills the
+ * buffer still has its member's CRC-32 and length checked.
+ */
+static int
+prefix_sink(void *ctx, const unsigned char *p, size_t n)
+{
+	struct prefix *x = ctx;
+	size_t k = x->cap - x->len < n ? x->cap - x->len : n;
+
+	memcpy(x->out + x->len, p, k);
+	x->len += k;
+	return k < n;
+}
+
+long
+gz_prefix(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
+{
+	struct prefix x = { out, cap, 0 };
+	struct gz *g;
+	int rc;
+
+	if (cap == 0)
+		return 0;
+	if ((g = gz_new(prefix_sink, &x, 0)) == NULL)
+		return -ENOMEM;
+	g->mem = in;
+	g->memn = n;
+	g->partial = 1;
+	rc = gz_run_free(g);
+	if (rc >= 0 || (rc == -ENODATA && x.len > 0))
+		return (long)x.len;
 	return rc;
 }

@@ -1,12 +1,13 @@
 /*
  * gzstream.h - a whole gzip file, streamed (RFC 1951 + RFC 1952).
  *
- * inflate.h decodes a prefix in memory; box import also has to read every
- * member of an export, which can be gigabytes, before it sends anything
- * (the config that decides what a box may do sits near its end).  So this
- * one pulls compressed bytes from a source and pushes plain bytes to a
- * sink through a 32 KiB window, decoding Huffman codes through a 9-bit
- * table (the slow bit-at-a-time walk only for longer codes).
+ * box import has to read every member of an export, which can be
+ * gigabytes, before it sends anything (the config that decides what a box
+ * may do sits near its end).  So this pulls compressed bytes from a source
+ * and pushes plain bytes to a sink through a 32 KiB window, decoding
+ * Huffman codes through a 9-bit table (the slow bit-at-a-time walk only
+ * for longer codes).  Reading the start of a file (gz_prefix) is the same
+ * decoder stopped at a bound.
  *
  * It is strict where gzip(1) and Go's reader would refuse: every member's
  * CRC-32 and length are checked, concatenated members are read in turn,
@@ -36,5 +37,18 @@ int gz_stream(gz_source src, void *sctx, gz_sink sink, void *kctx);
 /* The same over a buffer (tests, fuzzing). */
 int gz_stream_mem(const unsigned char *in, size_t n, gz_sink sink,
     void *kctx);
+
+/*
+ * The first plain bytes of the gzip data in[0..n) into out[0..cap), for a
+ * caller that wants only the start of a file it read part of.  Returns the
+ * bytes produced: cap when the buffer filled first, fewer when the input
+ * ended (cleanly, or inside a member: a prefix is all the caller wants).
+ * Everything gz_stream refuses before that point is still refused
+ * (-EBOX_PROTO: a bad header or DEFLATE data, a bad CRC-32 or length of a
+ * member that ended, bytes after the last member that are not a member);
+ * -ENODATA when the input ran out before any byte came out; -ENOMEM.
+ */
+long gz_prefix(const unsigned char *in, size_t n, unsigned char *out,
+    size_t cap);
 
 #endif

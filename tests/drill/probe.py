@@ -53,21 +53,7 @@ DROPPED_ERRNOS = (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT,
 
 
 def tcp(host, port, secs):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.settimeout(float(secs))
-    try:
-        s.connect((host, int(port)))
-        return "connected"
-    except ConnectionRefusedError:
-        return "refused"
-    except socket.timeout:
-        return "dropped no answer in %ss" % secs
-    except OSError as e:
-        if e.errno in DROPPED_ERRNOS:
-            return "dropped " + os.strerror(e.errno)
-        return "error " + str(e)
-    finally:
-        s.close()
+    return _tcp_from(None, host, port, secs, None)
 
 
 def _csum(b):
@@ -117,8 +103,11 @@ def dns(name):
         return "none " + str(e)
 
 
-def dnsq(server, name):
-    q = struct.pack("!HHHHHH", 0x6472, 0x0100, 1, 0, 0, 0)
+def _dns_ask(server, name, qid):
+    """One A query for NAME straight to SERVER:53 (qid tells dnsq's from
+    dnsask's in a capture): (the query, the answer); OSError when none
+    came back within 3 s."""
+    q = struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0)
     for label in name.rstrip(".").split("."):
         q += bytes([len(label)]) + label.encode()
     q += b"\0" + struct.pack("!HH", 1, 1)
@@ -126,11 +115,16 @@ def dnsq(server, name):
     s.settimeout(3)
     try:
         s.sendto(q, (server, 53))
-        r = s.recv(1500)
-    except OSError as e:
-        return "none " + str(e)
+        return q, s.recv(1500)
     finally:
         s.close()
+
+
+def dnsq(server, name):
+    try:
+        q, r = _dns_ask(server, name, 0x6472)
+    except OSError as e:
+        return "none " + str(e)
     rcode = r[3] & 15
     if rcode != 0 or struct.unpack("!H", r[6:8])[0] == 0:
         return "none rcode %d" % rcode
@@ -261,19 +255,10 @@ def tcpfrom(src, host, port, secs):
 
 
 def dnsask(server, name):
-    q = struct.pack("!HHHHHH", 0x6473, 0x0100, 1, 0, 0, 0)
-    for label in name.rstrip(".").split("."):
-        q += bytes([len(label)]) + label.encode()
-    q += b"\0" + struct.pack("!HH", 1, 1)
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.settimeout(3)
     try:
-        s.sendto(q, (server, 53))
-        r = s.recv(1500)
+        _, r = _dns_ask(server, name, 0x6473)
     except OSError as e:
         return "silent " + str(e)
-    finally:
-        s.close()
     return "reply rcode %d" % (r[3] & 15)
 
 

@@ -1,20 +1,23 @@
 /*
  * test_lifecycle.c - the pure parts of the lifecycle verbs: mint decisions
  * (resources, mode, image, user-data, stamps), the instance rewrite, doors,
- * the export reader (gzip, tar, name, checksum line) and guest-text
+ * the export reader (gzip prefix, tar, name, checksum line) and guest-text
  * sanitising.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "box/backup.h"
+#include "box/tar.h"
 #include "box/door.h"
 #include "box/life.h"
 #include "box/mint.h"
 #include "incus/json.h"
 #include "t.h"
-#include "util/inflate.h"
+#include "util/gzstream.h"
 #include "util/text.h"
 
 /* --- mint ---------------------------------------------------------------- */
@@ -408,29 +411,111 @@ TEST(door_shapes)
 
 /* --- export files -------------------------------------------------------------- */
 
-TEST(inflate_vectors)
+static const unsigned char small[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00"
+    "\x02\x03\xcb\x48\xcd\xc9\xc9\x57\xc8\x40\x27\xb9\x00\x00\x88\x59"
+    "\x0b\x18\x00\x00\x00";
+static const unsigned char stored[] = "\x1f\x8b\x08\x00\x00\x00\x00"
+    "\x00\x04\x03\x01\x07\x00\xf8\xff\x73\x74\x6f\x72\x65\x64\x21\xa2"
+    "\x65\xef\x09\x07\x00\x00\x00";
+
+/* the cases the old one-shot inflater was tested with, on the one decoder */
+TEST(gz_prefix_vectors)
 {
-	static const unsigned char small[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00"
-	    "\x02\x03\xcb\x48\xcd\xc9\xc9\x57\xc8\x40\x27\xb9\x00\x00\x88\x59"
-	    "\x0b\x18\x00\x00\x00";
-	static const unsigned char stored[] = "\x1f\x8b\x08\x00\x00\x00\x00"
-	    "\x00\x04\x03\x01\x07\x00\xf8\xff\x73\x74\x6f\x72\x65\x64\x21\xa2"
-	    "\x65\xef\x09\x07\x00\x00\x00";
 	unsigned char out[64];
 	long n;
 
-	n = gunzip_prefix(small, sizeof(small) - 1, out, sizeof(out));
+	n = gz_prefix(small, sizeof(small) - 1, out, sizeof(out));
 	CHECK_MEM(out, n, "hello hello hello hello\n", 24);
-	n = gunzip_prefix(small, sizeof(small) - 1, out, 7);	/* a prefix */
+	memset(out, '#', sizeof(out));
+	n = gz_prefix(small, sizeof(small) - 1, out, 7);	/* a prefix */
 	CHECK_MEM(out, n, "hello h", 7);
-	n = gunzip_prefix(stored, sizeof(stored) - 1, out, sizeof(out));
+	CHECK(out[7] == '#');			/* nothing past the bound */
+	n = gz_prefix(stored, sizeof(stored) - 1, out, sizeof(out));
 	CHECK_MEM(out, n, "stored!", 7);
-	CHECK_INT(gunzip_prefix(small, 10, out, sizeof(out)), -ENODATA);
-	CHECK_INT(gunzip_prefix((const unsigned char *)"PK\3\4xxxxxxxx", 12,
+	CHECK_INT(gz_prefix(small, 10, out, sizeof(out)), -ENODATA);
+	CHECK_INT(gz_prefix((const unsigned char *)"PK\3\4xxxxxxxx", 12,
 	    out, sizeof(out)), -EBOX_PROTO);
 	/* a truncated stream still gives what it had */
-	n = gunzip_prefix(stored, 20, out, sizeof(out));
+	n = gz_prefix(stored, 20, out, sizeof(out));
 	CHECK_MEM(out, n, "store", 5);
+	CHECK_INT(gz_prefix(small, sizeof(small) - 1, out, 0), 0);
+}
+
+/* gzip header + raw DEFLATE in[0..n) (+ whatever trailer it carries) */
+static size_t
+gz_wrap(unsigned char *buf, const char *raw, size_t n)
+{
+	memcpy(buf, small, 10);
+	memcpy(buf + 10, raw, n);
+	return 10 + n;
+}
+
+/* every refusal either old decoder had, and the member checks */
+TEST(gz_prefix_refuses)
+{
+	static const struct {
+		const char *why, *raw;
+		size_t n;
+	} bad[] = {
+		{ "block type 3", "\x07\0\0\0\0\0\0\0\0", 9 },
+		/* 287 lengths, and then 'A' and end-of-block */
+		{ "more than 286 lengths", "\xf5\xc0\x01\x09\x00\x00\x00\x00"
+		    "\x90\x6d\xfe\x9f\x32\x45\x8b\x9e\xd9\xd3\x01\x00\x00"
+		    "\x00", 22 },
+		{ "over-subscribed code", "\x05\xe0\x93\x24\x49\x92\x24\x49"
+		    "\x92\0\0\0\0\0\0\0\0\0", 18 },
+		{ "a repeat with nothing before", "\x05\x00\x02\x24\0\0\0\0"
+		    "\0\0\0\0", 12 },
+		/* literals 0 and 1 coded, end-of-block not */
+		{ "no end-of-block code", "\x05\xc0\x01\x09\x00\x00\x00\x00"
+		    "\x10\xfe\xbf\x06\0\0\0\0\0\0\0\0", 20 },
+		{ "a distance before the start", "\x03\x02\0\0\0\0\0\0\0\0",
+		    10 },
+		/* stored's, its CRC-32 and length right, one NLEN bit not */
+		{ "stored LEN != ~NLEN", "\x01\x07\x00\xf8\xfe" "stored!"
+		    "\xa2\x65\xef\x09\x07\x00\x00\x00", 20 },
+	};
+	unsigned char buf[128], out[64];
+	size_t i, n;
+	long r;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = gz_wrap(buf, bad[i].raw, bad[i].n);
+		r = gz_prefix(buf, n, out, sizeof(out));
+		if (r != -EBOX_PROTO)
+			printf("    %s: %ld\n", bad[i].why, r);
+		CHECK_INT(r, -EBOX_PROTO);
+	}
+	/* one literal then a copy of it: the same distance, in range */
+	n = gz_wrap(buf, "\x4b\x04\x02\x00\x45\xe5\x98\xad\x04\0\0\0", 12);
+	r = gz_prefix(buf, n, out, sizeof(out));
+	CHECK_MEM(out, r, "aaaa", 4);
+	/* a bad CRC-32, a bad length */
+	memcpy(buf, small, sizeof(small) - 1);
+	buf[sizeof(small) - 9] ^= 1;
+	CHECK_INT(gz_prefix(buf, sizeof(small) - 1, out, sizeof(out)),
+	    -EBOX_PROTO);
+	/* output that exactly fills the buffer is still checked ... */
+	CHECK_INT(gz_prefix(buf, sizeof(small) - 1, out, 24), -EBOX_PROTO);
+	/* ... a prefix short of the member's end cannot be */
+	CHECK_INT(gz_prefix(buf, sizeof(small) - 1, out, 23), 23);
+	memcpy(buf, small, sizeof(small) - 1);
+	buf[sizeof(small) - 5] ^= 1;
+	CHECK_INT(gz_prefix(buf, sizeof(small) - 1, out, sizeof(out)),
+	    -EBOX_PROTO);
+	/* bytes after the last member that are not a member */
+	memcpy(buf, small, sizeof(small) - 1);
+	buf[sizeof(small) - 1] = 0;
+	CHECK_INT(gz_prefix(buf, sizeof(small), out, sizeof(out)),
+	    -EBOX_PROTO);
+	/* another member is read in turn */
+	memcpy(buf + sizeof(small) - 1, stored, sizeof(stored) - 1);
+	r = gz_prefix(buf, sizeof(small) + sizeof(stored) - 2, out,
+	    sizeof(out));
+	CHECK_MEM(out, r, "hello hello hello hello\nstored!", 31);
+	/* a member cut inside its trailer: what came out stands */
+	r = gz_prefix(small, sizeof(small) - 4, out, sizeof(out));
+	CHECK_INT(r, 24);
 }
 
 static size_t
@@ -461,7 +546,7 @@ TEST(backup_name_from_export)
 	size_t i;
 
 	/* dynamic Huffman blocks, checked against the plain tar */
-	n = gunzip_prefix(gz, ng, out, sizeof(out));
+	n = gz_prefix(gz, ng, out, sizeof(out));
 	CHECK_INT(n, 10240);
 	CHECK_INT(nt, 1536);
 	CHECK_MEM(out, nt, tar, nt);
@@ -477,27 +562,108 @@ TEST(backup_name_from_export)
 	CHECK_INT(backup_tar_name(tar, nt, name, sizeof(name)), -EBOX_PROTO);
 }
 
-/* A one-entry ustar archive holding backup/index.yaml = body. */
-static size_t
-tar_index(unsigned char *tar, size_t cap, const char *body, size_t n)
+/* The checksum field as GNU tar and Go write it: six digits, NUL, space. */
+static void
+tar_sum(unsigned char *h)
 {
 	unsigned sum = 0;
 	size_t i;
 
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* A POSIX ustar header for a plain file path of n bytes. */
+static void
+tar_head(unsigned char *h, const char *path, size_t n)
+{
+	memset(h, 0, 512);
+	memcpy(h, path, strlen(path));
+	memcpy(h + 100, "0000644", 7);
+	snprintf((char *)h + 124, 12, "%011o", (unsigned)n);
+	h[156] = '0';
+	memcpy(h + 257, "ustar\0" "00", 8);
+	tar_sum(h);
+}
+
+/* A one-entry ustar archive holding backup/index.yaml = body. */
+static size_t
+tar_index(unsigned char *tar, size_t cap, const char *body, size_t n)
+{
 	if (cap < 512 + ((n + 511) & ~(size_t)511) + 1024)
 		return 0;
 	memset(tar, 0, cap);
-	memcpy(tar, "backup/index.yaml", 17);
-	memcpy(tar + 100, "0000644", 7);
-	snprintf((char *)tar + 124, 12, "%011o", (unsigned)n);
-	tar[156] = '0';
-	memcpy(tar + 257, "ustar", 5);
-	memset(tar + 148, ' ', 8);
-	for (i = 0; i < 512; i++)
-		sum += tar[i];
-	snprintf((char *)tar + 148, 8, "%06o", sum);
+	tar_head(tar, "backup/index.yaml", n);
 	memcpy(tar + 512, body, n);
 	return 512 + ((n + 511) & ~(size_t)511) + 1024;
+}
+
+/* The one tar header reader: octal and base-256, the checksum, the magic. */
+TEST(tar_header_reader)
+{
+	static unsigned char tar[4096];
+	unsigned char h[512];
+	char name[64];
+	long long sum;
+	size_t n;
+
+	CHECK_INT(tar_num((const unsigned char *)"0000644\0", 8), 0644);
+	CHECK_INT(tar_num((const unsigned char *)"  644 \0\0", 8), 0644);
+	CHECK_INT(tar_num((const unsigned char *)"\0\0\0\0\0\0\0\0", 8), 0);
+	/* a number after a NUL: two readers could see 0 or 0644 */
+	CHECK_INT(tar_num((const unsigned char *)"\0\0" "000644", 8), -1);
+	CHECK_INT(tar_num((const unsigned char *)"0006 44\0", 8), -1);
+	CHECK_INT(tar_num((const unsigned char *)"0000648\0", 8), -1);
+	/* base-256: what GNU tar and Go write for 8 GiB and more */
+	CHECK_INT(tar_num((const unsigned char *)"\x80\0\0\0\0\0\0\x02"
+	    "\0\0\0\0", 12), 1LL << 33);
+	CHECK_INT(tar_num((const unsigned char *)"\xff\xff\xff\xff\xff\xff"
+	    "\xff\xff\xff\xff\xff\xff", 12), -1);	/* negative */
+	CHECK_INT(tar_num((const unsigned char *)"\x81\0\0\0\0\0\0\0"
+	    "\0\0\0\x05", 12), -1);			/* 2^88 + 5 */
+	CHECK_INT(tar_num((const unsigned char *)"\x80\x01\0\0\0\0\0\0"
+	    "\0\0\0\0", 12), -1);			/* 2^80 */
+	tar_head(h, "backup/index.yaml", 14);
+	CHECK(tar_header_bad(h) == NULL);
+	memcpy(h + 257, "ustar  \0", 8);		/* GNU */
+	tar_sum(h);
+	CHECK(tar_header_bad(h) == NULL);
+	h[0] ^= 1;
+	CHECK_STR(tar_header_bad(h), "a tar header with a bad checksum");
+	h[0] ^= 1;
+	memcpy(h + 257, "ustar\0\0\0", 8);		/* neither */
+	tar_sum(h);
+	CHECK_STR(tar_header_bad(h), "a tar header that is neither ustar "
+	    "nor GNU");
+	memset(h + 257, 0, 8);				/* V7 */
+	tar_sum(h);
+	CHECK(tar_header_bad(h) != NULL);
+	/* the right checksum in base-256: nobody writes one, so refused */
+	tar_head(h, "backup/index.yaml", 14);
+	sum = tar_num(h + 148, 8);
+	memset(h + 148, 0, 8);
+	h[148] = 0x80;
+	h[154] = (unsigned char)(sum >> 8);
+	h[155] = (unsigned char)sum;
+	CHECK(sum > 0 && tar_num(h + 148, 8) == sum);
+	CHECK_STR(tar_header_bad(h), "a tar header with a bad checksum");
+
+	/* backup_tar_name reads the same headers: a base-256 size before
+	 * index.yaml is walked over, a V7 or bad-magic header refused */
+	memset(tar, 0, sizeof(tar));
+	tar_head(tar, "backup/big", 0);
+	memcpy(tar + 124, "\x80\0\0\0\0\0\0\0\0\0\0\x05", 12);
+	tar_sum(tar);
+	memcpy(tar + 512, "12345", 5);
+	n = tar_index(tar + 1024, sizeof(tar) - 1024, "name: big\n", 10);
+	CHECK_INT(backup_tar_name(tar, 1024 + n, name, sizeof(name)), 0);
+	CHECK_STR(name, "big");
+	n = tar_index(tar, sizeof(tar), "name: web-1\n", 12);
+	memcpy(tar + 257, "ustar\0\0\0", 8);
+	tar_sum(tar);
+	CHECK_INT(backup_tar_name(tar, n, name, sizeof(name)), -EBOX_PROTO);
 }
 
 TEST(backup_name_refuses_control_bytes)
@@ -514,6 +680,53 @@ TEST(backup_name_refuses_control_bytes)
 	CHECK_INT(backup_tar_name(tar, n, name, sizeof(name)), -EBOX_PROTO);
 	n = tar_index(tar, sizeof(tar), "name: \033[2Jx\n", 13);
 	CHECK_INT(backup_tar_name(tar, n, name, sizeof(name)), -EBOX_PROTO);
+}
+
+static int
+peek(const unsigned char *p, size_t n, char *name)
+{
+	char path[] = "/tmp/box-unit-peek.XXXXXX";
+	struct box_err e;
+	int fd = mkstemp(path), rc;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return -errno;
+	CHECK_INT(write(fd, p, n), n);
+	close(fd);
+	err_clear(&e);
+	rc = backup_peek_name(path, name, 64, &e);
+	unlink(path);
+	return rc;
+}
+
+/* The peek at a file's start, on the one gzip decoder. */
+TEST(backup_peek_name_reads_the_start)
+{
+	static unsigned char gz[4096], tar[32768];
+	size_t ng = slurp("index.tar.gz", gz, sizeof(gz)), nt;
+	char name[64];
+
+	CHECK_INT(peek(gz, ng, name), 0);
+	CHECK_STR(name, "boxit-unit");
+	/* cut short (as a big export is, past BACKUP_PEEK): a prefix */
+	CHECK_INT(peek(gz, ng - 20, name), 0);
+	CHECK_STR(name, "boxit-unit");
+	/* a whole file with a bad CRC-32 is not read as a prefix */
+	gz[ng - 8] ^= 1;
+	CHECK_INT(peek(gz, ng, name), -EBOX_PROTO);
+	gz[ng - 8] ^= 1;
+	CHECK_INT(peek(gz, 9, name), -ENOENT);	/* nothing came out */
+	gz[10] ^= 0x02;		/* the block type: 3 */
+	CHECK_INT(peek(gz, ng, name), -EBOX_PROTO);
+	/* what Incus writes: a real export, gzip and plain */
+	ng = slurp("vet-clean.tar.gz", gz, sizeof(gz));
+	CHECK_INT(peek(gz, ng, name), 0);
+	CHECK_STR(name, "hi-probe");
+	nt = slurp("vet-clean.tar", tar, sizeof(tar));
+	CHECK_INT(peek(tar, nt, name), 0);
+	CHECK_STR(name, "hi-probe");
+	CHECK_INT(peek((const unsigned char *)"PK\3\4", 4, name), -EBOX_PROTO);
 }
 
 TEST(backup_sidecar_format)
