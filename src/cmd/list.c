@@ -1,9 +1,9 @@
 /*
  * box list - the boxes on this host, from cheap reads:
  *   GET /1.0/instances?recursion=1         every box and its status
- *   GET /1.0/storage-pools/<p>/volumes?recursion=1
- *                                          every instance volume and its
- *                                          snapshots ("box/snap"), per pool
+ *   GET /1.0/storage-pools/<p>/volumes     every volume's URL, snapshots
+ *                                          included (".../container/<box>/
+ *                                          snapshots/<snap>"), per pool
  *   the network's DHCP records on the host  a running box's address
  *                                          (box/where.h)
  * recursion=2 would make the daemon collect runtime state for every
@@ -150,8 +150,9 @@ count_snapshots(struct incus *c, struct roster *ro, char *why, size_t wcap,
 			snprintf(why, wcap, "pool name %.60s", pools[p]);
 			return -EINVAL;
 		}
-		snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes?"
-		    "recursion=1", esc);
+		/* Names only: recursion=1 would render every volume. */
+		snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes",
+		    esc);
 		rc = incus_call(c, "GET", path, NULL, &r, &ve);
 		if (rc < 0 || json_type(&r.doc, r.metadata) != JSON_ARRAY) {
 			snprintf(why, wcap, "pool %.60s's volume list: %.600s",
@@ -162,13 +163,22 @@ count_snapshots(struct incus *c, struct roster *ro, char *why, size_t wcap,
 		}
 		for (v = json_child(&r.doc, r.metadata); v >= 0;
 		    v = json_next(&r.doc, v)) {
-			char name[160], type[32], *slash;
+			char url[400], *type, *name, *snap;
+			size_t pre = strlen(path);
 
-			if (json_gets(&r.doc, v, "name", name, sizeof(name),
-			    NULL) == NULL || (slash = strchr(name, '/')) == NULL)
+			/* <path>/<type>/<instance>/snapshots/<snapshot> */
+			if (json_str(&r.doc, v, url, sizeof(url)) < 0 ||
+			    strncmp(url, path, pre) != 0 || url[pre] != '/')
 				continue;
-			*slash = '\0';
-			json_gets(&r.doc, v, "type", type, sizeof(type), "");
+			type = url + pre + 1;
+			if ((name = strchr(type, '/')) == NULL)
+				continue;
+			*name++ = '\0';
+			if ((snap = strchr(name, '/')) == NULL ||
+			    strncmp(snap, "/snapshots/", 11) != 0 ||
+			    snap[11] == '\0')
+				continue;
+			*snap = '\0';
 			for (i = 0; i < ro->n; i++)
 				if (strcmp(ro->v[i].pool, pools[p]) == 0 &&
 				    strcmp(ro->v[i].bi.name, name) == 0 &&
