@@ -111,12 +111,12 @@ const struct verb box_verbs[] = {
 	  "the box's secrets (logins, keys, history): treat it as a credential.\n", 0 },
 	{ "import", cmd_import, "<file> [--name <box>]",
 	  "bring an exported box back, re-homed on this host",
-	  "Checks the file against <file>.sha256 first (a truncated or corrupted\n"
-	  "export is refused with nothing created), uploads it under --name or\n"
-	  "the name recorded inside, then re-homes it: the box-net profile only,\n"
-	  "fresh MAC addresses and machine identity, no doors of its source's,\n"
-	  "import stamps beside the untouched mint stamp.  A name already taken\n"
-	  "is refused.\n", 0 },
+	  "Checks the file against <file>.sha256 as it uploads (a truncated or\n"
+	  "corrupted export is refused with nothing created: the last bytes are\n"
+	  "withheld), under --name or the name recorded inside, then re-homes\n"
+	  "it: the box-net profile only, fresh MAC addresses and machine\n"
+	  "identity, no doors of its source's, import stamps beside the\n"
+	  "untouched mint stamp.  A name already taken is refused.\n", 0 },
 	{ "rename", cmd_rename, "<box> <new-name>",
 	  "rename a stopped box (its snapshots follow)",
 	  NULL, 0 },
