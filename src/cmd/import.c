@@ -2,9 +2,13 @@
  * box import <file> [--name <box>]
  *
  * An export back into a box, on this host's terms:
- *   1. the file is checked against <file>.sha256 before anything is sent
- *      (a truncated or corrupted export is refused, nothing created); a
- *      file without one (an `incus export`) is imported with a warning
+ *   1. the file is checked against <file>.sha256 while it uploads (the
+ *      hash rides along with the daemon's own write of the upload); a
+ *      mismatch withholds the last bytes, so the daemon, which stores the
+ *      whole body before it reads it, creates nothing.  A file the vet
+ *      below cannot read is hashed first, on its own, so that a truncated
+ *      file is called truncated.  A file without one (an `incus export`)
+ *      is imported with a warning
  *   2. the whole file is read the way the daemon will read it and every
  *      instance and snapshot config inside is held against box's allowlist
  *      (box/vet.h, box/vet_export.h): anything a box may not have -
@@ -64,7 +68,21 @@ struct src {
 	int fd;
 	long long done, total;
 	struct progress p;
+	const char *want;	/* the recorded SHA-256 to hash against, or NULL */
+	struct sha256 sha;
+	int bad;		/* the bytes did not match it */
 };
+
+static int
+sums_match(struct sha256 *sha, const char *want)
+{
+	unsigned char d[32];
+	char got[65];
+
+	sha256_out(sha, d);
+	backup_hex(d, got);
+	return strcmp(got, want) == 0;
+}
 
 static ssize_t
 from_file(void *ctx, void *buf, size_t n)
@@ -79,6 +97,16 @@ from_file(void *ctx, void *buf, size_t n)
 	if (r < 0)
 		return -errno;
 	s->done += r;
+	if (s->want != NULL && r > 0) {
+		sha256_update(&s->sha, buf, (size_t)r);
+		if (s->done >= s->total && !sums_match(&s->sha, s->want)) {
+			/* Withhold the last bytes: the daemon, which stores
+			 * the whole upload before it reads any of it, gets a
+			 * short body and creates nothing. */
+			s->bad = 1;
+			return -EBADMSG;
+		}
+	}
 	progress_bytes(a, sizeof(a), s->done);
 	progress_bytes(b, sizeof(b), s->total);
 	snprintf(line, sizeof(line), "%s of %s (%lld%%)", a, b,
@@ -88,42 +116,55 @@ from_file(void *ctx, void *buf, size_t n)
 }
 
 static int
-check_sum(const char *file, int fd, long long size, struct box_err *e)
+sum_refusal(const char *file, struct box_err *e)
 {
-	unsigned char buf[1 << 16], d[32];
-	char want[65], got[65];
-	struct sha256 sha;
-	struct src s;
-	ssize_t n;
-	int rc;
+	err_clear(e);
+	err_set(e, -EBADMSG, "%s does not match its recorded SHA-256 — it is "
+	    "truncated or corrupted; nothing was imported", file);
+	err_fix(e, "export the box again, or find the intact copy");
+	return -EBADMSG;
+}
 
-	rc = backup_sidecar_read(file, want, e);
+/*
+ * The recorded SHA-256 (<file>.sha256) into want; 0, or 1 when there is
+ * none (said: an `incus export` has none).  The file is hashed as it
+ * uploads (from_file); only a file the vet could not read is hashed on
+ * its own first, so that a truncated file is called truncated.
+ */
+static int
+read_sum(const char *file, char want[65], struct box_err *e)
+{
+	int rc = backup_sidecar_read(file, want, e);
+
 	if (rc == -ENOENT) {
 		life_say("warning: no %s.sha256 beside it, so box cannot tell "
 		    "whether the file is whole; importing anyway", file);
-		return 0;
+		return 1;
 	}
-	if (rc < 0)
-		return rc;
+	return rc;
+}
+
+static int
+check_sum(const char *file, int fd, long long size, const char *want,
+    struct box_err *e)
+{
+	unsigned char buf[1 << 16];
+	struct src s;
+	ssize_t n;
+
 	memset(&s, 0, sizeof(s));
 	s.fd = fd;
 	s.total = size;
 	progress_start(&s.p, "checking the file against its SHA-256");
-	sha256_init(&sha, -1);
+	sha256_init(&s.sha, -1);
 	while ((n = from_file(&s, buf, sizeof(buf))) > 0)
-		sha256_update(&sha, buf, (size_t)n);
+		sha256_update(&s.sha, buf, (size_t)n);
 	progress_clear(&s.p);
 	if (n < 0)
 		return err_set(e, (int)n, "reading %s: %s", file,
 		    err_str((int)n));
-	sha256_out(&sha, d);
-	backup_hex(d, got);
-	if (strcmp(got, want) != 0) {
-		err_set(e, -EBADMSG, "%s does not match its recorded SHA-256 — "
-		    "it is truncated or corrupted; nothing was imported", file);
-		err_fix(e, "export the box again, or find the intact copy");
-		return -EBADMSG;
-	}
+	if (!sums_match(&s.sha, want))
+		return sum_refusal(file, e);
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return err_set(e, -errno, "rewinding %s", file);
 	return 0;
@@ -131,8 +172,8 @@ check_sum(const char *file, int fd, long long size, struct box_err *e)
 
 static int
 upload(struct incus *c, const char *file, int fd, long long size,
-    const char *name, const char *pool, char *op, size_t opcap,
-    struct box_err *e)
+    const char *want, const char *name, const char *pool, char *op,
+    size_t opcap, struct box_err *e)
 {
 	struct incus_reply r;
 	char headers[256];
@@ -142,12 +183,16 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	memset(&s, 0, sizeof(s));
 	s.fd = fd;
 	s.total = size;
+	s.want = want;
+	sha256_init(&s.sha, -1);
 	snprintf(headers, sizeof(headers), "X-Incus-name: %s\r\n"
 	    "X-Incus-pool: %s\r\n", name, pool);
 	progress_start(&s.p, "uploading");
 	rc = stream_send(c, "POST", "/1.0/instances",
 	    "application/octet-stream", headers, size, from_file, &s, &r, e);
 	progress_clear(&s.p);
+	if (s.bad)
+		return sum_refusal(file, e);
 	if (rc == 0 && r.type != INCUS_ASYNC)
 		rc = err_set(e, -EBOX_PROTO, "the daemon did not start a "
 		    "restore operation");
@@ -362,9 +407,10 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	struct stat st;
 	const char *file, *stage = "checks";
 	char name[BOX_NAME_MAX + 64], recorded[BOX_NAME_MAX + 64], pool[64],
-	    op[160], addr[64], tmp[BOX_NAME_MAX], q[400];
+	    op[160], addr[64], tmp[BOX_NAME_MAX], q[400], want[65];
 	const char *target;
 	struct box_info old;
+	int sum;
 	struct vet v;
 	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0;
 
@@ -380,12 +426,22 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		rc = err_set(e, -ENOENT, "no such file: %s", file);
 		goto out_fd;
 	}
-	if ((rc = check_sum(file, fd, (long long)st.st_size, e)) < 0)
+	if ((sum = read_sum(file, want, e)) < 0) {
+		rc = sum;
 		goto out_fd;
+	}
 	vet_init(&v);
 	if ((rc = vet_export_file(file, &v, recorded, sizeof(recorded),
-	    e)) < 0)
+	    e)) < 0) {
+		struct box_err se;
+
+		/* Unreadable: truncated or corrupted, if its sum says so. */
+		err_clear(&se);
+		if (sum == 0 && check_sum(file, fd, (long long)st.st_size,
+		    want, &se) == -EBADMSG)
+			*e = se;
 		goto out_fd;
+	}
 	if (v.n > 0 || v.more > 0) {
 		rc = refuse_items(&v, 0, e);
 		goto out_fd;
@@ -448,8 +504,12 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	else
 		life_say("importing %s as %s ...", file, name);
 	stage = "upload";
-	rc = upload(&c, file, fd, (long long)st.st_size, target, pool, op,
-	    sizeof(op), e);
+	rc = upload(&c, file, fd, (long long)st.st_size, sum == 0 ? want :
+	    NULL, target, pool, op, sizeof(op), e);
+	if (rc == -EBADMSG) {
+		posted = 1;	/* the daemon should hold nothing: make sure */
+		goto fail;
+	}
 	if (rc < 0)
 		goto fail;
 	posted = 1;

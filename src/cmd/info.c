@@ -1,12 +1,15 @@
 /*
- * box info <box> - one box in full, from one request:
- * GET /1.0/instances/<box>?recursion=1 (config, devices, state, snapshots).
+ * box info <box> - one box in full: GET /1.0/instances/<box> (config and
+ * devices, no runtime state), its address from the host's DHCP records,
+ * GET .../snapshots?recursion=1.  --json prints the daemon's whole object
+ * (GET /1.0/instances/<box>?recursion=1: state and snapshots included).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "box/box.h"
+#include "box/where.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"
@@ -16,6 +19,10 @@
 struct view {
 	const struct json_doc *d;
 	int inst;
+	const struct json_doc *sd;	/* the snapshot list's reply */
+	int snaps;
+	char addr[64];
+	char why[256];			/* why no address, or "" */
 };
 
 static const char *
@@ -144,8 +151,8 @@ print_lineage(const struct view *v, const struct box_info *bi)
 static void
 print_snapshots(const struct view *v, const char *box)
 {
-	const struct json_doc *d = v->d;
-	int snaps = json_get(d, v->inst, "snapshots"), s;
+	const struct json_doc *d = v->sd;
+	int snaps = v->snaps, s;
 	char name[128], when[64], human[64], firstname[128] = "";
 
 	if (json_count(d, snaps) == 0) {
@@ -173,12 +180,9 @@ print_snapshots(const struct view *v, const char *box)
 static void
 print_info(const struct view *v, const struct box_info *bi)
 {
-	struct box_subnets sn;
-	char addr[64], status[32];
+	char status[32];
 	size_t i;
 
-	box_subnets_read(&sn);
-	box_address(v->d, v->inst, &sn, addr, sizeof(addr));
 	snprintf(status, sizeof(status), "%s", bi->status[0] ? bi->status : "-");
 	for (i = 0; status[i] != '\0'; i++)
 		if (status[i] >= 'a' && status[i] <= 'z')
@@ -187,7 +191,9 @@ print_info(const struct view *v, const struct box_info *bi)
 	    "NAME", bi->name, "STATE", status, "TYPE",
 	    strcmp(bi->type, "virtual-machine") == 0 ? "VM" :
 	    strcmp(bi->type, "container") == 0 ? "CT" : bi->type,
-	    "ADDRESS", addr);
+	    "ADDRESS", v->addr);
+	if (v->why[0] != '\0')
+		printf(LABEL "no address shown: %s\n", "", v->why);
 	print_exposures(v);
 	putchar('\n');
 	print_minted(v);
@@ -195,6 +201,65 @@ print_info(const struct view *v, const struct box_info *bi)
 	print_lineage(v, bi);
 	putchar('\n');
 	print_snapshots(v, bi->name);
+}
+
+/*
+ * The cheap way: the instance without its runtime state, its address from
+ * the host's DHCP records (box/where.h), its snapshots in one more call.
+ * Where the records cannot answer, the instance with its state (said on
+ * stderr).
+ */
+static int
+show(struct incus *c, const char *name, struct box_err *e)
+{
+	struct incus_reply r, sr, fr;
+	struct box_where w;
+	struct box_info bi;
+	struct view v;
+	char path[160];
+	int rc, got;
+
+	memset(&v, 0, sizeof(v));
+	rc = box_fetch(c, name, 0, &r, &bi, e);
+	if (rc < 0)
+		return rc;
+	v.d = &r.doc;
+	v.inst = r.metadata;
+	where_init(&w);
+	got = where_address(&w, &r.doc, r.metadata, v.addr, sizeof(v.addr),
+	    v.why, sizeof(v.why));
+	where_free(&w);
+	fr.body = NULL;
+	if (got < 0) {
+		struct box_subnets sn;
+
+		fprintf(stderr, "box: %s — asking the daemon for its full "
+		    "state instead\n", v.why);
+		v.why[0] = '\0';
+		rc = box_fetch(c, name, 1, &fr, NULL, e);
+		if (rc < 0)
+			goto out;
+		box_subnets_read(&sn);
+		box_address(&fr.doc, fr.metadata, &sn, v.addr, sizeof(v.addr));
+	} else if (got == 0 && !bi.running) {
+		v.why[0] = '\0';	/* a stopped box has none: nothing to say */
+	}
+	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots?recursion=1",
+	    bi.name);
+	rc = incus_call(c, "GET", path, NULL, &sr, e);
+	if (rc < 0) {
+		err_context(e, "listing the snapshots of %s", bi.name);
+		goto out;
+	}
+	v.sd = &sr.doc;
+	v.snaps = sr.metadata;
+	print_info(&v, &bi);
+	incus_reply_free(&sr);
+out:
+	if (fr.body != NULL)
+		incus_reply_free(&fr);
+	incus_reply_free(&r);
+	return rc;
 }
 
 int
@@ -206,7 +271,6 @@ cmd_info(int argc, char **argv, struct box_err *e)
 	};
 	struct opt_result res;
 	struct incus_reply r;
-	struct box_info bi;
 	struct incus c;
 	int rc;
 
@@ -218,19 +282,15 @@ cmd_info(int argc, char **argv, struct box_err *e)
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	rc = box_fetch(&c, res.pos[0], 1, &r, &bi, e);
-	if (rc == 0) {
-		if (opts[0].seen) {
-			size_t n;
-			const char *raw = json_raw(&r.doc, r.metadata, &n);
+	if (!opts[0].seen) {
+		rc = show(&c, res.pos[0], e);
+	} else if ((rc = box_fetch(&c, res.pos[0], 1, &r, NULL, e)) == 0) {
+		/* The daemon's own object, state and snapshots included. */
+		size_t n;
+		const char *raw = json_raw(&r.doc, r.metadata, &n);
 
-			fwrite(raw, 1, n, stdout);
-			putchar('\n');
-		} else {
-			struct view v = { &r.doc, r.metadata };
-
-			print_info(&v, &bi);
-		}
+		fwrite(raw, 1, n, stdout);
+		putchar('\n');
 		incus_reply_free(&r);
 	}
 	incus_close(&c);

@@ -1,21 +1,49 @@
 /*
- * box list - the boxes on this host, from one request:
- * GET /1.0/instances?recursion=2 (state for the address, snapshots for the
- * count).  The daemon filters to tagged instances; the tag is checked again
- * here, because the filter is a convenience and the tag is the boundary.
+ * box list - the boxes on this host, from cheap reads:
+ *   GET /1.0/instances?recursion=1         every box and its status
+ *   GET /1.0/storage-pools/<p>/volumes     every volume's URL, snapshots
+ *                                          included (".../container/<box>/
+ *                                          snapshots/<snap>"), per pool
+ *   the network's DHCP records on the host  a running box's address
+ *                                          (box/where.h)
+ * recursion=2 would make the daemon collect runtime state for every
+ * instance, one worker at a time; that is the fallback, taken (and said
+ * once on stderr) only where a cheap read cannot answer, and what
+ * --json=full prints (the daemon's own objects, as box list --json did
+ * before it had its own schema).  The daemon filters to tagged instances; the tag is checked
+ * again here, because the filter is a convenience and the tag is the
+ * boundary.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "box/box.h"
+#include "box/where.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/table.h"
 
-#define LIST_PATH "/1.0/instances?recursion=2&filter=" \
-	"config.user.box+eq+1+or+config.user.claudebox+eq+1"
+#define FILTER "filter=config.user.box+eq+1+or+config.user.claudebox+eq+1"
+#define LIST_FAST "/1.0/instances?recursion=1&" FILTER
+#define LIST_FULL "/1.0/instances?recursion=2&" FILTER
+#define MAX_POOLS 8
+
+enum { OUT_TABLE, OUT_JSON, OUT_FULL };
+
+struct row {
+	struct box_info bi;
+	char addr[64];
+	char pool[64];
+	int snaps;
+};
+
+struct roster {
+	struct row *v;
+	int n;
+};
 
 static const char *
 short_type(const char *t)
@@ -36,7 +64,221 @@ upper(char *s)
 }
 
 static int
-print_json(const struct json_doc *d, int arr)
+row_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->bi.name,
+	    ((const struct row *)b)->bi.name);
+}
+
+/* The pool of the instance's root disk, or "". */
+static void
+root_pool(const struct json_doc *d, int inst, char *buf, size_t cap)
+{
+	int devs = json_get(d, inst, "expanded_devices"), k;
+	char type[16], path[8];
+
+	buf[0] = '\0';
+	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
+		int dev = json_next(d, k);
+
+		if (strcmp(json_gets(d, dev, "type", type, sizeof(type), ""),
+		    "disk") == 0 && strcmp(json_gets(d, dev, "path", path,
+		    sizeof(path), ""), "/") == 0) {
+			json_gets(d, dev, "pool", buf, cap, "");
+			return;
+		}
+	}
+}
+
+/* The tagged instances of the list reply as rows (addresses not yet). */
+static int
+roster_from(const struct json_doc *d, int arr, struct roster *ro,
+    struct box_err *e)
+{
+	int i, cap = json_count(d, arr);
+
+	ro->n = 0;
+	ro->v = calloc(cap > 0 ? (size_t)cap : 1, sizeof(*ro->v));
+	if (ro->v == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
+		struct row *r = &ro->v[ro->n];
+
+		if (!box_is_tagged(d, i, NULL))
+			continue;
+		box_info_from(d, i, &r->bi);
+		snprintf(r->addr, sizeof(r->addr), "-");
+		root_pool(d, i, r->pool, sizeof(r->pool));
+		r->snaps = json_count(d, json_get(d, i, "snapshots"));
+		ro->n++;
+	}
+	return 0;
+}
+
+/* Count each box's snapshots from its pool's volume list. */
+static int
+count_snapshots(struct incus *c, struct roster *ro, char *why, size_t wcap,
+    struct box_err *e)
+{
+	char pools[MAX_POOLS][64], path[192], esc[128];
+	int np = 0, i, p, rc;
+
+	for (i = 0; i < ro->n; i++) {
+		for (p = 0; p < np && strcmp(pools[p], ro->v[i].pool) != 0; p++)
+			;
+		if (ro->v[i].pool[0] == '\0') {
+			snprintf(why, wcap, "%.64s has no root disk pool",
+			    ro->v[i].bi.name);
+			return -ENOTSUP;
+		}
+		if (p == np) {
+			if (np == MAX_POOLS) {
+				snprintf(why, wcap, "boxes on more than %d "
+				    "pools", MAX_POOLS);
+				return -E2BIG;
+			}
+			snprintf(pools[np++], sizeof(pools[0]), "%s",
+			    ro->v[i].pool);
+		}
+	}
+	for (p = 0; p < np; p++) {
+		struct incus_reply r;
+		struct box_err ve = { 0 };
+		int v;
+
+		if (url_escape(pools[p], esc, sizeof(esc)) < 0) {
+			snprintf(why, wcap, "pool name %.60s", pools[p]);
+			return -EINVAL;
+		}
+		/* Names only: recursion=1 would render every volume. */
+		snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes",
+		    esc);
+		rc = incus_call(c, "GET", path, NULL, &r, &ve);
+		if (rc < 0 || json_type(&r.doc, r.metadata) != JSON_ARRAY) {
+			snprintf(why, wcap, "pool %.60s's volume list: %.600s",
+			    pools[p], rc < 0 ? ve.msg : "not a list");
+			if (rc == 0)
+				incus_reply_free(&r);
+			return rc < 0 ? rc : -EBOX_PROTO;
+		}
+		for (v = json_child(&r.doc, r.metadata); v >= 0;
+		    v = json_next(&r.doc, v)) {
+			char url[400], *type, *name, *snap;
+			size_t pre = strlen(path);
+
+			/* <path>/<type>/<instance>/snapshots/<snapshot> */
+			if (json_str(&r.doc, v, url, sizeof(url)) < 0 ||
+			    strncmp(url, path, pre) != 0 || url[pre] != '/')
+				continue;
+			type = url + pre + 1;
+			if ((name = strchr(type, '/')) == NULL)
+				continue;
+			*name++ = '\0';
+			if ((snap = strchr(name, '/')) == NULL ||
+			    strncmp(snap, "/snapshots/", 11) != 0 ||
+			    snap[11] == '\0')
+				continue;
+			*snap = '\0';
+			for (i = 0; i < ro->n; i++)
+				if (strcmp(ro->v[i].pool, pools[p]) == 0 &&
+				    strcmp(ro->v[i].bi.name, name) == 0 &&
+				    strcmp(ro->v[i].bi.type, type) == 0)
+					ro->v[i].snaps++;
+		}
+		incus_reply_free(&r);
+	}
+	(void)e;
+	return 0;
+}
+
+/*
+ * The cheap reads.  0 with ro filled; < 0 with why when they cannot answer
+ * (the caller asks the daemon for everything instead); other errors in e.
+ */
+static int
+list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	struct box_where w;
+	int i, k, rc;
+
+	rc = incus_call(c, "GET", LIST_FAST, NULL, &r, e);
+	if (rc < 0)
+		return err_context(e, "listing boxes"), rc;
+	if (json_type(&r.doc, r.metadata) != JSON_ARRAY) {
+		incus_reply_free(&r);
+		return err_set(e, -EBOX_PROTO, "listing boxes: the daemon "
+		    "sent no instance list");
+	}
+	rc = roster_from(&r.doc, r.metadata, ro, e);
+	where_init(&w);
+	/* Addresses: the reply's instances are the roster's, in order. */
+	for (i = json_child(&r.doc, r.metadata), k = 0; rc == 0 && i >= 0;
+	    i = json_next(&r.doc, i)) {
+		char whyone[256];
+
+		if (!box_is_tagged(&r.doc, i, NULL))
+			continue;
+		if (where_address(&w, &r.doc, i, ro->v[k].addr,
+		    sizeof(ro->v[k].addr), whyone, sizeof(whyone)) < 0) {
+			snprintf(why, wcap, "%s", whyone);
+			rc = 1;
+		}
+		k++;
+	}
+	where_free(&w);
+	incus_reply_free(&r);
+	if (rc == 0)
+		rc = count_snapshots(c, ro, why, wcap, e);
+	if (rc > 0)
+		rc = -ENOTSUP;
+	if (rc < 0) {
+		free(ro->v);
+		ro->v = NULL;
+		ro->n = 0;
+	}
+	return rc;
+}
+
+/* The daemon's full objects: for --json=full and as the fallback. */
+static int
+list_full(struct incus *c, struct incus_reply *r, struct box_err *e)
+{
+	int rc = incus_call(c, "GET", LIST_FULL, NULL, r, e);
+
+	if (rc < 0) {
+		err_context(e, "listing boxes");
+		return rc;
+	}
+	if (json_type(&r->doc, r->metadata) != JSON_ARRAY) {
+		incus_reply_free(r);
+		return err_set(e, -EBOX_PROTO, "listing boxes: the daemon sent "
+		    "no instance list");
+	}
+	return 0;
+}
+
+static int
+roster_full(const struct json_doc *d, int arr, struct roster *ro,
+    struct box_err *e)
+{
+	struct box_subnets sn;
+	int i, k = 0, rc;
+
+	rc = roster_from(d, arr, ro, e);
+	if (rc < 0)
+		return rc;
+	box_subnets_read(&sn);
+	for (i = json_child(d, arr); i >= 0; i = json_next(d, i))
+		if (box_is_tagged(d, i, NULL))
+			box_address(d, i, &sn, ro->v[k++].addr,
+			    sizeof(ro->v[0].addr));
+	return 0;
+}
+
+static void
+print_raw(const struct json_doc *d, int arr)
 {
 	int i, first = 1;
 	size_t n;
@@ -53,72 +295,123 @@ print_json(const struct json_doc *d, int arr)
 		first = 0;
 	}
 	puts("]");
+}
+
+/* box's own schema; see box help list. */
+static int
+print_json(const struct roster *ro, struct box_err *e)
+{
+	struct json_w w;
+	char *out;
+	size_t len;
+	int i;
+
+	json_w_init(&w, 16u << 20);
+	json_w_arr(&w);
+	for (i = 0; i < ro->n; i++) {
+		const struct row *r = &ro->v[i];
+
+		json_w_obj(&w);
+		json_w_key(&w, "name");
+		json_w_str(&w, r->bi.name);
+		json_w_key(&w, "state");
+		json_w_str(&w, r->bi.status);
+		json_w_key(&w, "type");
+		json_w_str(&w, r->bi.type);
+		json_w_key(&w, "address");
+		if (strcmp(r->addr, "-") == 0)
+			json_w_null(&w);
+		else
+			json_w_str(&w, r->addr);
+		json_w_key(&w, "snapshots");
+		json_w_int(&w, r->snaps);
+		json_w_key(&w, "template");
+		if (r->bi.template_[0] == '\0')
+			json_w_null(&w);
+		else
+			json_w_str(&w, r->bi.template_);
+		json_w_key(&w, "legacy");
+		json_w_bool(&w, r->bi.legacy);
+		json_w_key(&w, "egress");
+		json_w_str(&w, "open");
+		json_w_end(&w, '}');
+	}
+	json_w_end(&w, ']');
+	if (json_w_finish(&w, &out, &len) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	fwrite(out, 1, len, stdout);
+	putchar('\n');
+	free(out);
 	return 0;
 }
 
 static int
-print_table(const struct json_doc *d, int arr, struct box_err *e)
+print_table(const struct roster *ro, struct box_err *e)
 {
-	struct box_subnets sn;
 	struct table tb;
-	int i, rows = 0, rc;
+	int i, rc;
 
-	box_subnets_read(&sn);
-	table_init(&tb, 6);
-	table_row(&tb, (const char *[]){ "NAME", "STATE", "TYPE", "ADDRESS",
-	    "SNAPSHOTS", "TEMPLATE" });
-	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
-		struct box_info bi;
-		char addr[64], snaps[16];
-
-		if (!box_is_tagged(d, i, NULL))
-			continue;
-		box_info_from(d, i, &bi);
-		upper(bi.status);
-		box_address(d, i, &sn, addr, sizeof(addr));
-		snprintf(snaps, sizeof(snaps), "%d",
-		    json_count(d, json_get(d, i, "snapshots")));
-		table_row(&tb, (const char *[]){ bi.name,
-		    bi.status[0] ? bi.status : "-", short_type(bi.type), addr,
-		    snaps, bi.template_[0] ? bi.template_ : "-" });
-		rows++;
-	}
-	if (rows == 0) {
-		table_free(&tb);
+	if (ro->n == 0) {
 		fprintf(stderr, "box: no boxes yet — mint one: "
 		    "box new --name work\n");
 		return 0;
 	}
-	table_sort(&tb);
+	table_init(&tb, 6);
+	table_row(&tb, (const char *[]){ "NAME", "STATE", "TYPE", "ADDRESS",
+	    "SNAPSHOTS", "TEMPLATE" });
+	for (i = 0; i < ro->n; i++) {
+		const struct row *r = &ro->v[i];
+		char status[32], snaps[16];
+
+		snprintf(status, sizeof(status), "%s",
+		    r->bi.status[0] ? r->bi.status : "-");
+		upper(status);
+		snprintf(snaps, sizeof(snaps), "%d", r->snaps);
+		table_row(&tb, (const char *[]){ r->bi.name, status,
+		    short_type(r->bi.type), r->addr, snaps,
+		    r->bi.template_[0] ? r->bi.template_ : "-" });
+	}
 	rc = table_print(&tb, stdout);
 	table_free(&tb);
 	return rc < 0 ? err_set(e, rc, "out of memory") : 0;
 }
 
 static int
-list(int json, struct box_err *e)
+list(int out, struct box_err *e)
 {
 	struct incus c;
 	struct incus_reply r;
+	struct roster ro = { NULL, 0 };
+	char why[1024] = "";
 	int rc;
 
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	rc = incus_call(&c, "GET", LIST_PATH, NULL, &r, e);
-	if (rc < 0) {
-		err_context(e, "listing boxes");
-		incus_close(&c);
-		return rc;
+	if (out != OUT_FULL) {
+		rc = list_fast(&c, &ro, why, sizeof(why), e);
+		if (rc < 0 && why[0] == '\0')
+			goto done;
 	}
-	if (json_type(&r.doc, r.metadata) != JSON_ARRAY)
-		rc = err_set(e, -EBOX_PROTO, "listing boxes: the daemon sent "
-		    "no instance list");
-	else if (json)
-		rc = print_json(&r.doc, r.metadata);
-	else
-		rc = print_table(&r.doc, r.metadata, e);
-	incus_reply_free(&r);
+	if (out == OUT_FULL || rc < 0) {
+		if (out != OUT_FULL)
+			fprintf(stderr, "box: %s — asking the daemon for every "
+			    "box's full state instead (slower)\n", why);
+		rc = list_full(&c, &r, e);
+		if (rc < 0)
+			goto done;
+		if (out == OUT_FULL)
+			print_raw(&r.doc, r.metadata);
+		else
+			rc = roster_full(&r.doc, r.metadata, &ro, e);
+		incus_reply_free(&r);
+		if (rc < 0 || out == OUT_FULL)
+			goto done;
+	}
+	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
+	rc = out == OUT_JSON ? print_json(&ro, e) : print_table(&ro, e);
+done:
+	free(ro.v);
 	incus_close(&c);
 	return rc;
 }
@@ -127,11 +420,11 @@ int
 cmd_list(int argc, char **argv, struct box_err *e)
 {
 	struct opt opts[] = {
-		{ "--json", NULL, 0, NULL, 0 },
+		{ "--json", NULL, OPT_OPTIONAL, NULL, 0 },
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	int rc;
+	int rc, out = OUT_TABLE;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
 	if (rc < 0)
@@ -141,7 +434,17 @@ cmd_list(int argc, char **argv, struct box_err *e)
 		err_fix(e, "for one box: box info %s", res.pos[0]);
 		return -EINVAL;
 	}
-	return list(opts[0].seen, e);
+	if (opts[0].seen) {
+		if (opts[0].value[0] == '\0')
+			out = OUT_JSON;
+		else if (strcmp(opts[0].value, "full") == 0)
+			out = OUT_FULL;
+		else
+			return err_usage(e, "--json takes no value or =full "
+			    "(the daemon's own objects), not '%s'",
+			    opts[0].value);
+	}
+	return list(out, e);
 }
 
 /* Kept for old scripts; says so once, on stderr. */
@@ -157,5 +460,5 @@ cmd_status(int argc, char **argv, struct box_err *e)
 	if (res.npos > 0 || res.dashdash)
 		return err_usage(e, "status takes no arguments");
 	fprintf(stderr, "box: 'status' is deprecated — use 'box list'.\n");
-	return list(0, e);
+	return list(OUT_TABLE, e);
 }

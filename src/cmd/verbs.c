@@ -47,16 +47,30 @@ const struct verb box_verbs[] = {
 	  "list the templates a box can be minted from",
 	  "Lists the templates compiled into this binary (or, when BOX_TEMPLATES\n"
 	  "names a directory, the templates in it) with their descriptions.\n", 0 },
-	{ "list", cmd_list, "[--json]",
+	{ "list", cmd_list, "[--json[=full]]",
 	  "list boxes: name, state, type, address, snapshots, template",
 	  "Lists the instances box minted (tagged user.box=1, or the legacy\n"
-	  "user.claudebox=1) and nothing else, from one request to the daemon.\n"
-	  "ADDRESS is the box's IPv4 on its box bridge, chosen by the bridge's\n"
-	  "subnet (a box may hold many addresses).\n\n"
-	  "  --json   the daemon's full instance objects (with state), as an array\n", 0 },
+	  "user.claudebox=1) and nothing else, without waiting for the daemon\n"
+	  "to collect every instance's runtime state: the instance list, each\n"
+	  "pool's volume list (snapshots), and the network's DHCP records on the\n"
+	  "host ($INCUS_DIR/networks/<net>/, /var/lib/incus by default).\n"
+	  "STATE is always shown; ADDRESS only while the box runs, and only when\n"
+	  "it is known to be right: the lease its MAC holds, granted since the\n"
+	  "box last started, on the address Incus pinned for it (box info says\n"
+	  "why a running box shows none).  Where those records cannot be read\n"
+	  "(not root, a NIC not on a managed network) box asks the daemon for\n"
+	  "everything instead and says so once on stderr.\n\n"
+	  "  --json       an array of {name, state (Incus's status: \"Running\"),\n"
+	  "               type (\"container\" / \"virtual-machine\"), address\n"
+	  "               (dotted IPv4 or null), snapshots (a count), template\n"
+	  "               (or null), legacy (tagged user.claudebox only), egress\n"
+	  "               (\"open\": reserved for the egress policy)}, by name\n"
+	  "  --json=full  the daemon's full instance objects (with state and\n"
+	  "               snapshots), what --json printed before it had its own schema\n", 0 },
 	{ "info", cmd_info, "<box> [--json]",
 	  "everything about one box: state, address, provenance, snapshots",
-	  "Shows a box's state, type and address, the exposures it has open,\n"
+	  "Shows a box's state, type and address (as box list finds it, and why\n"
+	  "a running box shows none), the exposures it has open,\n"
 	  "where it came from (the provenance stamps written when it was minted,\n"
 	  "cloned or imported) and its snapshots.  Instances box did not mint\n"
 	  "are refused.\n\n"
@@ -107,12 +121,12 @@ const struct verb box_verbs[] = {
 	  "the box's secrets (logins, keys, history): treat it as a credential.\n", 0 },
 	{ "import", cmd_import, "<file> [--name <box>] [--force]",
 	  "bring an exported box back, re-homed on this host",
-	  "Checks the file against <file>.sha256 first (a truncated or corrupted\n"
-	  "export is refused with nothing created), uploads it under --name or\n"
-	  "the name recorded inside, then re-homes it: the box-net profile only,\n"
-	  "fresh MAC addresses and machine identity, no doors of its source's,\n"
-	  "import stamps beside the untouched mint stamp.  A name already taken\n"
-	  "is refused.\n\n"
+	  "Checks the file against <file>.sha256 as it uploads (a truncated or\n"
+	  "corrupted export is refused with nothing created: the last bytes are\n"
+	  "withheld), under --name or the name recorded inside, then re-homes\n"
+	  "it: the box-net profile only, fresh MAC addresses and machine\n"
+	  "identity, no doors of its source's, import stamps beside the\n"
+	  "untouched mint stamp.  A name already taken is refused.\n\n"
 	  "  --force   replace the box of that name, after a yes on a terminal\n"
 	  "            (no terminal: refused, exit 2; BOX_YES is not read).  The\n"
 	  "            new one is imported and booted under a temporary name\n"

@@ -55,29 +55,41 @@ struct gz {
 	unsigned char buf[];		/* gz_stream: INCAP bytes of input */
 };
 
-static uint32_t crc_table[256];
+/* Slicing by four: four bytes a step (the CRC of a big export is read in
+ * full, and a byte a step cost about as much as the inflate). */
+static uint32_t crc_table[4][256];
 
 static void
 crc_init(void)
 {
 	uint32_t c, n, k;
 
-	if (crc_table[1] != 0)
+	if (crc_table[0][1] != 0)
 		return;
 	for (n = 0; n < 256; n++) {
 		c = n;
 		for (k = 0; k < 8; k++)
 			c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[n] = c;
+		crc_table[0][n] = c;
 	}
+	for (n = 0; n < 256; n++)
+		for (k = 1; k < 4; k++)
+			crc_table[k][n] = crc_table[0][crc_table[k - 1][n] &
+			    0xff] ^ (crc_table[k - 1][n] >> 8);
 }
 
 static uint32_t
 crc_add(uint32_t crc, const unsigned char *p, size_t n)
 {
 	crc = ~crc;
+	for (; n >= 4; n -= 4, p += 4) {
+		crc ^= (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		crc = crc_table[3][crc & 0xff] ^ crc_table[2][crc >> 8 & 0xff] ^
+		    crc_table[1][crc >> 16 & 0xff] ^ crc_table[0][crc >> 24];
+	}
 	while (n-- > 0)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 
@@ -278,11 +290,36 @@ stored(struct gz *g)
 		return g->err;
 	if (len != (~nlen & 0xffff))
 		return g->err = -EBOX_PROTO;
-	while (len-- > 0) {
-		unsigned b = getbits(g, 8);
-
-		if (g->err || put(g, (unsigned char)b) != 0)
+	/* What the bit buffer already holds (whole bytes now), then straight
+	 * from the input: an export of incompressible data is all stored
+	 * blocks, and a byte at a time through getbits was most of its cost. */
+	while (len > 0 && g->nbits >= 8) {
+		len--;
+		if (put(g, (unsigned char)getbits(g, 8)) != 0)
 			return g->err;
+	}
+	while (len > 0) {
+		size_t k;
+
+		if (g->ipos == g->ilen) {
+			refill(g);
+			if (g->ipos == g->ilen)
+				return g->err = g->err ? g->err : -ENODATA;
+		}
+		k = g->ilen - g->ipos;
+		if (k > len)
+			k = len;
+		if (k > OUTCAP - g->wp)
+			k = OUTCAP - g->wp;
+		memcpy(g->out + g->wp, g->in + g->ipos, k);
+		g->ipos += k;
+		g->wp += k;
+		g->total += k;
+		len -= (unsigned)k;
+		if (g->wp == OUTCAP && flush(g) < 0)
+			return g->err;
+		if (g->stop)
+			return 0;	/* the sink said done */
 	}
 	return 0;
 }

@@ -115,10 +115,12 @@ opt_parse(int argc, char **argv, struct opt *opts, struct opt_result *res,
 			snprintf(name, sizeof(name), "%.*s", (int)n, a);
 			return unknown(verb, name, opts, e);
 		}
-		if (o->seen && o->takes_value)
+		if (o->seen && o->takes_value == 1)
 			return err_usage(e, "%s given twice", o->name);
 		o->seen = 1;
-		if (!o->takes_value) {
+		if (o->takes_value == OPT_OPTIONAL) {
+			o->value = eq != NULL ? eq + 1 : "";
+		} else if (!o->takes_value) {
 			if (eq != NULL)
 				return err_usage(e, "%s takes no value",
 				    o->name);

@@ -10,11 +10,12 @@
 #include "util/err.h"
 
 #define OPT_MAX_POS 16
+#define OPT_OPTIONAL 2
 
 struct opt {
 	const char *name;	/* "--json"; NULL ends the table */
 	const char *alias;	/* "-f", or NULL */
-	int takes_value;
+	int takes_value;	/* 0, 1, or OPT_OPTIONAL: only as "--name=v" */
 	const char *value;	/* out: the value, or "" for a plain flag */
 	int seen;
 };

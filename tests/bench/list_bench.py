@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""box list --json vs the raw request vs incus list, on the same daemon.
+"""box list vs the raw requests vs incus list, on the same daemon.
 
 For each N in the sizes given, make sure exactly N benchmark boxes
-(boxbench-NNN, tagged user.box=1, running busybox) exist, then time, in one
-run and alternating so that drift hits all three alike:
+($BENCH_PREFIX NNN, tagged user.box=1, busybox; at most $BENCH_MAX_RUNNING of
+them running, the rest stopped — a shared machine) exist, then time, in one
+run and alternating so that drift hits all alike:
 
-  box   ./box list --json
-  raw   curl --unix-socket ... the same request box makes
-  incus incus list -f json
+  box      ./box list --json             (box's schema, the fast reads)
+  table    ./box list
+  fast     curl: GET /1.0/instances?recursion=1 + GET the pool's volumes
+           ?recursion=1, one curl each (the raw requests box makes)
+  full     curl: GET /1.0/instances?recursion=2 (what incus list asks)
+  incus    incus list -f json
 
-and print medians and the ratios box/raw and box/incus.  Also: box --version
-wall time, and box list's peak RSS (from wait4) at the largest N.
-Targets (issue 2): box/raw <= 1.2, box/incus <= 0.5, --version <= 1 ms,
-peak RSS <= 4 MiB at 200 boxes.
+and print medians and the ratios.  Also: box --version wall time, and box
+list's peak RSS (from wait4).  Targets (issue 15): box/incus <= 0.2 at 50
+boxes and <= 0.1 at 200, peak RSS <= 4 MiB at 200; --version <= 1 ms.
 """
 import os
 import statistics
@@ -24,9 +27,12 @@ sys.path.insert(0, os.path.dirname(__file__))
 import incus_unix  # noqa: E402
 
 BOX = os.path.abspath(os.environ.get("BOX", "./box"))
-PREFIX = "boxbench-"
-LIST = ("/1.0/instances?recursion=2&filter="
-        "config.user.box+eq+1+or+config.user.claudebox+eq+1")
+PREFIX = os.environ.get("BENCH_PREFIX", "boxbench-")
+MAX_RUNNING = int(os.environ.get("BENCH_MAX_RUNNING", "100000"))
+FILTER = "filter=config.user.box+eq+1+or+config.user.claudebox+eq+1"
+LIST = "/1.0/instances?recursion=2&" + FILTER
+FAST = "/1.0/instances?recursion=1&" + FILTER
+VOLS = "/1.0/storage-pools/default/volumes"
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "15"))
 DEVNULL = os.open(os.devnull, os.O_WRONLY)
 PEAKRSS = "build/bench/peakrss"
@@ -59,20 +65,28 @@ def which(p):
 
 
 def ensure(n):
+    want = ["%s%03d" % (PREFIX, i) for i in range(n)]
     have = sorted(i["name"] for i in incus_unix.call("GET", "/1.0/instances?recursion=1")
                   if i["name"].startswith(PREFIX))
-    for name in have[n:]:
-        incus_unix.call("PUT", "/1.0/instances/%s/state" % name,
-                        {"action": "stop", "force": True})
+    for name in have:
+        if name in want:
+            continue
+        try:
+            incus_unix.call("PUT", "/1.0/instances/%s/state" % name,
+                            {"action": "stop", "force": True})
+        except RuntimeError:
+            pass	# already stopped
         incus_unix.call("DELETE", "/1.0/instances/" + name)
-    for i in range(len(have), n):
+    for i, name in enumerate(want):
+        if name in have:
+            continue
         incus_unix.call("POST", "/1.0/instances", {
-            "name": "%s%03d" % (PREFIX, i), "type": "container",
+            "name": name, "type": "container",
             "source": {"type": "image", "alias": "box-test-busybox"},
             "profiles": ["default"],
             "config": {"user.box": "1", "user.box.template": "blank",
                        "limits.memory": "32MiB"},
-            "start": True})
+            "start": i < MAX_RUNNING})
 
 
 def med_ms(xs):
@@ -85,16 +99,21 @@ def main():
     subprocess.run(["musl-gcc", "-static", "-Os", "-o", PEAKRSS,
                     os.path.join(os.path.dirname(__file__), "peakrss.c")], check=True)
     curl, incus = which("curl"), which("incus")
+    raw = [curl, "-s", "--unix-socket", incus_unix.SOCK]
     cmds = {
         "box": [BOX, "list", "--json"],
-        "raw": [curl, "-s", "--unix-socket", incus_unix.SOCK, "http://incus" + LIST],
+        "table": [BOX, "list"],
+        "fast": raw + ["http://incus" + FAST, "http://incus" + VOLS],
+        "full": raw + ["http://incus" + LIST],
         "incus": [incus, "list", "-f", "json"],
     }
     try:
         for n in sizes:
             t0 = time.time()
             ensure(n)
-            print("N=%d (setup %.0f s)" % (n, time.time() - t0), flush=True)
+            running = sum(1 for i in incus_unix.call("GET", "/1.0/instances?recursion=1")
+                          if i["name"].startswith(PREFIX) and i["status"] == "Running")
+            print("N=%d, %d running (setup %.0f s)" % (n, running, time.time() - t0), flush=True)
             for a in cmds.values():	# warm the daemon and the page cache
                 run(a)
             times = {k: [] for k in cmds}
@@ -102,13 +121,15 @@ def main():
                 for k, a in cmds.items():
                     times[k].append(run(a)[0])
             m = {k: med_ms(v) for k, v in times.items()}
-            print("  median ms: box %.2f  raw %.2f  incus %.2f" % (m["box"], m["raw"], m["incus"]))
-            print("  ratios: box/raw %.2f (target <= 1.2)  box/incus %.2f (target <= 0.5)"
-                  % (m["box"] / m["raw"], m["box"] / m["incus"]))
-            print("  box list --json peak RSS %.2f MiB, box list %.2f MiB (target <= 4 MiB at 200)"
-                  % (peak_rss([BOX, "list", "--json"]), peak_rss([BOX, "list"])))
-            tl = [run([BOX, "list"])[0] for _ in range(ROUNDS)]
-            print("  box list (table) median %.2f ms" % med_ms(tl))
+            print("  median ms: " + "  ".join("%s %.2f" % (k, v) for k, v in m.items()))
+            print("  ratios: box/incus %.3f  table/incus %.3f (targets <= 0.2 at 50, <= 0.1 at 200)  "
+                  "box/fast %.2f  box/full %.3f"
+                  % (m["box"] / m["incus"], m["table"] / m["incus"], m["box"] / m["fast"],
+                     m["box"] / m["full"]))
+            print("  box list --json peak RSS %.2f MiB, box list %.2f MiB, --json=full %.2f MiB "
+                  "(target <= 4 MiB at 200)"
+                  % (peak_rss([BOX, "list", "--json"]), peak_rss([BOX, "list"]),
+                     peak_rss([BOX, "list", "--json=full"])), flush=True)
         v = [run([BOX, "--version"])[0] for _ in range(200)]
         print("box --version: median %.3f ms wall (spawn+exit included; target <= 1 ms)" % med_ms(v))
     finally:

@@ -1,6 +1,8 @@
 #!/bin/sh
 # make bench: every benchmark, one after the other.  Needs root and the
-# daemon (sh ci/setup.sh).  BENCH_SIZES="0 50" to skip the 200-box round.
+# daemon (sh ci/setup.sh).  BENCH_SIZES="0 50" to skip the 200-box round;
+# BENCH_PREFIX names the bench instances, BENCH_MAX_RUNNING caps how many
+# of them run (the rest are made stopped) on a shared machine.
 set -eu
 cd "$(dirname "$0")/../.."
 echo "== box list vs raw request vs incus list"

@@ -46,20 +46,36 @@ expect_eq "$(row ${P}legacy)" "${P}legacy STOPPED CT - 0 claude" "legacy box row
 expect_eq "$(row ${P}snap)" "${P}snap STOPPED CT - 2 -" "box with snapshots"
 expect_eq "$(row ${P}plain)" "" "untagged instance not listed"
 
-# --- box list --json, against what the daemon says --------------------------
-$BOX list --json >/tmp/boxit-li.json 2>&1; rc=$?
+# --- box list --json: box's own schema, against what the daemon says --------
+$BOX list --json >/tmp/boxit-li.json 2>/tmp/boxit-li.err; rc=$?
 expect_eq "$rc" 0 "list --json exits 0"
+expect_eq "$(cat /tmp/boxit-li.err)" "" "list --json takes the fast path (nothing on stderr)"
 got=$(json "' '.join(sorted(i['name'] for i in j if i['name'].startswith('$P')))" </tmp/boxit-li.json)
 expect_eq "$got" "${P}a ${P}legacy ${P}snap" "list --json holds exactly the tagged boxes"
 want=$(api GET '/1.0/instances?recursion=2' | json "' '.join(sorted(
-  i['name'] + ':' + i['status'] + ':' + str(len(i['snapshots'] or []))
+  i['name'] + ':' + i['status'] + ':' + i['type'] + ':' + str(len(i['snapshots'] or []))
   for i in j['metadata'] if i['name'].startswith('$P') and
   ((i['config'].get('user.box') == '1') or (i['config'].get('user.claudebox') == '1'))))")
-got=$(json "' '.join(sorted(i['name'] + ':' + i['status'] + ':' + str(len(i['snapshots'] or []))
+got=$(json "' '.join(sorted(i['name'] + ':' + i['state'] + ':' + i['type'] + ':' + str(i['snapshots'])
   for i in j if i['name'].startswith('$P')))" </tmp/boxit-li.json)
-expect_eq "$got" "$want" "list --json agrees with the daemon (status, snapshots)"
+expect_eq "$got" "$want" "list --json agrees with the daemon (state, type, snapshots)"
+got=$(json "' '.join(sorted(k for k in [i for i in j if i['name'] == '${P}a'][0]))" </tmp/boxit-li.json)
+expect_eq "$got" "address egress legacy name snapshots state template type" "list --json schema keys"
+got=$(json "' '.join(str(i['address']) + ':' + str(i['template']) + ':' + i['egress'] + ':' + str(i['legacy'])
+  for i in sorted(j, key=lambda i: i['name']) if i['name'].startswith('$P'))" </tmp/boxit-li.json)
+expect_eq "$got" "$addr:blank:open:False None:claude:open:True None:None:open:False" \
+    "list --json: address only while running (the lease's, not the decoy), template, egress, legacy"
+
+# --- box list --json=full: the daemon's own objects (what --json was) -------
+$BOX list --json=full >/tmp/boxit-li.json 2>&1; rc=$?
+expect_eq "$rc" 0 "list --json=full exits 0"
+got=$(json "' '.join(sorted(i['name'] + ':' + i['status'] + ':' + i['type'] + ':' + str(len(i['snapshots'] or []))
+  for i in j if i['name'].startswith('$P')))" </tmp/boxit-li.json)
+expect_eq "$got" "$want" "list --json=full agrees with the daemon (status, snapshots)"
 got=$(json "[i for i in j if i['name'] == '${P}a'][0]['state']['network']['eth0']['addresses'][0]['family']" </tmp/boxit-li.json)
-expect_eq "$got" "inet" "list --json carries state"
+expect_eq "$got" "inet" "list --json=full carries state"
+out=$($BOX list --json=yaml 2>&1); rc=$?
+expect_eq "$rc" 2 "list --json=<other> is a usage error"
 
 # --- box info -------------------------------------------------------------------
 out=$($BOX info ${P}a 2>&1); rc=$?

@@ -65,6 +65,24 @@ TEST(opt_refusals)
 	CHECK(strstr(e.msg, "did you mean") == NULL);
 }
 
+TEST(opt_optional_value_only_after_equals)
+{
+	struct opt o[] = {
+		{ "--json", NULL, OPT_OPTIONAL, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result r;
+	struct box_err e;
+
+	CHECK_INT(parse(o, &r, &e, 3, "list", "--json", "full"), 0);
+	CHECK_STR(o[0].value, "");
+	CHECK_INT(r.npos, 1);	/* the next word is not its value */
+	o[0].seen = 0;
+	CHECK_INT(parse(o, &r, &e, 2, "list", "--json=full"), 0);
+	CHECK(o[0].seen);
+	CHECK_STR(o[0].value, "full");
+}
+
 TEST(str_distance_bounds)
 {
 	CHECK_INT(str_distance("list", "lsit", 2), 2);

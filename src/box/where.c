@@ -1,0 +1,160 @@
+/*
+ * where.c - see where.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box/where.h"
+#include "host/nicfilter.h"
+
+void
+where_init(struct box_where *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void
+where_free(struct box_where *w)
+{
+	int i;
+
+	for (i = 0; i < w->n; i++)
+		lease_free(&w->net[i].l);
+	w->n = 0;
+}
+
+/* net's records, read on first use; NULL (why set) when unreadable. */
+static int
+net_get(struct box_where *w, const char *net, int *slot, char *why,
+    size_t wcap)
+{
+	char path[512];
+	int i, rc;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->net[i].net, net) == 0)
+			break;
+	if (i == w->n) {
+		if (w->n == WHERE_MAX_NETS || strlen(net) >= sizeof(w->net[0].net)) {
+			snprintf(why, wcap, "boxes on more than %d networks",
+			    WHERE_MAX_NETS);
+			return -E2BIG;
+		}
+		snprintf(w->net[i].net, sizeof(w->net[i].net), "%s", net);
+		rc = lease_read(net, &w->net[i].l);
+		if (rc == 0)
+			rc = lease_read_time(net, &w->net[i].secs);
+		w->net[i].rc = rc;
+		w->n++;
+	}
+	rc = w->net[i].rc;
+	if (rc < 0) {
+		lease_path(net, "", path, sizeof(path));
+		snprintf(why, wcap, "the DHCP records of network %s (%s) are "
+		    "unreadable: %s", net, path, strerror(-rc));
+		return rc;
+	}
+	if (w->net[i].secs == 0) {
+		snprintf(why, wcap, "network %s grants leases that never "
+		    "expire, so a lease's age is unknown", net);
+		return -ENOTSUP;
+	}
+	*slot = i;
+	return 0;
+}
+
+/* One NIC: 1, 0 or < 0 as where_address(). */
+static int
+nic_address(struct box_where *w, const struct json_doc *d, int inst,
+    const char *dev, int nic, long long started, char *addr, size_t cap,
+    char *why, size_t wcap)
+{
+	char net[64], key[96], hw[32], name[80], proj[40], iname[40];
+	unsigned char mac[6];
+	struct lease_pin pin;
+	uint32_t a;
+	int slot, rc;
+
+	if (json_gets(d, nic, "network", net, sizeof(net), NULL) == NULL) {
+		snprintf(why, wcap, "its NIC %s is not on an Incus-managed "
+		    "network", dev);
+		return -ENOTSUP;
+	}
+	snprintf(key, sizeof(key), "volatile.%s.hwaddr", dev);
+	if (json_gets(d, json_get(d, inst, "config"), key, hw, sizeof(hw),
+	    NULL) == NULL || nicf_parse_mac(hw, mac) < 0) {
+		snprintf(why, wcap, "its NIC %s has no MAC recorded (%s)", dev,
+		    key);
+		return 0;
+	}
+	rc = net_get(w, net, &slot, why, wcap);
+	if (rc < 0)
+		return rc;
+	/* Incus names the pin <project>_<instance> outside the default. */
+	json_gets(d, inst, "project", proj, sizeof(proj), "default");
+	if (strcmp(proj, "default") == 0)
+		json_gets(d, inst, "name", name, sizeof(name), "");
+	else
+		snprintf(name, sizeof(name), "%.39s_%.39s", proj,
+		    json_gets(d, inst, "name", iname, sizeof(iname), ""));
+	rc = lease_read_pin(net, name, dev, mac, &pin);
+	if (rc == -EINVAL) {
+		/* Incus rewrites the file in place: caught mid-write. */
+		snprintf(why, wcap, "the address Incus pinned for it is being "
+		    "rewritten");
+		return 0;
+	}
+	if (rc < 0) {
+		snprintf(why, wcap, "the address Incus pinned for %s.%s is "
+		    "unreadable: %s", name, dev, strerror(-rc));
+		return rc;
+	}
+	rc = lease_judge(&w->net[slot].l, mac, started, w->net[slot].secs,
+	    &pin, &a, why, wcap);
+	if (rc == 1)
+		snprintf(addr, cap, "%u.%u.%u.%u", a >> 24, a >> 16 & 255,
+		    a >> 8 & 255, a & 255);
+	return rc;
+}
+
+int
+where_address(struct box_where *w, const struct json_doc *d, int inst,
+    char *addr, size_t cap, char *why, size_t wcap)
+{
+	int devs = json_get(d, inst, "expanded_devices"), k, rc, best = 0;
+	char status[32], iso[64], dev[64], type[16], first[256] = "";
+	long long started;
+
+	snprintf(addr, cap, "-");
+	why[0] = '\0';
+	json_gets(d, inst, "status", status, sizeof(status), "");
+	if (strcmp(status, "Running") != 0) {
+		snprintf(why, wcap, "it is not running");
+		return 0;
+	}
+	/* Incus stamps last_used_at when the instance starts. */
+	if (lease_iso_time(json_gets(d, inst, "last_used_at", iso,
+	    sizeof(iso), ""), &started) < 0)
+		started = LLONG_MAX;
+	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
+		int nic = json_next(d, k);
+
+		if (strcmp(json_gets(d, nic, "type", type, sizeof(type), ""),
+		    "nic") != 0 || json_str(d, k, dev, sizeof(dev)) < 0)
+			continue;
+		rc = nic_address(w, d, inst, dev, nic, started, addr, cap, why,
+		    wcap);
+		if (rc == 1)
+			return 1;
+		if (rc < 0)
+			return rc;
+		if (first[0] == '\0')
+			snprintf(first, sizeof(first), "%s", why);
+		best = 0;
+	}
+	snprintf(addr, cap, "-");
+	snprintf(why, wcap, "%s", first[0] ? first : "it has no NIC");
+	return best;
+}
