@@ -31,9 +31,17 @@ one(struct incus *c, const char *name, int force, struct box_err *e)
 	char q[200];
 	int rc;
 
-	/* a name that is no box is refused before anything is asked */
-	if ((rc = box_resolve(c, name, NULL, e)) < 0)
+	struct incus_reply r;
+	int kind;
+
+	/* a name that is no box is refused before anything is asked, and a
+	 * box already on the stack needs no consent to be left alone */
+	if ((rc = box_fetch(c, name, 0, &r, NULL, e)) < 0)
 		return rc;
+	kind = migrate_kind(&r.doc, r.metadata);
+	incus_reply_free(&r);
+	if (kind == MIG_DONE)
+		return migrate_box(c, name, &res, e);
 	snprintf(q, sizeof(q), "re-home %s onto the %s profile (it is stopped "
 	    "and started)", name, CONTRACT_PROFILE);
 	if ((rc = life_consent(q, force, e)) < 0)
@@ -45,6 +53,7 @@ static int
 all(struct incus *c, int force, struct box_err *e)
 {
 	char (*names)[BOX_NAME_MAX] = calloc(MAX_LEGACY, BOX_NAME_MAX);
+	const char *only = getenv("BOX_MIGRATE_ONLY");
 	char failed[600] = "";
 	struct migrate_result res;
 	struct box_err be;
@@ -53,9 +62,15 @@ all(struct incus *c, int force, struct box_err *e)
 
 	if (names == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = migrate_legacy_names(c, names, MAX_LEGACY, &n, &more, e);
-	if (rc == 0 && n == 0)
+	if (only == NULL)
+		only = "";
+	rc = migrate_legacy_names(c, only, names, MAX_LEGACY, &n, &more, e);
+	if (rc == 0 && n == 0 && only[0] != '\0')
+		printf("box: no legacy boxes named %s* to re-home\n", only);
+	else if (rc == 0 && n == 0)
 		printf("box: no legacy boxes to re-home\n");
+	if (rc == 0 && n > 0)
+		rc = migrate_require_stack(c, NULL, e);
 	if (rc < 0 || n == 0)
 		goto out;
 	snprintf(q, sizeof(q), "re-home %d legacy box%s onto the %s profile "
@@ -88,7 +103,7 @@ all(struct incus *c, int force, struct box_err *e)
 		    "takes: run it again", more);
 	else if (bad > 0)
 		rc = err_set(e, -EIO, "%d of %d legacy boxes were not re-homed "
-		    "(each failed one is back where it was, both tags)", bad, n);
+		    "(each says above where it was left)", bad, n);
 out:
 	free(names);
 	return rc;

@@ -192,7 +192,8 @@ const struct verb box_verbs[] = {
 	  "  --force, -f       do not ask (needed without a terminal)\n\n"
 	  "Environment: BOX_MIGRATE_TIMEOUT (seconds from start to verified,\n"
 	  "120), BOX_MIGRATE_PROBE_NAME (default BOX_DOCTOR_PROBE_NAME, else\n"
-	  "deb.debian.org).\n", V_PRIV },
+	  "deb.debian.org), BOX_MIGRATE_ONLY (a name prefix: --all-boxes takes\n"
+	  "only the legacy boxes whose names start with it).\n", V_PRIV },
 	{ "firewall", cmd_firewall, "[apply|show] [--json]",
 	  "show the host firewall as the kernel holds it, or re-apply it",
 	  "show (the default) reads box's nft tables back from the kernel.\n"

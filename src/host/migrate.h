@@ -135,6 +135,17 @@ uint32_t migrate_probe_lease(const struct migrate_probe *p, uint32_t net);
 /* The hidden in-box entry: print the report for BOX_MIGRATE_GATEWAY. */
 int migrate_probe_main(struct box_err *e);
 
+/* BOX_MIGRATE_PROBE_NAME, else BOX_DOCTOR_PROBE_NAME, else deb.debian.org. */
+const char *migrate_probe_name(void);
+
+/*
+ * From the host: push this binary into the running box and run the probe
+ * until the box holds a lease in net/24 (host order) and the gateway's
+ * DNS answers it, or the deadline (clock_ms()); p gets the last report.
+ */
+int migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
+    long long deadline, struct migrate_probe *p, struct box_err *e);
+
 /* --- acting --------------------------------------------------------------- */
 
 enum migrate_outcome {
@@ -153,6 +164,13 @@ struct migrate_result {
 };
 
 /*
+ * The hardened stack a box is re-homed onto: the box-net profile and the
+ * boxnet bridge with its /24 (*net, may be NULL).  Refused with the fix
+ * (box setup-host) when either is missing.
+ */
+int migrate_require_stack(struct incus *c, uint32_t *net, struct box_err *e);
+
+/*
  * Re-home one box (see above).  0 when done or skipped; on failure e
  * says what failed and res->outcome whether it was put back.
  */
@@ -160,11 +178,13 @@ int migrate_box(struct incus *c, const char *name, struct migrate_result *res,
     struct box_err *e);
 
 /*
- * Names of the instances carrying user.claudebox=1 (legacy or halfway),
- * sorted, into names; *n how many (at most max; *more beyond).
+ * Names of the instances carrying user.claudebox=1 (legacy or halfway)
+ * that start with prefix ("" or NULL: all), sorted, into names; *n how
+ * many (at most max; *more beyond).
  */
-int migrate_legacy_names(struct incus *c, char (*names)[BOX_NAME_MAX],
-    int max, int *n, int *more, struct box_err *e);
+int migrate_legacy_names(struct incus *c, const char *prefix,
+    char (*names)[BOX_NAME_MAX], int max, int *n, int *more,
+    struct box_err *e);
 
 /* Retire the legacy stack (root), then assert that nothing of it is left. */
 int migrate_retire(struct incus *c, struct box_err *e);
