@@ -207,6 +207,33 @@ const struct verb box_verbs[] = {
 	  "are no; any other value is a usage error (exit 2).\n\n"
 	  "  --purge-incus   also remove the incus package\n"
 	  "  --yes, -y       do not ask\n", V_PRIV },
+	{ "migrate-host", cmd_migrate_host, "--box <name> | --all-boxes | "
+	  "--retire-legacy [--force]",
+	  "re-home legacy (claudebox) boxes onto the hardened stack; retire it",
+	  "Re-homes a legacy box (tagged user.claudebox=1, not user.box=1)\n"
+	  "onto the hardened stack, in an order where it is a box under one\n"
+	  "tag or the other at every step: stamped user.box=1, stopped, moved\n"
+	  "to the box-net profile alone (its own NICs and old doors left\n"
+	  "behind, its MAC kept: it is the box's network identity, and the\n"
+	  "lease Incus pins is per MAC), started, verified from inside (a\n"
+	  "lease in boxnet's subnet; the gateway's DNS answering it; whether a\n"
+	  "public name resolves is reported), and only then untagged\n"
+	  "user.claudebox.  A failure puts it back on its old profiles,\n"
+	  "running again if it was, with both tags; run it again to resume.\n\n"
+	  "  --box <name>      one box\n"
+	  "  --all-boxes       every legacy box, one at a time, each verified\n"
+	  "                    before the next; then a summary\n"
+	  "  --retire-legacy   once no instance carries user.claudebox=1 or uses\n"
+	  "                    the legacy profile or bridge (refused, naming\n"
+	  "                    them, otherwise): remove claude-dev, claudenet,\n"
+	  "                    claude-isolate, the claudebox-firewall unit and\n"
+	  "                    script, the nft tables inet/bridge claudebox; then\n"
+	  "                    check that none survives (root)\n"
+	  "  --force, -f       do not ask (needed without a terminal)\n\n"
+	  "Environment: BOX_MIGRATE_TIMEOUT (seconds from start to verified,\n"
+	  "120), BOX_MIGRATE_PROBE_NAME (default BOX_DOCTOR_PROBE_NAME, else\n"
+	  "deb.debian.org), BOX_MIGRATE_ONLY (a name prefix: --all-boxes takes\n"
+	  "only the legacy boxes whose names start with it).\n", V_PRIV },
 	{ "firewall", cmd_firewall, "[apply|show] [--json]",
 	  "show the host firewall as the kernel holds it, or re-apply it",
 	  "show (the default) reads box's nft tables back from the kernel.\n"

@@ -35,6 +35,21 @@
 /* The legacy stack's names (teardown removes them too). */
 #define CONTRACT_LEGACY_NFT_TABLE "claudebox"
 
+/*
+ * The legacy (pre-0.4, "claudebox") stack, as migrate-host re-homes its
+ * boxes and retires it: the tag its boxes carry, its bridge (10.87.0.0/24),
+ * profile and ACL, and the boot unit and script of its firewall.
+ */
+#define CONTRACT_LEGACY_TAG	"user.claudebox"
+#define CONTRACT_LEGACY_BRIDGE	"claudenet"
+#define CONTRACT_LEGACY_PROFILE	"claude-dev"
+#define CONTRACT_LEGACY_ACL	"claude-isolate"
+#define CONTRACT_LEGACY_UNIT	"claudebox-firewall.service"
+#define CONTRACT_LEGACY_UNIT_PATH "/etc/systemd/system/" CONTRACT_LEGACY_UNIT
+#define CONTRACT_LEGACY_UNIT_WANTS \
+	"/etc/systemd/system/multi-user.target.wants/" CONTRACT_LEGACY_UNIT
+#define CONTRACT_LEGACY_SCRIPT	"/usr/local/sbin/claudebox-firewall"
+
 /* --- Incus keys -------------------------------------------------------------- */
 
 /* How a key's wanted value is found. */

@@ -1,0 +1,588 @@
+/*
+ * migrate.c - what a legacy box is, and re-homing one (see migrate.h);
+ * the in-box probe is migrate_probe.c, retiring migrate_retire.c.
+ */
+#include "host/migrate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "box/life.h"
+#include "host/contract.h"
+#include "host/doctor_shape.h"
+#include "host/stack.h"
+#include "util/clock.h"
+#include "util/text.h"
+
+/* --- reading the daemon's record (pure) ----------------------------------- */
+
+int
+migrate_kind(const struct json_doc *d, int inst)
+{
+	int cfg = json_get(d, inst, "config");
+	int now = json_streq(d, json_get(d, cfg, "user.box"), "1");
+	int old = json_streq(d, json_get(d, cfg, CONTRACT_LEGACY_TAG), "1");
+
+	if (old)
+		return now ? MIG_HALFWAY : MIG_LEGACY;
+	return now ? MIG_DONE : MIG_NOT_BOX;
+}
+
+int
+migrate_uses_legacy(const struct json_doc *d, int inst)
+{
+	int k, devs = json_get(d, inst, "expanded_devices");
+
+	for (k = json_child(d, json_get(d, inst, "profiles")); k >= 0;
+	    k = json_next(d, k))
+		if (json_streq(d, k, CONTRACT_LEGACY_PROFILE))
+			return 1;
+	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
+		int dev = json_next(d, k);
+
+		if (json_streq(d, json_get(d, dev, "type"), "nic") &&
+		    (json_streq(d, json_get(d, dev, "network"),
+		    CONTRACT_LEGACY_BRIDGE) ||
+		    json_streq(d, json_get(d, dev, "parent"),
+		    CONTRACT_LEGACY_BRIDGE)))
+			return 1;
+	}
+	return 0;
+}
+
+int
+migrate_drop_device(const char *name, const struct json_doc *d, int dev)
+{
+	(void)name;
+	return json_streq(d, json_get(d, dev, "type"), "nic") ||
+	    json_streq(d, json_get(d, dev, "type"), "proxy");
+}
+
+int
+migrate_foreign_devices(const struct json_doc *d, int inst, char *buf,
+    size_t cap)
+{
+	int k, dev, n = 0;
+	char name[64];
+	size_t len;
+
+	buf[0] = '\0';
+	for (k = json_child(d, json_get(d, inst, "devices")); k >= 0;
+	    k = json_next(d, json_next(d, k))) {
+		dev = json_next(d, k);
+		if (migrate_drop_device(NULL, d, dev) ||
+		    (json_streq(d, json_get(d, dev, "type"), "disk") &&
+		    json_streq(d, json_get(d, dev, "path"), "/")))
+			continue;
+		if (json_str(d, k, name, sizeof(name)) < 0)
+			snprintf(name, sizeof(name), "(a long name)");
+		text_sanitize(name, strlen(name));
+		len = strlen(buf);
+		if (len + strlen(name) + 3 < cap)
+			snprintf(buf + len, cap - len, "%s%s", n ? ", " : "",
+			    name);
+		n++;
+	}
+	return n;
+}
+
+/* Add k=v unless the instance already has k (a resumed re-homing). */
+static int
+add_missing(struct mint_kv *kv, const struct json_doc *d, int cfg,
+    const char *k, const char *v)
+{
+	if (json_get(d, cfg, k) >= 0)
+		return 0;
+	return mint_kv_add(kv, k, v);
+}
+
+int
+migrate_stamps(const struct json_doc *d, int inst, const char *now,
+    struct mint_kv *kv)
+{
+	int cfg = json_get(d, inst, "config");
+	int vm = json_streq(d, json_get(d, inst, "type"), "virtual-machine");
+	char fp[80];
+
+	mint_kv_init(kv);
+	if (mint_kv_add(kv, "user.box", "1") < 0 ||
+	    add_missing(kv, d, cfg, "user.box.template", MIGRATE_TEMPLATE) < 0 ||
+	    add_missing(kv, d, cfg, "user.box.user", MIGRATE_USER) < 0 ||
+	    add_missing(kv, d, cfg, "user.box.schema", MINT_SCHEMA) < 0 ||
+	    add_missing(kv, d, cfg, "user.box.mode", vm ? "vm" :
+	    "container") < 0 ||
+	    add_missing(kv, d, cfg, "user.box.origin", "migrate") < 0 ||
+	    add_missing(kv, d, cfg, "user.box.migrated", now) < 0 ||
+	    add_missing(kv, d, cfg, "user.box.migrated.by", BOX_VERSION) < 0)
+		return -E2BIG;
+	if (json_gets(d, cfg, "volatile.base_image", fp, sizeof(fp), NULL) &&
+	    add_missing(kv, d, cfg, "user.box.image.fingerprint", fp) < 0)
+		return -E2BIG;
+	return 0;
+}
+
+int
+migrate_carry(const struct json_doc *d, int inst, struct mint_kv *kv)
+{
+	static const char *const keys[] = { "limits.cpu", "limits.memory",
+	    NULL };
+	int cfg = json_get(d, inst, "config");
+	int ex = json_get(d, inst, "expanded_config");
+	char v[160];
+	int i;
+
+	mint_kv_init(kv);
+	for (i = 0; keys[i] != NULL; i++)
+		if (json_get(d, cfg, keys[i]) < 0 &&
+		    json_gets(d, ex, keys[i], v, sizeof(v), NULL) != NULL &&
+		    v[0] != '\0' && mint_kv_add(kv, keys[i], v) < 0)
+			return -E2BIG;
+	if (json_streq(d, json_get(d, inst, "type"), "container") &&
+	    json_get(d, cfg, "security.nesting") < 0 &&
+	    json_streq(d, json_get(d, ex, "security.nesting"), "true") &&
+	    mint_kv_add(kv, "security.nesting", "true") < 0)
+		return -E2BIG;
+	return 0;
+}
+
+static int
+carried(const struct mint_kv *kv, const char *key)
+{
+	int i;
+
+	for (i = 0; kv != NULL && i < kv->n; i++)
+		if (strcmp(kv->k[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+copy_raw(struct json_w *w, const struct json_doc *d, int v)
+{
+	size_t n;
+	const char *raw = json_raw(d, v, &n);
+
+	if (raw != NULL)
+		json_w_raw(w, raw, n);
+	else
+		json_w_null(w);
+}
+
+int
+migrate_rollback_body(const struct json_doc *cur, int ci,
+    const struct json_doc *orig, int oi, const struct mint_kv *kv,
+    char **body, struct box_err *e)
+{
+	static const char *const keep[] = { "architecture", "description",
+	    "ephemeral", "stateful", NULL };
+	struct json_w w;
+	char key[256];
+	int i, k, v;
+
+	json_w_init(&w, INCUS_MAX_BODY);
+	json_w_obj(&w);
+	for (i = 0; keep[i] != NULL; i++)
+		if ((v = json_get(cur, ci, keep[i])) >= 0) {
+			json_w_key(&w, keep[i]);
+			copy_raw(&w, cur, v);
+		}
+	json_w_key(&w, "config");
+	json_w_obj(&w);
+	for (k = json_child(cur, json_get(cur, ci, "config")); k >= 0;
+	    k = json_next(cur, json_next(cur, k))) {
+		if (json_str(cur, k, key, sizeof(key)) < 0 || carried(kv, key))
+			continue;
+		json_w_key(&w, key);
+		copy_raw(&w, cur, json_next(cur, k));
+	}
+	json_w_end(&w, '}');
+	json_w_key(&w, "devices");
+	if ((v = json_get(orig, oi, "devices")) >= 0)
+		copy_raw(&w, orig, v);
+	else {
+		json_w_obj(&w);
+		json_w_end(&w, '}');
+	}
+	json_w_key(&w, "profiles");
+	if ((v = json_get(orig, oi, "profiles")) >= 0)
+		copy_raw(&w, orig, v);
+	else {
+		json_w_arr(&w);
+		json_w_end(&w, ']');
+	}
+	json_w_end(&w, '}');
+	if (json_w_finish(&w, body, NULL) < 0)
+		return err_set(e, -ENOMEM, "building the rollback failed");
+	return 0;
+}
+
+static void
+fmt4(uint32_t a, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+	    (a >> 8) & 255, a & 255);
+}
+
+/* --- re-homing one box ------------------------------------------------------ */
+
+static long long
+deadline_ms(void)
+{
+	const char *v = getenv("BOX_MIGRATE_TIMEOUT");
+	long s = v != NULL ? strtol(v, NULL, 10) : 0;
+
+	if (s <= 0 || s > 3600)
+		s = MIGRATE_TIMEOUT_S;
+	return clock_ms() + s * 1000;
+}
+
+static int
+get_instance(struct incus *c, const char *name, struct incus_reply *r,
+    struct box_err *e)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
+	return incus_call(c, "GET", path, NULL, r, e);
+}
+
+/* The shape doctor demands, judged on the daemon's record as moved. */
+static int
+check_shape(struct incus *c, const char *name, struct box_err *e)
+{
+	struct shape_report *s = calloc(1, sizeof(*s));
+	struct incus_reply r;
+	int rc, n;
+
+	if (s == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((rc = get_instance(c, name, &r, e)) == 0) {
+		n = shape_check(&r.doc, r.metadata, s);
+		if (n > 0)
+			rc = err_set(e, -EPERM, "on %s, %s does not have box's "
+			    "shape: %s%s", CONTRACT_PROFILE, name, s->what[0],
+			    n > 1 ? " (and more: box doctor)" : "");
+	}
+	incus_reply_free(&r);
+	free(s);
+	return rc;
+}
+
+/* Put the box back: its old profiles and devices, both tags; restarted. */
+static int
+rollback(struct incus *c, const char *name, const struct incus_reply *orig,
+    const struct mint_kv *carry, int was_running, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[160], *body = NULL;
+	int rc;
+
+	err_clear(e);
+	life_state(c, name, "stop", 1, 0, e);	/* stopped already is fine */
+	err_clear(e);
+	if ((rc = get_instance(c, name, &r, e)) == 0)
+		rc = migrate_rollback_body(&r.doc, r.metadata, &orig->doc,
+		    orig->metadata, carry, &body, e);
+	incus_reply_free(&r);
+	if (rc == 0) {
+		snprintf(path, sizeof(path), "/1.0/instances/%s", name);
+		rc = incus_do(c, "PUT", path, body, LIFE_OP_S, &r, e);
+		incus_reply_free(&r);
+	}
+	free(body);
+	if (rc == 0 && was_running)
+		rc = life_state(c, name, "start", 0, 0, e);
+	return rc;
+}
+
+static int
+refuse(struct migrate_result *res, struct box_err *e, int rc)
+{
+	res->outcome = MIG_R_REFUSED;
+	return rc;
+}
+
+int
+migrate_require_stack(struct incus *c, uint32_t *net, struct box_err *e)
+{
+	char pool[64];
+	uint32_t n = 0;
+	int rc;
+
+	if ((rc = life_require_stack(c, pool, sizeof(pool), e)) < 0)
+		return rc;
+	rc = stack_bridge_net(c, &n, e);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 || n == 0) {
+		err_set(e, -ENOENT, "no %s bridge with an IPv4 address: the "
+		    "host stack a box runs on is missing", CONTRACT_BRIDGE);
+		err_fix(e, "build it: box setup-host");
+		return -ENOENT;
+	}
+	if (net != NULL)
+		*net = n;
+	return 0;
+}
+
+/* Everything up to (not including) the first change. */
+static int
+preflight(struct incus *c, const char *name, struct incus_reply *orig,
+    uint32_t *net, struct migrate_result *res, struct box_err *e)
+{
+	char foreign[200];
+	int rc, kind;
+
+	if (!box_name_ok(name))
+		return refuse(res, e, err_usage(e, "not a box name: %.64s",
+		    name));
+	if ((rc = migrate_require_stack(c, net, e)) < 0)
+		return refuse(res, e, rc);
+	rc = get_instance(c, name, orig, e);
+	if (rc == -ENOENT) {
+		err_set(e, -ENOENT, "no such box: %s", name);
+		return refuse(res, e, rc);
+	}
+	if (rc < 0)
+		return refuse(res, e, rc);
+	kind = migrate_kind(&orig->doc, orig->metadata);
+	if (kind == MIG_NOT_BOX) {
+		err_set(e, -EPERM, "%s is not a box (neither user.box=1 nor the "
+		    "legacy %s=1): box leaves it alone", name,
+		    CONTRACT_LEGACY_TAG);
+		return refuse(res, e, -EPERM);
+	}
+	if (kind == MIG_DONE) {
+		res->outcome = MIG_R_SKIPPED;
+		return 1;
+	}
+	if (migrate_foreign_devices(&orig->doc, orig->metadata, foreign,
+	    sizeof(foreign)) > 0) {
+		err_set(e, -EPERM, "%s has devices of its own that box never "
+		    "gives a box (%s): re-homing it would carry them onto the "
+		    "hardened stack. Nothing was changed", name, foreign);
+		err_fix(e, "remove them (box incus %s -- config device remove "
+		    "{} <device>), then run migrate-host again", name);
+		return refuse(res, e, -EPERM);
+	}
+	return 0;
+}
+
+static int
+edit(struct incus *c, const char *name, const char *const *set,
+    int move, struct box_err *e)
+{
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
+	struct life_edit ed;
+
+	memset(&ed, 0, sizeof(ed));
+	ed.set = set;
+	if (move) {
+		ed.profiles = profiles;
+		ed.drop_dev = migrate_drop_device;
+	}
+	return life_edit(c, name, &ed, e);
+}
+
+/* The steps after the stamp; *stage names the one that failed. */
+static int
+rehome(struct incus *c, const char *name, uint32_t net,
+    const struct incus_reply *orig, struct mint_kv *carry, int running,
+    struct migrate_result *res, struct migrate_probe *p, struct box_err *e)
+{
+	long long deadline;
+	int rc, forced = 0;
+
+	if (running) {
+		res->stage = "stop";
+		life_say("stopping %s", name);
+		if ((rc = life_stop(c, name, 30, &forced, e)) < 0)
+			return rc;
+		if (forced)
+			life_say("%s did not stop within 30 s: stopped it the "
+			    "hard way", name);
+	}
+	res->stage = "move";
+	if ((rc = migrate_carry(&orig->doc, orig->metadata, carry)) < 0)
+		return err_set(e, rc, "its keys are too long to carry");
+	life_say("moving %s onto the %s profile alone", name,
+	    CONTRACT_PROFILE);
+	if ((rc = edit(c, name, mint_kv_list(carry), 1, e)) < 0)
+		return rc;
+	res->stage = "shape";
+	if ((rc = check_shape(c, name, e)) < 0)
+		return rc;
+	res->stage = "start";
+	deadline = deadline_ms();
+	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
+		return rc;
+	res->stage = "verify";
+	life_say("verifying %s from inside", name);
+	return migrate_verify_inside(c, name, net, deadline, p, e);
+}
+
+static int
+untag(struct incus *c, const char *name, const struct migrate_probe *p,
+    struct migrate_result *res, struct box_err *e)
+{
+	const char *set[] = { CONTRACT_LEGACY_TAG, "", NULL, NULL, NULL };
+
+	if (!p->user) {
+		set[2] = "user.box.user";
+		set[3] = "root";
+		snprintf(res->note, sizeof(res->note), "it has no user '%s': "
+		    "box exec and shell use root", MIGRATE_USER);
+	}
+	res->stage = "untag";
+	return edit(c, name, set, 0, e);
+}
+
+static void
+say_result(const char *name, uint32_t net, const struct migrate_probe *p,
+    struct migrate_result *res)
+{
+	char a[16], dns[160];
+
+	fmt4(migrate_probe_lease(p, net), res->addr, sizeof(res->addr));
+	fmt4(p->name_a, a, sizeof(a));
+	if (p->name == 1)
+		snprintf(dns, sizeof(dns), "%s resolves to %s", migrate_probe_name(), a);
+	else
+		snprintf(dns, sizeof(dns), "%s does not resolve (%s: the "
+		    "host's upstream resolvers; see box doctor)", migrate_probe_name(),
+		    p->name_why);
+	printf("box: re-homed %s: on %s (%s), the gateway answers its DNS, "
+	    "%s; its disk untouched, its MAC kept%s%s\n", name,
+	    CONTRACT_BRIDGE, res->addr, dns, res->note[0] ? "; " : "",
+	    res->note);
+}
+
+int
+migrate_box(struct incus *c, const char *name, struct migrate_result *res,
+    struct box_err *e)
+{
+	struct migrate_probe p;
+	struct incus_reply orig;
+	struct mint_kv stamps, carry;
+	struct box_err rb;
+	char now[32];
+	uint32_t net = 0;
+	int rc, running, forced = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(&p, 0, sizeof(p));
+	memset(&orig, 0, sizeof(orig));	/* freed on every path */
+	mint_kv_init(&carry);
+	res->stage = "checks";
+	rc = preflight(c, name, &orig, &net, res, e);
+	if (rc != 0) {
+		incus_reply_free(&orig);
+		if (rc > 0)
+			printf("box: %s is already on the hardened stack "
+			    "(user.box=1, no legacy tag): nothing to do\n",
+			    name);
+		return rc > 0 ? 0 : rc;
+	}
+	running = !json_streq(&orig.doc, json_get(&orig.doc, orig.metadata,
+	    "status"), "Stopped");
+	text_utc(now, sizeof(now), time(NULL));
+	res->stage = "stamp";
+	if (migrate_stamps(&orig.doc, orig.metadata, now, &stamps) < 0)
+		rc = err_set(e, -E2BIG, "stamps too long");
+	else
+		rc = edit(c, name, mint_kv_list(&stamps), 0, e);
+	if (rc < 0) {
+		incus_reply_free(&orig);
+		res->outcome = MIG_R_REFUSED;
+		err_context(e, "stamping %s (nothing else was changed)", name);
+		return rc;
+	}
+	rc = rehome(c, name, net, &orig, &carry, running, res, &p, e);
+	if (rc == 0)
+		rc = untag(c, name, &p, res, e);
+	if (rc == 0) {
+		incus_reply_free(&orig);
+		res->outcome = MIG_R_DONE;
+		say_result(name, net, &p, res);
+		/* it was started only to be verified: leave it as it was */
+		if (!running && life_stop(c, name, 30, &forced, e) < 0) {
+			life_say("re-homed, but stopping %s again failed: %s",
+			    name, e->msg);
+			err_clear(e);
+		}
+		return 0;
+	}
+	if (strcmp(res->stage, "untag") == 0) {
+		/* verified on the stack, both tags: valid; a re-run ends it */
+		incus_reply_free(&orig);
+		res->outcome = MIG_R_STRANDED;
+		err_context(e, "%s is verified on %s but still carries both "
+		    "tags", name, CONTRACT_PROFILE);
+		err_fix(e, "box migrate-host --box %s (it resumes)", name);
+		return rc;
+	}
+	life_say("%s failed at '%s': putting it back where it was", name,
+	    res->stage);
+	err_clear(&rb);
+	if (rollback(c, name, &orig, &carry, running, &rb) == 0) {
+		res->outcome = MIG_R_ROLLED_BACK;
+		err_context(e, "re-homing %s failed at '%s'; it is back on its "
+		    "old profiles%s, carrying both tags (a box either way)",
+		    name, res->stage, running ? " and running" : "");
+		err_fix(e, "fix the cause, then box migrate-host --box %s",
+		    name);
+	} else {
+		res->outcome = MIG_R_STRANDED;
+		err_context(e, "re-homing %s failed at '%s', and putting it "
+		    "back failed too (%s); it carries both tags, so every box "
+		    "verb still reaches it", name, res->stage, rb.msg);
+		err_fix(e, "box info %s; then box migrate-host --box %s", name,
+		    name);
+	}
+	incus_reply_free(&orig);
+	return rc;
+}
+
+/* --- listing ------------------------------------------------------------ */
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+int
+migrate_legacy_names(struct incus *c, const char *prefix,
+    char (*names)[BOX_NAME_MAX], int max, int *n, int *more,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	size_t pl = prefix != NULL ? strlen(prefix) : 0;
+	char name[BOX_NAME_MAX];
+	int i, rc, k;
+
+	*n = *more = 0;
+	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	for (i = rc == 0 ? json_child(&r.doc, r.metadata) : -1; i >= 0;
+	    i = json_next(&r.doc, i)) {
+		k = migrate_kind(&r.doc, i);
+		if (k != MIG_LEGACY && k != MIG_HALFWAY)
+			continue;
+		if (json_gets(&r.doc, i, "name", name, sizeof(name), NULL) ==
+		    NULL || strncmp(name, prefix != NULL ? prefix : "", pl) != 0)
+			continue;
+		if (*n == max) {
+			(*more)++;
+			continue;
+		}
+		snprintf(names[*n], BOX_NAME_MAX, "%s", name);
+		(*n)++;
+	}
+	incus_reply_free(&r);
+	if (rc == 0)
+		qsort(names, (size_t)*n, BOX_NAME_MAX, cmp_name);
+	return rc;
+}

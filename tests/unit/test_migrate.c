@@ -1,0 +1,254 @@
+/* test_migrate.c - the pure parts of migrate-host (host/migrate.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/migrate.h"
+#include "incus/json.h"
+#include "t.h"
+
+static void
+parse(struct json_doc *d, const char *s)
+{
+	struct box_err e;
+
+	err_clear(&e);
+	memset(d, 0, sizeof(*d));
+	if (json_parse(d, s, strlen(s), &e) < 0)
+		t_fail(__FILE__, __LINE__, "bad test JSON: %s", e.msg);
+}
+
+static const char legacy_box[] = "{\"name\":\"old\",\"type\":\"container\","
+    "\"status\":\"Running\",\"architecture\":\"x86_64\","
+    "\"description\":\"d\",\"ephemeral\":false,\"stateful\":false,"
+    "\"profiles\":[\"claude-dev\"],"
+    "\"config\":{\"user.claudebox\":\"1\",\"volatile.eth0.hwaddr\":"
+    "\"10:66:6a:00:00:01\",\"volatile.base_image\":\"abc123\","
+    "\"volatile.idmap.next\":\"[]\"},"
+    "\"expanded_config\":{\"user.claudebox\":\"1\",\"limits.cpu\":\"4\","
+    "\"limits.memory\":\"8GiB\",\"security.nesting\":\"true\"},"
+    "\"devices\":{\"eth0\":{\"type\":\"nic\",\"network\":\"claudenet\","
+    "\"ipv4.address\":\"10.87.0.5\"},\"expose-80\":{\"type\":\"proxy\","
+    "\"listen\":\"tcp:127.0.0.1:80\",\"connect\":\"tcp:0.0.0.0:80\"},"
+    "\"root\":{\"type\":\"disk\",\"path\":\"/\",\"pool\":\"default\"}},"
+    "\"expanded_devices\":{\"eth0\":{\"type\":\"nic\",\"network\":"
+    "\"claudenet\"}}}";
+
+TEST(migrate_kind_tags)
+{
+	static const struct { const char *cfg; int kind; } t[] = {
+		{ "{}", MIG_NOT_BOX },
+		{ "{\"user.claudebox\":\"1\"}", MIG_LEGACY },
+		{ "{\"user.claudebox\":\"1\",\"user.box\":\"1\"}", MIG_HALFWAY },
+		/* the re-homed box: the legacy tag dropped, not counted
+		 * (seed 002: the original counted it forever) */
+		{ "{\"user.box\":\"1\"}", MIG_DONE },
+		{ "{\"user.claudebox\":\"0\"}", MIG_NOT_BOX },
+		{ "{\"user.claudebox\":\"true\",\"user.box\":\"1\"}", MIG_DONE },
+	};
+	struct json_doc d;
+	char buf[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(buf, sizeof(buf), "{\"config\":%s}", t[i].cfg);
+		parse(&d, buf);
+		CHECK_INT(migrate_kind(&d, 0), t[i].kind);
+		json_free(&d);
+	}
+}
+
+TEST(migrate_uses_legacy_stack)
+{
+	struct json_doc d;
+
+	parse(&d, legacy_box);
+	CHECK_INT(migrate_uses_legacy(&d, 0), 1);
+	json_free(&d);
+	parse(&d, "{\"profiles\":[\"box-net\"],\"expanded_devices\":{\"eth0\":"
+	    "{\"type\":\"nic\",\"network\":\"boxnet\"}}}");
+	CHECK_INT(migrate_uses_legacy(&d, 0), 0);
+	json_free(&d);
+	/* no legacy profile, but a NIC of its own on claudenet */
+	parse(&d, "{\"profiles\":[\"default\"],\"expanded_devices\":{\"x\":"
+	    "{\"type\":\"nic\",\"nictype\":\"bridged\",\"parent\":"
+	    "\"claudenet\"}}}");
+	CHECK_INT(migrate_uses_legacy(&d, 0), 1);
+	json_free(&d);
+}
+
+TEST(migrate_devices)
+{
+	struct json_doc d;
+	char buf[128];
+
+	parse(&d, legacy_box);
+	/* its own NIC and door are dropped, the root disk stays: none foreign */
+	CHECK_INT(migrate_foreign_devices(&d, 0, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "");
+	CHECK_INT(migrate_drop_device("eth0", &d, json_path(&d, 0,
+	    "devices.eth0")), 1);
+	CHECK_INT(migrate_drop_device("root", &d, json_path(&d, 0,
+	    "devices.root")), 0);
+	json_free(&d);
+	parse(&d, "{\"devices\":{\"data\":{\"type\":\"disk\",\"path\":"
+	    "\"/data\",\"source\":\"/srv\"},\"gpu\":{\"type\":\"gpu\"},"
+	    "\"root\":{\"type\":\"disk\",\"path\":\"/\"}}}");
+	CHECK_INT(migrate_foreign_devices(&d, 0, buf, sizeof(buf)), 2);
+	CHECK_STR(buf, "data, gpu");
+	json_free(&d);
+}
+
+static const char *
+kv_get(const struct mint_kv *kv, const char *k)
+{
+	int i;
+
+	for (i = 0; i < kv->n; i++)
+		if (strcmp(kv->k[i], k) == 0)
+			return kv->v[i];
+	return NULL;
+}
+
+TEST(migrate_stamps_and_carry)
+{
+	struct mint_kv kv;
+	struct json_doc d;
+
+	parse(&d, legacy_box);
+	CHECK_INT(migrate_stamps(&d, 0, "2026-12-01T10:00:00Z", &kv), 0);
+	CHECK_STR(kv_get(&kv, "user.box"), "1");
+	CHECK_STR(kv_get(&kv, "user.box.template"), "claude-box");
+	CHECK_STR(kv_get(&kv, "user.box.user"), "claude");
+	CHECK_STR(kv_get(&kv, "user.box.mode"), "container");
+	CHECK_STR(kv_get(&kv, "user.box.origin"), "migrate");
+	CHECK_STR(kv_get(&kv, "user.box.migrated"), "2026-12-01T10:00:00Z");
+	CHECK_STR(kv_get(&kv, "user.box.image.fingerprint"), "abc123");
+	/* box did not mint it: no mint time, no minting version */
+	CHECK(kv_get(&kv, "user.box.created") == NULL);
+	CHECK(kv_get(&kv, "user.box.version") == NULL);
+	/* the legacy tag is not touched by the stamp */
+	CHECK(kv_get(&kv, "user.claudebox") == NULL);
+	CHECK_INT(migrate_carry(&d, 0, &kv), 0);
+	CHECK_INT(kv.n, 3);
+	CHECK_STR(kv_get(&kv, "limits.cpu"), "4");
+	CHECK_STR(kv_get(&kv, "limits.memory"), "8GiB");
+	CHECK_STR(kv_get(&kv, "security.nesting"), "true");
+	json_free(&d);
+	/* a resumed re-homing keeps what is stamped; its own keys win */
+	parse(&d, "{\"type\":\"virtual-machine\",\"config\":{\"user.box\":"
+	    "\"1\",\"user.box.user\":\"dev\",\"limits.cpu\":\"1\"},"
+	    "\"expanded_config\":{\"limits.cpu\":\"1\",\"security.nesting\":"
+	    "\"true\"}}");
+	CHECK_INT(migrate_stamps(&d, 0, "t", &kv), 0);
+	CHECK(kv_get(&kv, "user.box.user") == NULL);
+	CHECK_STR(kv_get(&kv, "user.box.mode"), "vm");
+	CHECK_INT(migrate_carry(&d, 0, &kv), 0);
+	CHECK_INT(kv.n, 0);	/* nothing: a VM gets no nesting */
+	json_free(&d);
+}
+
+TEST(migrate_rollback_puts_back)
+{
+	static const char cur[] = "{\"architecture\":\"x86_64\","
+	    "\"description\":\"d\",\"name\":\"old\",\"profiles\":[\"box-net\"],"
+	    "\"config\":{\"user.claudebox\":\"1\",\"user.box\":\"1\","
+	    "\"limits.cpu\":\"4\",\"volatile.eth0.host_name\":\"vethNEW\","
+	    "\"volatile.idmap.next\":\"[]\"},\"devices\":{}}";
+	struct json_doc o, c, b;
+	struct mint_kv kv;
+	struct box_err e;
+	char *body = NULL;
+	int cfg;
+
+	err_clear(&e);
+	parse(&o, legacy_box);
+	parse(&c, cur);
+	mint_kv_init(&kv);
+	mint_kv_add(&kv, "limits.cpu", "4");
+	CHECK_INT(migrate_rollback_body(&c, 0, &o, 0, &kv, &body, &e), 0);
+	parse(&b, body);
+	cfg = json_get(&b, 0, "config");
+	/* both tags, fresh volatile keys, the carried key gone */
+	CHECK(json_streq(&b, json_get(&b, cfg, "user.claudebox"), "1"));
+	CHECK(json_streq(&b, json_get(&b, cfg, "user.box"), "1"));
+	CHECK(json_streq(&b, json_get(&b, cfg, "volatile.eth0.host_name"),
+	    "vethNEW"));
+	CHECK(json_get(&b, cfg, "limits.cpu") == JSON_NONE);
+	/* the original's devices and profiles */
+	CHECK_INT(json_count(&b, json_get(&b, 0, "devices")), 3);
+	CHECK(json_streq(&b, json_path(&b, 0, "devices.eth0.network"),
+	    "claudenet"));
+	CHECK_INT(json_count(&b, json_get(&b, 0, "profiles")), 1);
+	CHECK(json_streq(&b, json_child(&b, json_get(&b, 0, "profiles")),
+	    "claude-dev"));
+	CHECK(json_get(&b, 0, "name") == JSON_NONE);
+	json_free(&b);
+	json_free(&c);
+	json_free(&o);
+	free(body);
+}
+
+TEST(migrate_probe_round_trip)
+{
+	struct migrate_probe p, q;
+	struct box_err e;
+	char *out = NULL;
+
+	memset(&p, 0, sizeof(p));
+	p.naddr = 2;
+	p.addr[0] = 0xac110002;	/* 172.17.0.2: docker0, the decoy */
+	p.plen[0] = 16;
+	snprintf(p.dev[0], sizeof(p.dev[0]), "docker0");
+	p.addr[1] = 0x0a580007;	/* 10.88.0.7 */
+	p.plen[1] = 24;
+	snprintf(p.dev[1], sizeof(p.dev[1]), "enp5s0");
+	p.gw = 1;
+	snprintf(p.gw_why, sizeof(p.gw_why), "NXDOMAIN");
+	p.name = 0;
+	p.user = 1;
+	err_clear(&e);
+	CHECK_INT(migrate_probe_json(&p, &out), 0);
+	CHECK_INT(migrate_probe_parse(out, strlen(out), &q, &e), 0);
+	CHECK_INT(q.naddr, 2);
+	CHECK_STR(q.dev[1], "enp5s0");
+	CHECK_INT(q.gw, 1);
+	CHECK_INT(q.user, 1);
+	CHECK_STR(q.gw_why, "NXDOMAIN");
+	/* chosen by subnet, not by interface name */
+	CHECK_INT(migrate_probe_lease(&q, 0x0a580000), 0x0a580007);
+	CHECK_INT(migrate_probe_lease(&q, 0x0a570000), 0);
+	free(out);
+}
+
+TEST(migrate_probe_hostile)
+{
+	static const char *const bad[] = {
+		"", "[]", "{}", "{\"addrs\":{}}",
+		"{\"addrs\":[{\"a\":\"10.88.0.300\",\"plen\":24}],\"gw\":1,"
+		"\"name\":1,\"user\":0,\"name_a\":\"0.0.0.0\"}",
+		"{\"addrs\":[{\"a\":\"10.88.0.3\",\"plen\":33}],\"gw\":1,"
+		"\"name\":1,\"user\":0,\"name_a\":\"0.0.0.0\"}",
+		"{\"addrs\":[],\"gw\":2,\"name\":1,\"user\":0,"
+		"\"name_a\":\"0.0.0.0\"}",
+		"{\"addrs\":[],\"gw\":\"1\",\"name\":1,\"user\":0,"
+		"\"name_a\":\"0.0.0.0\"}",
+		"{\"addrs\":[],\"gw\":1,\"name\":1,\"user\":0}",
+	};
+	struct migrate_probe p;
+	struct box_err e;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err_clear(&e);
+		CHECK(migrate_probe_parse(bad[i], strlen(bad[i]), &p, &e) < 0);
+		CHECK_INT(p.gw, 0);
+		CHECK_INT(p.naddr, 0);
+	}
+	/* a network address or broadcast is no lease */
+	memset(&p, 0, sizeof(p));
+	p.naddr = 2;
+	p.addr[0] = 0x0a580000;
+	p.addr[1] = 0x0a5800ff;
+	CHECK_INT(migrate_probe_lease(&p, 0x0a580000), 0);
+}
