@@ -18,6 +18,7 @@
 #include "box/box.h"
 #include "incus/exec.h"
 #include "incus/stream.h"
+#include "util/self.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -601,12 +602,13 @@ out:
 	return rc;
 }
 
-static int
-push_file(struct incus *c, const char *name, const char *path,
-    const char *type, const char *mode, const char *data, struct box_err *e)
+int
+life_push(struct incus *c, const char *name, const char *path,
+    const char *type, const char *mode, const void *data, size_t n,
+    struct box_err *e)
 {
 	struct incus_reply r;
-	struct stream_mem m = { data, strlen(data), 0 };
+	struct stream_mem m = { data, n, 0 };
 	char url[256], headers[256];
 	int rc;
 
@@ -618,6 +620,28 @@ push_file(struct incus *c, const char *name, const char *path,
 	rc = stream_send(c, "POST", url, "application/octet-stream", headers,
 	    (long long)m.n, stream_mem_read, &m, &r, e);
 	incus_reply_free(&r);
+	return rc;
+}
+
+static int
+push_file(struct incus *c, const char *name, const char *path,
+    const char *type, const char *mode, const char *text, struct box_err *e)
+{
+	return life_push(c, name, path, type, mode, text, strlen(text), e);
+}
+
+int
+life_push_self(struct incus *c, const char *name, const char *path,
+    struct box_err *e)
+{
+	unsigned char *self;
+	size_t n;
+	int rc;
+
+	if ((rc = self_read(&self, &n, e)) < 0)
+		return rc;
+	rc = life_push(c, name, path, "file", "0700", self, n, e);
+	free(self);
 	return rc;
 }
 
@@ -765,8 +789,8 @@ in_set(const char *const *set, const char *key)
 	return 0;
 }
 
-static void
-copy_raw(struct json_w *w, const struct json_doc *d, int v)
+void
+life_copy_raw(struct json_w *w, const struct json_doc *d, int v)
 {
 	size_t n;
 	const char *raw = json_raw(d, v, &n);
@@ -794,7 +818,7 @@ life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
 		v = json_get(d, inst, keep[i]);
 		if (v >= 0) {
 			json_w_key(&w, keep[i]);
-			copy_raw(&w, d, v);
+			life_copy_raw(&w, d, v);
 		}
 	}
 	json_w_key(&w, "config");
@@ -807,7 +831,7 @@ life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
 		    (ed->drop_cfg != NULL && ed->drop_cfg(key)))
 			continue;
 		json_w_key(&w, key);
-		copy_raw(&w, d, json_next(d, k));
+		life_copy_raw(&w, d, json_next(d, k));
 	}
 	for (s = ed->set; s != NULL && s[0] != NULL; s += 2)
 		if (s[1][0] != '\0') {
@@ -832,7 +856,7 @@ life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
 			continue;
 		}
 		json_w_key(&w, key);
-		copy_raw(&w, d, json_next(d, k));
+		life_copy_raw(&w, d, json_next(d, k));
 	}
 	if (ed->add_dev != NULL) {
 		json_w_key(&w, ed->add_dev);
@@ -848,7 +872,7 @@ life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
 	} else {
 		v = json_get(d, inst, "profiles");
 		if (v >= 0)
-			copy_raw(&w, d, v);
+			life_copy_raw(&w, d, v);
 		else
 			json_w_null(&w);
 	}

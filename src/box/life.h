@@ -182,4 +182,18 @@ int life_edit(struct incus *c, const char *name, struct life_edit *ed,
 int life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
     char **body, struct box_err *e);
 
+/*
+ * Write data[0..n) into box name at path through the files API, as root:
+ * type "file" or "symlink", mode "0700" and the like; replaces what is
+ * there.
+ */
+int life_push(struct incus *c, const char *name, const char *path,
+    const char *type, const char *mode, const void *data, size_t n,
+    struct box_err *e);
+/* This very binary into box name at path (root, 0700): the in-box runs. */
+int life_push_self(struct incus *c, const char *name, const char *path,
+    struct box_err *e);
+/* The raw value of token v into w (null when there is none). */
+void life_copy_raw(struct json_w *w, const struct json_doc *d, int v);
+
 #endif

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "box/life.h"
 #include "host/nested.h"
 #include "incus/exec.h"
 #include "incus/stream.h"
@@ -32,7 +33,6 @@
 #define ROUTE_MS	5000
 #define GW_PORT		22
 #define GW_MS		2000
-#define EXE_MAX		(16u << 20)
 #define OUT_MAX		(512u << 10)
 #define BOX_EXEC_MS	120000
 
@@ -362,59 +362,6 @@ dr_report_save(const struct dr_report *r, const char *path,
 /* --- from the host -------------------------------------------------------- */
 
 /* This binary, whole. */
-static int
-read_self(char **buf, size_t *len, struct box_err *e)
-{
-	ssize_t k;
-	size_t n = 0;
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	char *p = malloc(EXE_MAX);
-
-	if (fd < 0 || p == NULL) {
-		int rc = fd < 0 ? -errno : -ENOMEM;
-
-		if (fd >= 0)
-			close(fd);
-		free(p);
-		return err_set(e, rc < 0 ? rc : -EIO, "reading /proc/self/exe");
-	}
-	while (n < EXE_MAX && (k = read(fd, p + n, EXE_MAX - n)) > 0)
-		n += (size_t)k;
-	close(fd);
-	if (n == 0 || n == EXE_MAX) {
-		free(p);
-		return err_set(e, -EFBIG, "/proc/self/exe: unexpected size");
-	}
-	*buf = p;
-	*len = n;
-	return 0;
-}
-
-static int
-push_self(struct incus *c, const char *name, const char *path,
-    struct box_err *e)
-{
-	struct incus_reply rep;
-	struct stream_mem m = { NULL, 0, 0 };
-	char url[256], *self = NULL;
-	size_t n = 0;
-	int rc;
-
-	if ((rc = read_self(&self, &n, e)) < 0)
-		return rc;
-	m.p = self;
-	m.n = n;
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	rc = stream_send(c, "POST", url, "application/octet-stream",
-	    "X-Incus-type: file\r\nX-Incus-uid: 0\r\nX-Incus-gid: 0\r\n"
-	    "X-Incus-mode: 0700\r\nX-Incus-write: overwrite\r\n",
-	    (long long)n, stream_mem_read, &m, &rep, e);
-	if (rc == 0)
-		incus_reply_free(&rep);
-	free(self);
-	return rc;
-}
 
 static int
 to_buf(void *ctx, const void *p, size_t n)
@@ -550,7 +497,7 @@ dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
 		free(rep.p);
 		return;
 	}
-	rc = push_self(c, name, path, &e);
+	rc = life_push_self(c, name, path, &e);
 	if (rc == 0) {
 		rc = run_inside(c, name, path, report, o, &out, &err, &st, &e);
 		if (rc == 0)

@@ -159,18 +159,6 @@ carried(const struct mint_kv *kv, const char *key)
 	return 0;
 }
 
-static void
-copy_raw(struct json_w *w, const struct json_doc *d, int v)
-{
-	size_t n;
-	const char *raw = json_raw(d, v, &n);
-
-	if (raw != NULL)
-		json_w_raw(w, raw, n);
-	else
-		json_w_null(w);
-}
-
 int
 migrate_rollback_body(const struct json_doc *cur, int ci,
     const struct json_doc *orig, int oi, const struct mint_kv *kv,
@@ -187,7 +175,7 @@ migrate_rollback_body(const struct json_doc *cur, int ci,
 	for (i = 0; keep[i] != NULL; i++)
 		if ((v = json_get(cur, ci, keep[i])) >= 0) {
 			json_w_key(&w, keep[i]);
-			copy_raw(&w, cur, v);
+			life_copy_raw(&w, cur, v);
 		}
 	json_w_key(&w, "config");
 	json_w_obj(&w);
@@ -196,19 +184,19 @@ migrate_rollback_body(const struct json_doc *cur, int ci,
 		if (json_str(cur, k, key, sizeof(key)) < 0 || carried(kv, key))
 			continue;
 		json_w_key(&w, key);
-		copy_raw(&w, cur, json_next(cur, k));
+		life_copy_raw(&w, cur, json_next(cur, k));
 	}
 	json_w_end(&w, '}');
 	json_w_key(&w, "devices");
 	if ((v = json_get(orig, oi, "devices")) >= 0)
-		copy_raw(&w, orig, v);
+		life_copy_raw(&w, orig, v);
 	else {
 		json_w_obj(&w);
 		json_w_end(&w, '}');
 	}
 	json_w_key(&w, "profiles");
 	if ((v = json_get(orig, oi, "profiles")) >= 0)
-		copy_raw(&w, orig, v);
+		life_copy_raw(&w, orig, v);
 	else {
 		json_w_arr(&w);
 		json_w_end(&w, ']');

@@ -17,7 +17,6 @@
 #include "util/clock.h"
 #include "util/text.h"
 
-#define SELF_MAX	(16u << 20)
 #define PROBE_OUT	8192
 #define PROBE_EXEC_MS	20000
 #define DNS_MS		2000
@@ -252,58 +251,6 @@ migrate_probe_main(struct box_err *e)
 
 /* --- running the probe from the host -------------------------------------- */
 
-static int
-read_self(char **buf, size_t *len, struct box_err *e)
-{
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	char *p = malloc(SELF_MAX);
-	size_t n = 0;
-	ssize_t k;
-
-	if (fd < 0 || p == NULL) {
-		if (fd >= 0)
-			close(fd);
-		free(p);
-		return err_set(e, -EIO, "reading this binary (/proc/self/exe)");
-	}
-	while (n < SELF_MAX && ((k = read(fd, p + n, SELF_MAX - n)) > 0 ||
-	    (k < 0 && errno == EINTR)))
-		if (k > 0)
-			n += (size_t)k;
-	close(fd);
-	if (n == 0 || n == SELF_MAX) {
-		free(p);
-		return err_set(e, -EFBIG, "/proc/self/exe: unexpected size");
-	}
-	*buf = p;
-	*len = n;
-	return 0;
-}
-
-static int
-push_self(struct incus *c, const char *name, const char *path,
-    struct box_err *e)
-{
-	struct incus_reply r;
-	struct stream_mem m = { NULL, 0, 0 };
-	char url[256], *self = NULL;
-	size_t n = 0;
-	int rc;
-
-	if ((rc = read_self(&self, &n, e)) < 0)
-		return rc;
-	m.p = self;
-	m.n = n;
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	rc = stream_send(c, "POST", url, "application/octet-stream",
-	    "X-Incus-type: file\r\nX-Incus-uid: 0\r\nX-Incus-gid: 0\r\n"
-	    "X-Incus-mode: 0700\r\nX-Incus-write: overwrite\r\n",
-	    (long long)n, stream_mem_read, &m, &r, e);
-	incus_reply_free(&r);
-	free(self);
-	return rc;
-}
 
 static void
 remove_file(struct incus *c, const char *name, const char *path)
@@ -385,7 +332,7 @@ migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
 	if ((rc = life_wait_agent(c, name, deadline, NULL, e)) < 0)
 		return rc;
 	snprintf(path, sizeof(path), "/tmp/.box-migrate.%ld", (long)getpid());
-	if ((rc = push_self(c, name, path, e)) < 0) {
+	if ((rc = life_push_self(c, name, path, e)) < 0) {
 		err_context(e, "pushing the probe into %s", name);
 		return rc;
 	}

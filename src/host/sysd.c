@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "box/embedded.h"
+#include "util/self.h"
 
 int
 sysd_present(void)
@@ -76,7 +77,6 @@ sysd_write_atomic(const char *path, const void *data, size_t n, int mode,
 	return 0;
 }
 
-#define BOOT_BIN_MAX	(16u << 20)	/* box is ~0.4 MiB; refuse a monster */
 
 /*
  * A directory only root may write: owned by root, no group/other write.
@@ -101,43 +101,6 @@ root_dir(const char *path, struct box_err *e)
 	return 0;
 }
 
-/* This binary's bytes, from /proc/self/exe. */
-static int
-read_self(unsigned char **out, size_t *n, struct box_err *e)
-{
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	unsigned char *buf;
-	struct stat st;
-	size_t got = 0;
-	ssize_t r;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 ||
-	    (size_t)st.st_size > BOOT_BIN_MAX) {
-		if (fd >= 0)
-			close(fd);
-		return err_set(e, -EIO, "reading this binary "
-		    "(/proc/self/exe) for the boot unit failed");
-	}
-	buf = malloc((size_t)st.st_size);
-	if (buf == NULL) {
-		close(fd);
-		return err_set(e, -ENOMEM, "out of memory");
-	}
-	while (got < (size_t)st.st_size &&
-	    ((r = read(fd, buf + got, (size_t)st.st_size - got)) > 0 ||
-	    (r < 0 && errno == EINTR)))
-		if (r > 0)
-			got += (size_t)r;
-	close(fd);
-	if (got != (size_t)st.st_size) {
-		free(buf);
-		return err_set(e, -EIO, "short read of /proc/self/exe");
-	}
-	*out = buf;
-	*n = got;
-	return 0;
-}
-
 static int
 boot_copy(struct box_err *e)
 {
@@ -148,7 +111,7 @@ boot_copy(struct box_err *e)
 	if ((rc = root_dir("/usr/local/libexec", e)) < 0 ||
 	    (rc = root_dir(SYSD_BOOT_DIR, e)) < 0)
 		return rc;
-	if ((rc = read_self(&bin, &n, e)) < 0)
+	if ((rc = self_read(&bin, &n, e)) < 0)
 		return rc;
 	rc = sysd_write_atomic(SYSD_BOOT_BIN, bin, n, 0755, e);
 	free(bin);

@@ -159,3 +159,51 @@ summary()
 	[ "$_it_fail" -eq 0 ] || exit 1
 	exit 0
 }
+
+# run RC_WANT TEXT DESC -- args: box with stdin from /dev/null (no terminal)
+run()
+{
+	_want=$1 _text=$2 _desc=$3
+	shift 4
+	_out=$("$BOX" "$@" </dev/null 2>&1)
+	_rc=$?
+	if [ "$_rc" -ne "$_want" ]; then
+		fail "$_desc: exit $_rc, want $_want: $_out"
+		return 1
+	fi
+	case $_out in
+	*"$_text"*) ok "$_desc" ;;
+	*) fail "$_desc: '$_text' not in: $_out"; return 1 ;;
+	esac
+}
+
+# pty ANSWER cmd...: run cmd on a pseudo-terminal, answer its [y/N] prompt
+# with ANSWER ("y", "n", or EOF for Ctrl-D); prints the transcript, exits
+# with the command's status.
+pty()
+{
+	python3 -c '
+import os, pty, select, sys
+answer, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+	os.execvp(argv[0], argv)
+out, sent = b"", False
+while True:
+	r, _, _ = select.select([fd], [], [], 120)
+	if not r:
+		break
+	try:
+		d = os.read(fd, 4096)
+	except OSError:
+		break
+	if not d:
+		break
+	out += d
+	if not sent and b"[y/N]" in out:
+		os.write(fd, b"\x04" if answer == "EOF" else answer.encode() + b"\n")
+		sent = True
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(st))' "$@"
+}
