@@ -234,11 +234,16 @@ const struct verb box_verbs[] = {
 	  "120), BOX_MIGRATE_PROBE_NAME (default BOX_DOCTOR_PROBE_NAME, else\n"
 	  "deb.debian.org), BOX_MIGRATE_ONLY (a name prefix: --all-boxes takes\n"
 	  "only the legacy boxes whose names start with it).\n", V_PRIV },
-	{ "firewall", cmd_firewall, "[apply|show] [--json]",
+	{ "firewall", cmd_firewall, "[apply|show] [--subnet A.B.C.0/24] [--json]",
 	  "show the host firewall as the kernel holds it, or re-apply it",
-	  "show (the default) reads box's nft tables back from the kernel.\n"
-	  "apply re-applies them in one netlink batch (the boot unit runs\n"
-	  "this); it needs only the kernel, not the daemon.\n", 0 },
+	  "show (the default) reads every rule of box's nft tables back from\n"
+	  "the kernel and compares its expressions with the contract\n"
+	  "(src/host/contract.c): a changed verdict, port or address, a rule\n"
+	  "missing, added or out of order is named; exit 1 when anything\n"
+	  "differs.  apply sends the contract in one netlink batch and reads\n"
+	  "it back; it needs only the kernel, not the daemon.  The subnet comes\n"
+	  "from --subnet (the boot unit passes it), else the bridge, else the\n"
+	  "daemon.  Inside a box apply refuses unless BOX_ALLOW_NESTED=1.\n", 0 },
 	{ "doctor", cmd_doctor, "[--fix | --pin-dns] [--json] [<box>...]",
 	  "check the isolation contract from ground truth, here or in a box",
 	  "On a host: checks each layer as the kernel, the process table and\n"
