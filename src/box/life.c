@@ -630,6 +630,20 @@ push_file(struct incus *c, const char *name, const char *path,
 	return life_push(c, name, path, type, mode, text, strlen(text), e);
 }
 
+void
+life_remove_file(struct incus *c, const char *name, const char *path)
+{
+	struct incus_reply r;
+	struct box_err e;
+	char url[256];
+
+	err_clear(&e);
+	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
+	    path);
+	if (incus_call(c, "DELETE", url, NULL, &r, &e) == 0)
+		incus_reply_free(&r);
+}
+
 int
 life_push_self(struct incus *c, const char *name, const char *path,
     struct box_err *e)

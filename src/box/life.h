@@ -190,6 +190,8 @@ int life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
 int life_push(struct incus *c, const char *name, const char *path,
     const char *type, const char *mode, const void *data, size_t n,
     struct box_err *e);
+/* Remove path from box name, if it is there (failures ignored). */
+void life_remove_file(struct incus *c, const char *name, const char *path);
 /* This very binary into box name at path (root, 0700): the in-box runs. */
 int life_push_self(struct incus *c, const char *name, const char *path,
     struct box_err *e);

@@ -394,20 +394,6 @@ pull_report(struct incus *c, const char *name, const char *path,
 	return stream_get(c, url, to_buf, b, &total, e);
 }
 
-static void
-remove_self(struct incus *c, const char *name, const char *path)
-{
-	struct incus_reply rep;
-	struct box_err e;
-	char url[256];
-
-	err_clear(&e);
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	if (incus_call(c, "DELETE", url, NULL, &rep, &e) == 0)
-		incus_reply_free(&rep);
-}
-
 static int
 run_inside(struct incus *c, const char *name, const char *path,
     const char *report, const struct dr_opts *o, struct exec_buf *out,
@@ -502,8 +488,8 @@ dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
 		rc = run_inside(c, name, path, report, o, &out, &err, &st, &e);
 		if (rc == 0)
 			pulled = pull_report(c, name, report, &rep, &pe);
-		remove_self(c, name, report);
-		remove_self(c, name, path);
+		life_remove_file(c, name, report);
+		life_remove_file(c, name, path);
 	}
 	if (rc < 0)
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "

@@ -251,21 +251,6 @@ migrate_probe_main(struct box_err *e)
 
 /* --- running the probe from the host -------------------------------------- */
 
-
-static void
-remove_file(struct incus *c, const char *name, const char *path)
-{
-	struct incus_reply r;
-	struct box_err e;
-	char url[256];
-
-	err_clear(&e);
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	if (incus_call(c, "DELETE", url, NULL, &r, &e) == 0)
-		incus_reply_free(&r);
-}
-
 const char *
 migrate_probe_name(void)
 {
@@ -366,6 +351,6 @@ migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
 		}
 		nanosleep(&(struct timespec){ 1, 0 }, NULL);
 	}
-	remove_file(c, name, path);
+	life_remove_file(c, name, path);
 	return rc;
 }
