@@ -28,9 +28,10 @@ export IT_IMPORT_SETUP_HOST=${IT_IMPORT_SETUP_HOST:-1}
 # tests after it start from a bridge with no leases left by earlier runs.
 all="tests/integration/test_host_stack.sh $(ls tests/integration/test_*.sh |
     grep -v test_host_stack.sh) tests/drill/drill.sh"
-pass=0 failn=0 bad="" crashes=0
+pass=0 failn=0 bad="" crashes=0 times=""
 for t in ${IT_ONLY:-$all}; do
 	echo "=== $t"
+	t0=$(date +%s)
 	out=$(sh "$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
@@ -54,10 +55,13 @@ for t in ${IT_ONLY:-$all}; do
 		continue
 	fi
 	p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
+	times="$times
+  $(( $(date +%s) - t0 )) s  $t ($line)"
 	pass=$((pass + p)); failn=$((failn + f))
 	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || bad="$bad $t"
 done
 [ "$crashes" -eq 0 ] || echo "note: incusd died $crashes time(s) and was restarted"
+echo "time per script:$times"
 [ -z "$bad" ] || echo "failing:$bad"
 echo "integration: $pass passed, $failn failed"
 [ -z "$bad" ]
