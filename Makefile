@@ -9,6 +9,7 @@
 #   make bench      performance comparison (see tests/bench/)
 #   make size       what each module costs in the binary
 #   make release    dist/ with versioned binaries and SHA256SUMS
+#   make install    the binary, box.1 and the completions under PREFIX
 
 VERSION   := $(shell cat VERSION)
 CC_STATIC ?= musl-gcc
@@ -50,7 +51,35 @@ FUZZ_LIB := $(LIB_SRC:%.c=$(B)/fuzzobj/%.o) \
 
 -include vendor/*.mk
 
-all: box
+PREFIX ?= /usr/local
+# The manual page and the completion scripts are written by the binary
+# from its verb table (src/cmd/verbs.c), so they cannot drift from it.
+DOCS := $(B)/box.1 $(B)/completions/box.bash $(B)/completions/_box \
+        $(B)/completions/box.fish
+
+all: box $(DOCS)
+
+$(B)/box.1: box
+	$(Q)./box help --man >$@.tmp && mv $@.tmp $@
+$(B)/completions/box.bash: box
+	@mkdir -p $(@D)
+	$(Q)./box completion bash >$@.tmp && mv $@.tmp $@
+$(B)/completions/_box: box
+	@mkdir -p $(@D)
+	$(Q)./box completion zsh >$@.tmp && mv $@.tmp $@
+$(B)/completions/box.fish: box
+	@mkdir -p $(@D)
+	$(Q)./box completion fish >$@.tmp && mv $@.tmp $@
+
+install: all
+	install -D -m 0755 box $(DESTDIR)$(PREFIX)/bin/box
+	install -D -m 0644 $(B)/box.1 $(DESTDIR)$(PREFIX)/share/man/man1/box.1
+	install -D -m 0644 $(B)/completions/box.bash \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/box
+	install -D -m 0644 $(B)/completions/_box \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_box
+	install -D -m 0644 $(B)/completions/box.fish \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/box.fish
 
 box: $(OBJ)
 	@echo "  LD      $@"
@@ -90,8 +119,14 @@ $(B)/test/gen/%.o: $(B)/gen/%.c
 $(B)/unit-tests: $(TEST_OBJ)
 	$(Q)$(CC_TEST) $(CFLAGS_TEST) -o $@ $(TEST_OBJ) $(LDLIBS_TEST)
 
-test: $(B)/unit-tests
+test: $(B)/unit-tests box
 	ASAN_OPTIONS=detect_leaks=1 BOX_TEST_DATA=tests $(B)/unit-tests
+	$(Q)sh tests/cli/run.sh
+
+# After a deliberate change to help, completion or the man page: rewrite
+# tests/cli/golden/ and read `git diff` before committing it.
+golden: box
+	$(Q)sh tests/cli/run.sh --update
 
 # --- fuzzing (clang libFuzzer, ASan+UBSan) ----------------------------------
 $(B)/fuzzobj/%.o: %.c | $(UAPI_STAMP) $(GEN_SRC)
@@ -141,6 +176,6 @@ release: box
 clean:
 	rm -rf $(B) box dist
 
-.PHONY: all test fuzzers fuzz-smoke fuzz-long integration check bench size release clean
+.PHONY: all install golden test fuzzers fuzz-smoke fuzz-long integration check bench size release clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

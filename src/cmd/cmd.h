@@ -15,6 +15,16 @@
 
 #define V_PRIV	0x1	/* keeps the right to gain privileges (execs helpers) */
 #define V_HIDDEN 0x2	/* dispatchable, not listed (deprecated aliases) */
+#define V_DESTRUCTIVE 0x4 /* loses data: suggested only one letter off */
+
+/* Where a verb is listed in `box help`; 0 (unset) lists it last. */
+enum verb_group {
+	VG_OTHER = 0,
+	VG_BOXES,	/* mint, look at, get into */
+	VG_LIFECYCLE,	/* snapshots, files, start/stop, delete */
+	VG_HOST,	/* the host stack and its checks */
+	VG_INSTALL,	/* this program itself */
+};
 
 struct verb {
 	const char *name;
@@ -23,19 +33,37 @@ struct verb {
 	const char *summary;	/* one line for `box help` */
 	const char *page;	/* the help page, or NULL */
 	unsigned flags;
+	int group;		/* enum verb_group */
 };
 
 extern const struct verb box_verbs[];
 
+/* A word users try for a verb (ls, stop, delete): dispatched as the verb. */
+struct verb_alias {
+	const char *word;
+	const char *verb;
+};
+
+extern const struct verb_alias box_aliases[];
+
+/* The verb named name, or the one an alias names; NULL when neither. */
 const struct verb *verb_find(const char *name);
-/* The verb closest to name within distance 2, or NULL. */
+/*
+ * The verb closest to name within distance 2, or NULL; a destructive verb
+ * (V_DESTRUCTIVE) only when name is one edit off it, so a typo never
+ * leads to a delete it did not nearly spell.
+ */
 const struct verb *verb_suggest(const char *name);
 void verb_usage(const struct verb *v);	/* the help page, to stdout */
 void box_usage(void);			/* general help, to stdout */
+void box_manpage(void);			/* box.1, as roff, to stdout */
+const char *verb_group_title(int g);	/* "BOXES", ... */
+const char *box_environment_text(void);	/* every variable box reads */
 const char *box_version_string(void);
 
 int cmd_help(int argc, char **argv, struct box_err *e);
 int cmd_version(int argc, char **argv, struct box_err *e);
+int cmd_completion(int argc, char **argv, struct box_err *e);
 int cmd_templates(int argc, char **argv, struct box_err *e);
 int cmd_list(int argc, char **argv, struct box_err *e);
 int cmd_status(int argc, char **argv, struct box_err *e);

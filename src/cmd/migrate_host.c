@@ -66,9 +66,10 @@ all(struct incus *c, int force, struct box_err *e)
 		only = "";
 	rc = migrate_legacy_names(c, only, names, MAX_LEGACY, &n, &more, e);
 	if (rc == 0 && n == 0 && only[0] != '\0')
-		printf("box: no legacy boxes named %s* to re-home\n", only);
+		fprintf(stderr,
+		    "box: no legacy boxes named %s* to re-home\n", only);
 	else if (rc == 0 && n == 0)
-		printf("box: no legacy boxes to re-home\n");
+		fprintf(stderr, "box: no legacy boxes to re-home\n");
 	if (rc == 0 && n > 0)
 		rc = migrate_require_stack(c, NULL, e);
 	if (rc < 0 || n == 0)
@@ -93,7 +94,8 @@ all(struct incus *c, int force, struct box_err *e)
 			    strlen(failed), "%s%s", failed[0] ? ", " : "",
 			    names[i]);
 	}
-	printf("box: migrate-host: %d re-homed, %d failed%s%s%s\n", done, bad,
+	fprintf(stderr,
+	    "box: migrate-host: %d re-homed, %d failed%s%s%s\n", done, bad,
 	    bad ? " (" : "", failed, bad ? ")" : "");
 	if (i < n)
 		rc = err_set(e, -EINTR, "interrupted: %d box%s not tried", n - i,

@@ -223,7 +223,8 @@ ensure_daemon(struct setup *s, struct box_err *e)
 		return 0;
 	if (access("/usr/libexec/incus/incusd", X_OK) != 0 &&
 	    access("/usr/bin/incus", X_OK) != 0) {
-		printf("box: installing Incus (apt-get install incus)...\n");
+		fprintf(stderr,
+		    "box: installing Incus (apt-get install incus)...\n");
 		setenv("DEBIAN_FRONTEND", "noninteractive", 1);
 		if ((rc = sysd_run(update, e)) < 0 ||
 		    (rc = sysd_run(install, e)) < 0)
@@ -245,7 +246,8 @@ ensure_daemon(struct setup *s, struct box_err *e)
 static void
 said(const char *what, int changed, const char *how)
 {
-	printf("box: %-9s %s\n", what, changed ? how : "ok (unchanged)");
+	fprintf(stderr,
+	    "box: %-9s %s\n", what, changed ? how : "ok (unchanged)");
 }
 
 /* route_localnet: on only while a VM door needs it (see expose.c). */
@@ -263,7 +265,8 @@ local_route(struct setup *s)
 	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet",
 	    STACK_BRIDGE);
 	if (rtnl_sysctl_set(key, doors > 0 ? "1" : "0", &e) == 0)
-		printf("box: loopback route_localnet %s on %s\n", doors > 0 ?
+		fprintf(stderr,
+		    "box: loopback route_localnet %s on %s\n", doors > 0 ?
 		    "on: a VM door needs it" : "off: no VM door needs it",
 		    STACK_BRIDGE);
 }
@@ -279,7 +282,7 @@ converge(struct setup *s, struct box_err *e)
 	if ((rc = stack_ensure_pool(&s->c, &s->st, &changed, e)) < 0)
 		return rc;
 	said("pool", changed, "created");
-	printf("box: storage  pool '%s' uses %s%s\n", STACK_POOL,
+	fprintf(stderr, "box: storage  pool '%s' uses %s%s\n", STACK_POOL,
 	    s->st.pool_driver, strcmp(s->st.pool_driver, "dir") == 0 ?
 	    " — no copy-on-write: every snapshot and clone is a full copy"
 	    : "");
@@ -290,7 +293,8 @@ converge(struct setup *s, struct box_err *e)
 	    sizeof(corrected), e)) < 0)
 		return rc;
 	if (changed && corrected[0] != '\0')
-		printf("box: network  boxnet corrected: %s\n", corrected);
+		fprintf(stderr,
+		    "box: network  boxnet corrected: %s\n", corrected);
 	else
 		said("network", changed, "boxnet created");
 	if ((rc = stack_ensure_profile(&s->c, &changed, e)) < 0)
@@ -298,17 +302,20 @@ converge(struct setup *s, struct box_err *e)
 	said("profile", changed, "box-net converged");
 	if ((rc = fw_apply(STACK_BRIDGE, s->conf.net, &s->fw, e)) < 0)
 		return rc;
-	printf("box: firewall %u rules live, each read back from the kernel "
+	fprintf(stderr,
+	    "box: firewall %u rules live, each read back from the kernel "
 	    "and equal to the contract by content\n", s->fw.held);
-	printf("box: siblings %s\n", s->fw.sibling_note);
+	fprintf(stderr, "box: siblings %s\n", s->fw.sibling_note);
 	local_route(s);
 	if ((rc = sysd_install_boot(s->conf.net, &live, e)) < 0)
 		return rc;
 	if (live)
-		printf("box: boot     %s installed and restarted: it runs %s "
+		fprintf(stderr,
+		    "box: boot     %s installed and restarted: it runs %s "
 		    "before Incus starts\n", SYSD_UNIT, SYSD_BOOT_BIN);
 	else
-		printf("box: boot     no systemd here: %s and %s are written "
+		fprintf(stderr,
+		    "box: boot     no systemd here: %s and %s are written "
 		    "but nothing runs them; after a reboot run 'box firewall "
 		    "apply'\n", SYSD_UNIT_PATH, SYSD_BOOT_BIN);
 	return 0;
@@ -353,12 +360,13 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 	if (rc == 0 && opts[0].seen)
 		rc = dry_run(s, e);
 	else if (rc == 0) {
-		printf("box: subnet   %s\n", s->plan.note);
+		fprintf(stderr, "box: subnet   %s\n", s->plan.note);
 		rc = ensure_daemon(s, e);
 		if (rc == 0)
 			rc = converge(s, e);
 		if (rc == 0)
-			printf("box: host ready — mint a box: box new --name "
+			fprintf(stderr,
+			    "box: host ready — mint a box: box new --name "
 			    "<box>\n");
 	}
 	incus_close(&s->c);

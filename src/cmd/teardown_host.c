@@ -36,7 +36,7 @@ delete_box(struct incus *c, const char *name, int running, struct box_err *e)
 	char path[160];
 	int rc;
 
-	printf("box: removing box %s\n", name);
+	fprintf(stderr, "box: removing box %s\n", name);
 	snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
 	if (running) {
 		rc = incus_do(c, "PUT", path, "{\"action\":\"stop\","
@@ -99,7 +99,7 @@ delete_objects(struct incus *c, struct box_err *e)
 			return rc;
 		}
 		incus_reply_free(&r);
-		printf("box: removed %s\n", objects[i] + 5);
+		fprintf(stderr, "box: removed %s\n", objects[i] + 5);
 	}
 	return 0;
 }
@@ -178,7 +178,8 @@ teardown(int purge, struct box_err *e)
 		rc = sysd_run(purge_cmd, e);
 	}
 	if (rc == 0)
-		printf("box: teardown complete; nothing of the host stack "
+		fprintf(stderr,
+		    "box: teardown complete; nothing of the host stack "
 		    "remains (the box binary itself stays: box uninstall)\n");
 	return rc;
 }
@@ -203,12 +204,14 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((yes = consent_env(e)) < 0)
 		return yes;
-	printf("box: teardown-host removes every box on this host, the "
+	fprintf(stderr,
+	    "box: teardown-host removes every box on this host, the "
 	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
 	    "host firewall and its boot unit%s.\n", opts[1].seen ?
 	    ", and Incus itself" : "");
 	if (opts[0].seen || yes)
-		printf("box: confirmed non-interactively (--yes/BOX_YES)\n");
+		fprintf(stderr,
+		    "box: confirmed non-interactively (--yes/BOX_YES)\n");
 	else if ((rc = prompt_consent("tear down the host stack",
 	    "--yes (or BOX_YES=1)", e)) < 0)
 		return rc;

@@ -80,7 +80,8 @@ one(const struct inst *in, const char *v, int force, struct box_err *e)
 		    dir);
 		return -EIO;
 	}
-	printf("box: removed version %s (the default stays %s)\n", v, cur);
+	fprintf(stderr,
+	    "box: removed version %s (the default stays %s)\n", v, cur);
 	return 0;
 }
 
@@ -164,12 +165,13 @@ everything(const struct inst *in, int purge, int force, struct box_err *e)
 	if (left[0] != '\0')
 		return err_set(e, -EIO, "uninstall INCOMPLETE — still "
 		    "present:%s", left);
-	printf("box: uninstalled — removed:\n");
+	fprintf(stderr, "box: uninstalled — removed:\n");
 	for (i = 0; i < n; i++)
-		printf("  %s\n", links[i]);
-	printf("  %s\n", in->root);
+		fprintf(stderr, "  %s\n", links[i]);
+	fprintf(stderr, "  %s\n", in->root);
 	if (!purge)
-		printf("the host stack was not touched (box teardown-host "
+		fprintf(stderr,
+		    "the host stack was not touched (box teardown-host "
 		    "removes it)\n");
 	return 0;
 }

@@ -41,7 +41,7 @@ relink_path(const struct inst *in, struct box_err *e)
 		if (rc < 0)
 			return err_set(e, rc, "pointing %s at %s: %s", links[i],
 			    want, err_str(rc));
-		printf("box: %s -> %s\n", links[i], want);
+		fprintf(stderr, "box: %s -> %s\n", links[i], want);
 	}
 	return 0;
 }
@@ -77,7 +77,8 @@ use(const char *v, struct box_err *e)
 		return -ENOENT;
 	}
 	if (inst_current(&in, cur, sizeof(cur)) == 0 && strcmp(cur, v) == 0) {
-		printf("box: %s is already the default — nothing to do\n", v);
+		fprintf(stderr,
+		    "box: %s is already the default — nothing to do\n", v);
 		return 0;
 	}
 	presence_probe(&p, 0);
@@ -91,7 +92,7 @@ use(const char *v, struct box_err *e)
 		rc = verify(&in, v, e);
 	if (rc < 0)
 		return rc;
-	printf("box: switched to %s (current -> versions/%s)\n", v, v);
+	fprintf(stderr, "box: switched to %s (current -> versions/%s)\n", v, v);
 	return 0;
 }
 

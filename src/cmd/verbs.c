@@ -42,11 +42,12 @@ const struct verb box_verbs[] = {
 	  "                   re-stamped as a clone, its source's doors left\n"
 	  "                   behind, a machine identity (and so a DHCP lease) of\n"
 	  "                   its own; resources, mode and image come from the\n"
-	  "                   source\n", 0 },
+	  "                   source\n", 0, VG_BOXES },
 	{ "templates", cmd_templates, "",
 	  "list the templates a box can be minted from",
 	  "Lists the templates compiled into this binary (or, when BOX_TEMPLATES\n"
-	  "names a directory, the templates in it) with their descriptions.\n", 0 },
+	  "names a directory, the templates in it) with their descriptions.\n",
+	  0, VG_BOXES },
 	{ "list", cmd_list, "[--json[=full]]",
 	  "list boxes: name, state, type, address, snapshots, template",
 	  "Lists the instances box minted (tagged user.box=1, or the legacy\n"
@@ -66,7 +67,8 @@ const struct verb box_verbs[] = {
 	  "               (or null), legacy (tagged user.claudebox only), egress\n"
 	  "               (\"open\": reserved for the egress policy)}, by name\n"
 	  "  --json=full  the daemon's full instance objects (with state and\n"
-	  "               snapshots), what --json printed before it had its own schema\n", 0 },
+	  "               snapshots), what --json printed before it had its own schema\n",
+	  0, VG_BOXES },
 	{ "info", cmd_info, "<box> [--json]",
 	  "everything about one box: state, address, provenance, snapshots",
 	  "Shows a box's state, type and address (as box list finds it, and why\n"
@@ -74,51 +76,56 @@ const struct verb box_verbs[] = {
 	  "where it came from (the provenance stamps written when it was minted,\n"
 	  "cloned or imported) and its snapshots.  Instances box did not mint\n"
 	  "are refused.\n\n"
-	  "  --json   the daemon's instance object with state and snapshots\n", 0 },
+	  "  --json   the daemon's instance object with state and snapshots\n",
+	  0, VG_BOXES },
 	{ "shell", cmd_shell, "<box>",
 	  "a login shell in the box, as its user",
 	  "Opens an interactive login shell inside the box as the box's user\n"
 	  "(the user its template created; root for boxes without one), with the\n"
 	  "login environment, so the tools the template installed are found.\n"
 	  "The terminal follows window resizes; Ctrl-C goes to the box.  box\n"
-	  "exits with the shell's exit status.\n", 0 },
+	  "exits with the shell's exit status.\n", 0, VG_BOXES },
 	{ "root", cmd_root, "<box> [-- <cmd...>]",
 	  "a root login shell in the box (or one command as root)",
 	  "Opens a login shell as root inside the box, or runs one command as\n"
 	  "root.  It needs neither sudo nor the box's user: Incus runs it as\n"
 	  "uid 0 and the shell is started directly, never through su, so it\n"
 	  "works on a box whose user is missing or broken.  Exit status as for\n"
-	  "exec.\n", 0 },
+	  "exec.\n", 0, VG_BOXES },
 	{ "exec", cmd_exec, "<box> [--] <cmd...>",
 	  "run a command in the box as its user; exit with its status",
 	  "Runs one command inside the box as the box's user, with a login\n"
 	  "environment.  stdin is forwarded (end of input reaches the command),\n"
 	  "stdout and stderr stay separate, and box exits with the command's\n"
 	  "status (128+N when a signal ended it).  When stdin and stdout are a\n"
-	  "terminal the command gets one.  A command's own flags go after --.\n", 0 },
+	  "terminal the command gets one.  A command's own flags go after --.\n",
+	  0, VG_BOXES },
 	{ "tmux", cmd_tmux, "<box> [<session>]",
 	  "attach to (or create) a tmux session in the box",
 	  "Attaches to the named tmux session inside the box (default: main),\n"
-	  "creating it when it does not exist, as the box's user.\n", 0 },
+	  "creating it when it does not exist, as the box's user.\n",
+	  0, VG_BOXES },
 	{ "snapshot", cmd_snapshot, "<box> [<label>]",
 	  "snapshot a box's disk (label defaults to manual-<time>)",
 	  "Takes a stateless snapshot of the box's disk and prints its label\n"
 	  "(default manual-<unix time>).  A conventional label after logging in\n"
 	  "to an agent: authed.  Roll back with box restore; clone one with\n"
-	  "box new --from <box>/<label>.\n", 0 },
+	  "box new --from <box>/<label>.\n", 0, VG_LIFECYCLE },
 	{ "restore", cmd_restore, "<box> <snapshot> [--force]",
 	  "roll a box back to a snapshot (asks first)",
 	  "Rolls the box back to a snapshot, discarding everything since it was\n"
 	  "taken; a running box is stopped and started again around it.  Asks\n"
 	  "on a terminal; without one, --force is required (exit 2 otherwise).\n"
-	  "BOX_YES is deliberately not honoured.\n", 0 },
+	  "BOX_YES is deliberately not honoured.\n",
+	  V_DESTRUCTIVE, VG_LIFECYCLE },
 	{ "export", cmd_export, "<box> [<file>] [--instance-only] [--force]",
 	  "write a stopped box (and its snapshots) to a file",
 	  "Writes the box's whole disk, with its snapshots unless\n"
 	  "--instance-only, to <file> (default <box>-<UTC time>.tar.gz), and its\n"
 	  "SHA-256 to <file>.sha256.  The box must be stopped.  The file appears\n"
 	  "only once complete; an existing one is kept unless --force.  It holds\n"
-	  "the box's secrets (logins, keys, history): treat it as a credential.\n", 0 },
+	  "the box's secrets (logins, keys, history): treat it as a credential.\n",
+	  0, VG_LIFECYCLE },
 	{ "import", cmd_import, "<file> [--name <box>] [--force]",
 	  "bring an exported box back, re-homed on this host",
 	  "Checks the file against <file>.sha256 as it uploads (a truncated or\n"
@@ -131,34 +138,34 @@ const struct verb box_verbs[] = {
 	  "            (no terminal: refused, exit 2; BOX_YES is not read).  The\n"
 	  "            new one is imported and booted under a temporary name\n"
 	  "            first; the old one is deleted only then, so a failed\n"
-	  "            import loses nothing.\n", 0 },
+	  "            import loses nothing.\n", 0, VG_LIFECYCLE },
 	{ "rename", cmd_rename, "<box> <new-name>",
 	  "rename a stopped box (its snapshots follow)",
-	  NULL, 0 },
+	  NULL, 0, VG_LIFECYCLE },
 	{ "down", cmd_down, "<box>|all [--force]",
 	  "stop a box, or every box (gracefully; --force: at once)",
 	  "Asks the box to shut down and gives it 30 seconds, then stops it the\n"
 	  "hard way (and says so).  --force stops it at once, asking nothing.\n"
 	  "'all' stops every box, one after the other; one that fails is said\n"
 	  "and the rest still go down (exit 1 then).  Already stopped is fine.\n",
-	  0 },
+	  0, VG_LIFECYCLE },
 	{ "start", cmd_start, "<box>|all",
 	  "start a stopped box, or every box",
 	  "Starts the box; 'all' starts every stopped box.  Already running\n"
-	  "is fine.\n", 0 },
+	  "is fine.\n", 0, VG_LIFECYCLE },
 	{ "restart", cmd_restart, "<box>|all [--force]",
 	  "stop a box the way down does, then start it",
 	  "Stops the box as 'box down' does (30 seconds to shut down, then\n"
 	  "forcibly; --force: at once) and starts it again.  A stopped box is\n"
 	  "just started.  'all' restarts every running box and leaves stopped\n"
 	  "ones stopped.  'all' is never a box's name: new, rename and import\n"
-	  "refuse it.\n", 0 },
+	  "refuse it.\n", 0, VG_LIFECYCLE },
 	{ "rm", cmd_rm, "<box> [--force]",
 	  "delete a box and all its snapshots (asks first)",
 	  "Deletes the box and its snapshots (export is the only way to keep\n"
 	  "one), and the ACL rules its doors opened.  Asks on a terminal;\n"
 	  "without one, --force is required (exit 2 otherwise).  BOX_YES is\n"
-	  "deliberately not honoured.\n", 0 },
+	  "deliberately not honoured.\n", V_DESTRUCTIVE, VG_LIFECYCLE },
 	{ "expose", cmd_expose, "<box> <port> [<host-port>] | <box> --list | "
 	  "<box> --remove <port>",
 	  "open a door from the host's 127.0.0.1 to a box port",
@@ -169,7 +176,7 @@ const struct verb box_verbs[] = {
 	  "pinned address plus an allow for exactly that port on the box-isolate\n"
 	  "network ACL.\n\n"
 	  "  --list           the open doors\n"
-	  "  --remove <port>  close the door on a box port\n", 0 },
+	  "  --remove <port>  close the door on a box port\n", 0, VG_BOXES },
 	{ "incus", cmd_incus, "<box> -- <args...>",
 	  "the escape hatch: run the incus client on a box",
 	  "Runs `incus <args...>` with every {} replaced by the box's instance\n"
@@ -177,7 +184,7 @@ const struct verb box_verbs[] = {
 	  "box is one.  The command is echoed; one that touches profiles,\n"
 	  "networks, devices or security.* is flagged, since it can move the box\n"
 	  "off the isolation stack.  This is the only verb that needs the incus\n"
-	  "client installed.\n", 0 },
+	  "client installed.\n", 0, VG_BOXES },
 	{ "setup-host", cmd_setup_host, "[--dry-run [--json]]",
 	  "build or converge the host stack (bridge, ACL, profile, firewall)",
 	  "Builds the host stack boxes live on, or converges it when it exists:\n"
@@ -196,7 +203,7 @@ const struct verb box_verbs[] = {
 	  "  --dry-run   print the decision and the plan, change nothing\n"
 	  "  --json      the same as JSON (with --dry-run)\n\n"
 	  "Environment: BOX_SUBNET, BOX_DNS (default \"1.1.1.1 8.8.8.8\").\n",
-	  V_PRIV },
+	  V_PRIV, VG_HOST },
 	{ "teardown-host", cmd_teardown_host, "[--purge-incus] [--yes]",
 	  "remove every box and the host stack, then prove nothing is left",
 	  "Removes every box (one at a time), the box-net profile, the boxnet\n"
@@ -206,7 +213,7 @@ const struct verb box_verbs[] = {
 	  "either it refuses.  BOX_YES: 1, yes, true are yes; 0, no, false, empty\n"
 	  "are no; any other value is a usage error (exit 2).\n\n"
 	  "  --purge-incus   also remove the incus package\n"
-	  "  --yes, -y       do not ask\n", V_PRIV },
+	  "  --yes, -y       do not ask\n", V_PRIV | V_DESTRUCTIVE, VG_HOST },
 	{ "migrate-host", cmd_migrate_host, "--box <name> | --all-boxes | "
 	  "--retire-legacy [--force]",
 	  "re-home legacy (claudebox) boxes onto the hardened stack; retire it",
@@ -233,7 +240,8 @@ const struct verb box_verbs[] = {
 	  "Environment: BOX_MIGRATE_TIMEOUT (seconds from start to verified,\n"
 	  "120), BOX_MIGRATE_PROBE_NAME (default BOX_DOCTOR_PROBE_NAME, else\n"
 	  "deb.debian.org), BOX_MIGRATE_ONLY (a name prefix: --all-boxes takes\n"
-	  "only the legacy boxes whose names start with it).\n", V_PRIV },
+	  "only the legacy boxes whose names start with it).\n",
+	  V_PRIV, VG_HOST },
 	{ "firewall", cmd_firewall, "[apply|show] [--subnet A.B.C.0/24] [--json]",
 	  "show the host firewall as the kernel holds it, or re-apply it",
 	  "show (the default) reads every rule of box's nft tables back from\n"
@@ -243,7 +251,8 @@ const struct verb box_verbs[] = {
 	  "differs.  apply sends the contract in one netlink batch and reads\n"
 	  "it back; it needs only the kernel, not the daemon.  The subnet comes\n"
 	  "from --subnet (the boot unit passes it), else the bridge, else the\n"
-	  "daemon.  Inside a box apply refuses unless BOX_ALLOW_NESTED=1.\n", 0 },
+	  "daemon.  Inside a box apply refuses unless BOX_ALLOW_NESTED=1.\n",
+	  0, VG_HOST },
 	{ "doctor", cmd_doctor, "[--fix | --pin-dns] [--json] [<box>...]",
 	  "check the isolation contract from ground truth, here or in a box",
 	  "On a host: checks each layer as the kernel, the process table and\n"
@@ -272,7 +281,7 @@ const struct verb box_verbs[] = {
 	  "  --json      the report as one JSON object\n\n"
 	  "Environment: BOX_DNS; BOX_DOCTOR_PROBE_ADDR (a.b.c.d:port, default\n"
 	  "1.1.1.1:443) and BOX_DOCTOR_PROBE_NAME (default deb.debian.org), the\n"
-	  "public address and name the in-box probes try.\n", 0 },
+	  "public address and name the in-box probes try.\n", 0, VG_HOST },
 	{ "whereami", cmd_whereami, "[--json]",
 	  "on a host, inside an Incus instance, or inside a box?",
 	  "Says whether this machine is a host, an Incus instance or a box, with\n"
@@ -283,17 +292,19 @@ const struct verb box_verbs[] = {
 	  "whether the Incus daemon here has boxes and a box host stack.  Never\n"
 	  "build a box host stack inside a box: its bridge would take over the\n"
 	  "guest's own uplink (the #80 outage).  Exit status 0 whatever it finds.\n\n"
-	  "  --json   one flat JSON object on one line (the installer reads it)\n", 0 },
+	  "  --json   one flat JSON object on one line (the installer reads it)\n",
+	  0, VG_HOST },
 	{ "versions", cmd_versions, "",
 	  "the installed versions: which is the default, which is running",
 	  "Lists <root>/versions/ of the install this box runs from (or of\n"
 	  "BOX_HOME), marking the default (<root>/current) and the running one,\n"
-	  "with where each came from.\n", 0 },
+	  "with where each came from.\n", 0, VG_INSTALL },
 	{ "use", cmd_use, "<version>",
 	  "make an installed version the default",
 	  "Points <root>/current at versions/<version> in one atomic step and\n"
 	  "checks the result.  Refused while any box exists: boxes are never\n"
-	  "switched to another version behind their owner's back.\n", 0 },
+	  "switched to another version behind their owner's back.\n",
+	  0, VG_INSTALL },
 	{ "uninstall", cmd_uninstall, "[<version>] [--all] [--purge-host] [--force]",
 	  "remove one version, or the whole install",
 	  "With a version: removes it (never the default).  Without, or with\n"
@@ -303,21 +314,58 @@ const struct verb box_verbs[] = {
 	  "--force or BOX_YES=1 mean yes; no terminal and neither: exit 2.\n"
 	  "BOX_YES: 1, yes, true are yes; 0, no, false, empty are no; any other\n"
 	  "value is a usage error (exit 2).\n"
-	  "Ends by checking that nothing it removed is still there.\n", V_PRIV },
-	{ "help", cmd_help, "[<command>]",
-	  "this help, or one command's",
-	  NULL, 0 },
+	  "Ends by checking that nothing it removed is still there.\n",
+	  V_PRIV | V_DESTRUCTIVE, VG_INSTALL },
+	{ "completion", cmd_completion, "bash|zsh|fish",
+	  "shell completion for box, written from its verb table",
+	  "Prints a completion script for the shell named: verbs and their\n"
+	  "aliases, each verb's options, and box names (asked of box list when\n"
+	  "you press tab).  Load it with\n"
+	  "  bash  source <(box completion bash)\n"
+	  "  zsh   box completion zsh > \"${fpath[1]}/_box\"\n"
+	  "  fish  box completion fish > ~/.config/fish/completions/box.fish\n"
+	  "make install puts all three where the shells look.\n",
+	  0, VG_INSTALL },
+	{ "help", cmd_help, "[<command>] | --man",
+	  "this help, or one command's (--man: the manual page, as roff)",
+	  NULL, 0, VG_INSTALL },
 	{ "version", cmd_version, "",
 	  "print the version",
-	  NULL, 0 },
+	  NULL, 0, VG_INSTALL },
 	{ "status", cmd_status, "",
 	  "deprecated: use 'box list'",
-	  NULL, V_HIDDEN },
-	{ NULL, NULL, NULL, NULL, NULL, 0 }
+	  NULL, V_HIDDEN, VG_INSTALL },
+	{ NULL, NULL, NULL, NULL, NULL, 0, 0 }
 };
 
-const struct verb *
-verb_find(const char *name)
+/*
+ * The words people type for a verb because another tool taught them
+ * (docker, incus, git, ssh).  Each runs the verb it names, as if spelled
+ * so; `box help` lists them.  A word is never also a verb's name.
+ */
+const struct verb_alias box_aliases[] = {
+	{ "create",	"new" },
+	{ "launch",	"new" },
+	{ "ls",		"list" },
+	{ "ps",		"list" },
+	{ "show",	"info" },
+	{ "sh",		"shell" },
+	{ "ssh",	"shell" },
+	{ "run",	"exec" },
+	{ "up",		"start" },
+	{ "stop",	"down" },
+	{ "halt",	"down" },
+	{ "reboot",	"restart" },
+	{ "delete",	"rm" },
+	{ "remove",	"rm" },
+	{ "destroy",	"rm" },
+	{ "snap",	"snapshot" },
+	{ "check",	"doctor" },
+	{ NULL,		NULL }
+};
+
+static const struct verb *
+verb_named(const char *name)
 {
 	const struct verb *v;
 
@@ -328,15 +376,51 @@ verb_find(const char *name)
 }
 
 const struct verb *
+verb_find(const char *name)
+{
+	const struct verb_alias *a;
+	const struct verb *v = verb_named(name);
+
+	if (v != NULL)
+		return v;
+	for (a = box_aliases; a->word != NULL; a++)
+		if (strcmp(a->word, name) == 0)
+			return verb_named(a->verb);
+	return NULL;
+}
+
+/*
+ * Closest listed verb or alias.  An alias that wins suggests the verb it
+ * stands for.  Destructive verbs must be one edit away: `box up` is two
+ * edits from `rm`, and a suggestion is something people run.
+ */
+const struct verb *
 verb_suggest(const char *name)
 {
 	const struct verb *v, *best = NULL;
-	int bestd = 3, d;
+	const struct verb_alias *a;
+	size_t len = strlen(name);
+	/* within two edits, and never a total rewrite of a short word */
+	int bestd = len > 2 ? 3 : (int)len, d;
 
 	for (v = box_verbs; v->name != NULL; v++) {
 		if (v->flags & V_HIDDEN)
 			continue;
 		d = str_distance(name, v->name, 2);
+		if ((v->flags & V_DESTRUCTIVE) && d > 1)
+			continue;
+		if (d < bestd) {
+			bestd = d;
+			best = v;
+		}
+	}
+	for (a = box_aliases; a->word != NULL; a++) {
+		v = verb_named(a->verb);
+		if (v == NULL)
+			continue;
+		d = str_distance(name, a->word, 2);
+		if ((v->flags & V_DESTRUCTIVE) && d > 1)
+			continue;
 		if (d < bestd) {
 			bestd = d;
 			best = v;
@@ -370,26 +454,109 @@ verb_usage(const struct verb *v)
 		putchar('\n');
 }
 
+static const char *const verb_groups[] = {
+	[VG_BOXES]	= "BOXES",
+	[VG_LIFECYCLE]	= "LIFECYCLE",
+	[VG_HOST]	= "THE HOST",
+	[VG_INSTALL]	= "THIS PROGRAM",
+	[VG_OTHER]	= "MORE",
+};
+
+/*
+ * Every environment variable box reads, once.  Verb pages say how a verb
+ * uses the ones it reads; this is the index.
+ */
+static const char box_environment[] =
+    "  INCUS_SOCKET           the daemon's socket (default\n"
+    "                         $INCUS_DIR/unix.socket)\n"
+    "  INCUS_DIR              the daemon's directory (/var/lib/incus)\n"
+    "  BOX_PROJECT            the Incus project (default: the daemon's)\n"
+    "  BOX_IO_TIMEOUT         seconds to wait on one daemon reply (30)\n"
+    "  BOX_LAUNCH_TIMEOUT     seconds a mint may take (600)\n"
+    "  BOX_TEMPLATES          a directory of templates to use instead\n"
+    "  BOX_IMAGE, BOX_CPU, BOX_MEMORY, BOX_DISK\n"
+    "                         a mint's image and resources (see box help new)\n"
+    "  BOX_SNAPSHOT_PRISTINE  0: no 'pristine' snapshot at mint\n"
+    "  RIG_REPO, RIG_REF      where a template's rig role comes from\n"
+    "  BOX_YES                1/yes/true answer yes where a verb says so\n"
+    "  BOX_SUBNET, BOX_DNS    setup-host's subnet pin and the boxes'\n"
+    "                         resolvers (default 1.1.1.1 8.8.8.8)\n"
+    "  BOX_ALLOW_NESTED       1: build a host stack even inside a box\n"
+    "  BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME\n"
+    "                         the public address and name doctor probes\n"
+    "  BOX_MIGRATE_TIMEOUT, BOX_MIGRATE_PROBE_NAME, BOX_MIGRATE_ONLY\n"
+    "                         migrate-host (see box help migrate-host)\n"
+    "  BOX_HOME, BOX_BIN      the install root and where its links go\n";
+
+const char *
+verb_group_title(int g)
+{
+	if (g < 0 || g >= (int)(sizeof(verb_groups) / sizeof(verb_groups[0])))
+		g = VG_OTHER;
+	return verb_groups[g];
+}
+
+const char *
+box_environment_text(void)
+{
+	return box_environment;
+}
+
+static void
+usage_group(int g)
+{
+	const struct verb *v;
+	int any = 0;
+
+	for (v = box_verbs; v->name != NULL; v++) {
+		if ((v->flags & V_HIDDEN) || v->group != g)
+			continue;
+		if (!any++)
+			printf("\n%s\n", verb_groups[g]);
+		printf("  %-14s %s\n", v->name, v->summary);
+	}
+}
+
+static void
+usage_aliases(void)
+{
+	const struct verb_alias *a;
+	const char *last = NULL;
+	int col = 0;
+
+	fputs("\nALIASES", stdout);
+	for (a = box_aliases; a->word != NULL; a++) {
+		if (last == NULL || strcmp(last, a->verb) != 0) {
+			if (col > 56)
+				col = 0;
+			col += printf("%s%s: %s", col ? ";  " : "\n  ",
+			    a->verb, a->word);
+		} else
+			col += printf(", %s", a->word);
+		last = a->verb;
+	}
+	fputs("\n", stdout);
+}
+
 void
 box_usage(void)
 {
-	const struct verb *v;
+	int g;
 
 	printf("box %s — network-isolated, throwaway Incus boxes for coding "
 	    "agents\n\n", BOX_VERSION);
-	puts("USAGE\n  box <command> [<args>] [options]\n\nCOMMANDS");
-	for (v = box_verbs; v->name != NULL; v++)
-		if (!(v->flags & V_HIDDEN))
-			printf("  %-14s %s\n", v->name, v->summary);
+	fputs("USAGE\n  box <command> [<args>] [options]\n", stdout);
+	for (g = VG_BOXES; g <= VG_INSTALL; g++)
+		usage_group(g);
+	usage_group(VG_OTHER);
+	usage_aliases();
 	puts("\nOPTIONS (after the command)\n"
 	    "  -h, --help     help for that command\n"
 	    "  -V, --version  print the version\n"
-	    "  --json         machine-readable output, where offered\n\n"
-	    "ENVIRONMENT\n"
-	    "  INCUS_SOCKET, INCUS_DIR  where the Incus daemon listens\n"
-	    "  BOX_IO_TIMEOUT           seconds to wait on the daemon (30)\n"
-	    "  BOX_TEMPLATES            a directory of templates to use instead\n\n"
-	    "EXIT STATUS\n"
+	    "  --json         machine-readable output, where offered\n");
+	fputs("ENVIRONMENT\n", stdout);
+	fputs(box_environment, stdout);
+	puts("\nEXIT STATUS\n"
 	    "  0 ok, 1 it went wrong, 2 you asked wrong\n\n"
 	    "THE MODEL\n"
 	    "  A box reaches the public internet and nothing else: not the host,\n"
@@ -404,6 +571,10 @@ cmd_help(int argc, char **argv, struct box_err *e)
 
 	if (argc < 2) {
 		box_usage();
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--man") == 0) {
+		box_manpage();
 		return 0;
 	}
 	if (argc > 2)

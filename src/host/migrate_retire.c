@@ -113,7 +113,7 @@ delete_objects(struct incus *c, struct box_err *e)
 			return rc;
 		}
 		incus_reply_free(&r);
-		printf("box: removed %s\n", legacy_objects[i] + 5);
+		fprintf(stderr, "box: removed %s\n", legacy_objects[i] + 5);
 	}
 	return 0;
 }
@@ -132,7 +132,7 @@ remove_unit(struct box_err *e)
 		sysd_run(disable, &ignore);	/* an inactive unit is fine */
 	for (i = 0; i < NFILES; i++) {
 		if (unlink(legacy_files[i]) == 0)
-			printf("box: removed %s\n", legacy_files[i]);
+			fprintf(stderr, "box: removed %s\n", legacy_files[i]);
 		else if (errno != ENOENT)
 			return err_set(e, -errno, "removing %s: %s",
 			    legacy_files[i], strerror(errno));
@@ -258,7 +258,8 @@ migrate_retire(struct incus *c, struct box_err *e)
 	}
 	if ((rc = assert_absent(c, e)) < 0)
 		return rc;
-	printf("box: legacy stack retired: %s, %s, %s, the %s unit and "
+	fprintf(stderr,
+	    "box: legacy stack retired: %s, %s, %s, the %s unit and "
 	    "script, the nft tables inet/bridge %s are gone\n",
 	    CONTRACT_LEGACY_PROFILE, CONTRACT_LEGACY_BRIDGE,
 	    CONTRACT_LEGACY_ACL, CONTRACT_LEGACY_UNIT,

@@ -122,6 +122,8 @@ api_wait PUT /1.0/network-acls/box-isolate "$(api GET /1.0/network-acls/box-isol
 before=$(state)
 out=$($BOX setup-host 2>&1); rc=$?
 expect_eq "$rc" 0 "second setup-host exits 0"
+so=$($BOX setup-host 2>/dev/null)
+expect_eq "$so" "" "setup-host's progress is all on stderr (stdout empty)"
 expect_contains "$out" "acl       ok (unchanged)" "second run changes no ACL"
 expect_contains "$out" "profile   ok (unchanged)" "second run changes no profile"
 after=$(state)

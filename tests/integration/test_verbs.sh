@@ -79,6 +79,22 @@ expect_eq "$(state ${P}a)" Running "restart of a stopped box: running"
 run 2 "usage: box restart" "restart takes one box" -- restart
 "$BOX" help | grep -q "^  restart " && ok "restart in box help" || fail "restart not in box help"
 
+# --- the words people try -------------------------------------------------------
+run 2 "usage: box down" "stop is down (an alias)" -- stop
+run 2 "usage: box rm" "delete is rm (an alias)" -- delete
+run 2 "usage: box start" "up is start (an alias)" -- up
+run 0 "usage: box down" "help stop shows down's page" -- help stop
+run 2 "did you mean 'list'" "lsit: suggests list" -- lsit
+_o=$("$BOX" dlete 2>&1)
+case $_o in *"did you mean 'rm'"*) ok "dlete (one off delete): rm suggested" ;;
+*) fail "dlete: $_o" ;; esac
+_o=$("$BOX" xy 2>&1)
+case $_o in *"did you mean"*) fail "xy: a suggestion for a total rewrite: $_o" ;;
+*) ok "xy: no suggestion" ;; esac
+"$BOX" help | grep -q '^ALIASES' && ok "box help lists the aliases" || fail "no ALIASES in box help"
+"$BOX" help | grep -q '^  BOX_LAUNCH_TIMEOUT' && ok "box help lists the environment" ||
+    fail "BOX_LAUNCH_TIMEOUT not in box help"
+
 # --- all ----------------------------------------------------------------------
 # The project shares the default project's images and profiles; `all`
 # there sees only its own boxes.
