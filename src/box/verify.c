@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -29,6 +30,7 @@
 #include "host/contract.h"
 #include "incus/exec.h"
 #include "incus/json.h"
+#include "net/neigh.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
 #include "net/sniff.h"
@@ -712,6 +714,40 @@ take_bridge(struct plan *p, struct sniff *sn)
 	}
 }
 
+/*
+ * A forged ARP for a sibling that got past the port may have moved the
+ * host's entry for the sibling to this box's MAC: forget it, so the host
+ * asks again (the probe must not leave the breach it found behind).
+ */
+static void
+forget_poisoned(struct plan *p)
+{
+	unsigned idx = if_nametoindex(CONTRACT_BRIDGE);
+	struct nl_sock s;
+	struct box_err e;
+	uint32_t gw = 0;
+	int k, open_ = 0;
+
+	parse4h(p->gw, &gw);
+	for (k = 0; k < p->n && idx != 0; k++) {
+		struct target *t = &p->t[k];
+		size_t l = strlen(t->saw);
+
+		if (t->obs != OBS_ARP || t->claim == gw ||
+		    strncmp(t->saw, "arrived", 7) != 0)
+			continue;
+		err_clear(&e);
+		if (!open_ && nl_open(&s, NETLINK_ROUTE, &e) < 0)
+			return;
+		open_ = 1;
+		if (neigh_del(&s, (int)idx, t->claim, &e) == 0)
+			snprintf(t->saw + l, sizeof(t->saw) - l, "; the host's "
+			    "entry for %s forgotten", t->a);
+	}
+	if (open_)
+		nl_close(&s);
+}
+
 static int
 starts(const char *s, const char *w)
 {
@@ -896,8 +932,10 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 	life_remove_file(c, name, path);
 	if (rc < 0 || (rc = take_report(p, rep.p, rep.len, e)) < 0)
 		goto out;
-	if (listened)
+	if (listened) {
 		take_bridge(p, &sn);
+		forget_poisoned(p);
+	}
 	judge(p, listened);
 	if (!listened)
 		fprintf(stderr, "box: the forged frames were not observed: %s "

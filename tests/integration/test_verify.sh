@@ -202,7 +202,12 @@ nic=$($D get /1.0/profiles/box-net "json.dumps(dict(m['devices']['eth0'], **{'se
 if $D call PATCH /1.0/instances/$A "{\"devices\":{\"eth0\":$nic}}" >"$OUT/nic.log" 2>&1; then
 	verify $A nic
 	expect_judge nic 1 "forged arp" "no NIC filtering: verify reports forged source and ARP, exit 1"
-	ip neigh del "$BIP" dev boxnet 2>/dev/null
+	expect_contains "$(probe nic arpsib)" "entry for $BIP forgotten" "no NIC filtering: verify forgot the host's neighbour entry its forged ARP may have moved"
+	amac=$($D get /1.0/instances/$A "m['config']['volatile.eth0.hwaddr']")
+	case $(ip neigh show "$BIP" dev boxnet) in
+	*"$amac"*) fail "the host's entry for $BIP still holds $A's MAC $amac" ;;
+	*) ok "the host's entry for $BIP does not hold $A's MAC" ;;
+	esac
 	$D get /1.0/instances/$A "json.dumps({k: v for k, v in m.items() if k in ('architecture', 'config', 'devices', 'ephemeral', 'profiles', 'stateful', 'description')} | {'devices': {k: v for k, v in m['devices'].items() if k != 'eth0'}})" >"$OUT/put.json" &&
 	    $D call PUT /1.0/instances/$A "$(cat "$OUT/put.json")" >>"$OUT/nic.log" 2>&1 || fail "putting $A's NIC back"
 	ip neigh del "$BIP" dev boxnet 2>/dev/null

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "box/verify.h"
+#include "net/neigh.h"
 #include "net/sniff.h"
 #include "util/err.h"
 #include "t.h"
@@ -135,4 +136,22 @@ TEST(sniff_parse_udp4_and_token)
 	f[23] = 17;
 	f[14] = 0x44;	/* an IHL under 20 bytes */
 	CHECK_INT(sniff_parse(f, sizeof(hdr), &fr), -EBOX_PROTO);
+}
+
+TEST(neigh_del_msg_is_what_iproute2_sends)
+{
+	/* `ip neigh del 192.0.2.99 dev <42>` (iproute2 6.1, read with
+	 * strace): RTM_DELNEIGH, REQUEST|ACK, an AF_INET ndmsg (state
+	 * PERMANENT), NDA_DST. */
+	static const unsigned char want[] = {
+		0x24, 0, 0, 0, 0x1d, 0, 0x05, 0, 7, 0, 0, 0, 0, 0, 0, 0,
+		2, 0, 0, 0, 42, 0, 0, 0, 0x80, 0, 0, 0,
+		8, 0, 1, 0, 192, 0, 2, 99,
+	};
+	unsigned char buf[64];
+	int n = neigh_del_msg(buf, sizeof(buf), 42, 0xc0000263, 7);
+
+	CHECK(n > 0);
+	CHECK_MEM(buf, (size_t)n, want, sizeof(want));
+	CHECK_INT(neigh_del_msg(buf, 20, 42, 0xc0000263, 7), -ENOSPC);
 }
