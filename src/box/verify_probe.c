@@ -636,7 +636,11 @@ collect(struct probe *p, int np, long long deadline)
 		if (p[i].fd >= 0) {
 			close(p[i].fd);
 			p[i].fd = -1;
-			if (p[i].len == 0)
+			/* a lookup nobody answered: the name got nowhere */
+			if (p[i].len == 0 && strcmp(p[i].kind, "name") == 0)
+				say(p[i].out, sizeof(p[i].out), "none (%s: no "
+				    "answer to the lookup in time)", p[i].n);
+			else if (p[i].len == 0)
 				say(p[i].out, sizeof(p[i].out), "error no "
 				    "verdict before the deadline");
 		}
