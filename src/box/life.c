@@ -659,6 +659,37 @@ life_push_self(struct incus *c, const char *name, const char *path,
 	return rc;
 }
 
+/* A stream sink into an exec_buf: past its capacity, truncated. */
+static int
+pull_to_buf(void *ctx, const void *p, size_t n)
+{
+	struct exec_buf *b = ctx;
+
+	if (n >= b->cap - b->len) {
+		b->truncated = 1;
+		return -EFBIG;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int
+life_pull_file(struct incus *c, const char *name, const char *path,
+    struct exec_buf *b, struct box_err *e)
+{
+	char url[256];
+	long long total = -1;
+
+	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
+	    path);
+	b->len = 0;
+	b->truncated = 0;
+	b->p[0] = '\0';
+	return stream_get(c, url, pull_to_buf, b, &total, e);
+}
+
 int
 life_new_machine_id_offline(struct incus *c, const char *name,
     struct box_err *e)

@@ -195,6 +195,14 @@ void life_remove_file(struct incus *c, const char *name, const char *path);
 /* This very binary into box name at path (root, 0700): the in-box runs. */
 int life_push_self(struct incus *c, const char *name, const char *path,
     struct box_err *e);
+/*
+ * The file at path in box name, whole, into b (at most b->cap - 1 bytes,
+ * NUL-terminated; longer: b->truncated and an error): the in-box runs'
+ * reports.
+ */
+struct exec_buf;
+int life_pull_file(struct incus *c, const char *name, const char *path,
+    struct exec_buf *b, struct box_err *e);
 /* The raw value of token v into w (null when there is none). */
 void life_copy_raw(struct json_w *w, const struct json_doc *d, int v);
 

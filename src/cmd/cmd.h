@@ -94,5 +94,6 @@ int cmd_versions(int argc, char **argv, struct box_err *e);
 int cmd_use(int argc, char **argv, struct box_err *e);
 int cmd_uninstall(int argc, char **argv, struct box_err *e);
 int cmd_migrate_host(int argc, char **argv, struct box_err *e);
+int cmd_verify(int argc, char **argv, struct box_err *e);
 
 #endif

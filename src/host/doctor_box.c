@@ -25,7 +25,6 @@
 #include "box/life.h"
 #include "host/nested.h"
 #include "incus/exec.h"
-#include "incus/stream.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -361,39 +360,6 @@ dr_report_save(const struct dr_report *r, const char *path,
 
 /* --- from the host -------------------------------------------------------- */
 
-/* This binary, whole. */
-
-static int
-to_buf(void *ctx, const void *p, size_t n)
-{
-	struct exec_buf *b = ctx;
-
-	if (n >= b->cap - b->len) {
-		b->truncated = 1;
-		return -EFBIG;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-/* The report file, whole, into b (stream_get checks its length). */
-static int
-pull_report(struct incus *c, const char *name, const char *path,
-    struct exec_buf *b, struct box_err *e)
-{
-	char url[256];
-	long long total = -1;
-
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	b->len = 0;
-	b->truncated = 0;
-	b->p[0] = '\0';
-	return stream_get(c, url, to_buf, b, &total, e);
-}
-
 static int
 run_inside(struct incus *c, const char *name, const char *path,
     const char *report, const struct dr_opts *o, struct exec_buf *out,
@@ -487,7 +453,7 @@ dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
 	if (rc == 0) {
 		rc = run_inside(c, name, path, report, o, &out, &err, &st, &e);
 		if (rc == 0)
-			pulled = pull_report(c, name, report, &rep, &pe);
+			pulled = life_pull_file(c, name, report, &rep, &pe);
 		life_remove_file(c, name, report);
 		life_remove_file(c, name, path);
 	}

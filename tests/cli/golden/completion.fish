@@ -24,6 +24,7 @@ complete -c box -n __fish_use_subcommand -a teardown-host -d 'remove every box a
 complete -c box -n __fish_use_subcommand -a migrate-host -d 're-home legacy (claudebox) boxes onto the hardened stack; retire it'
 complete -c box -n __fish_use_subcommand -a firewall -d 'show the host firewall as the kernel holds it, or re-apply it'
 complete -c box -n __fish_use_subcommand -a doctor -d 'check the isolation contract from ground truth, here or in a box'
+complete -c box -n __fish_use_subcommand -a verify -d 'prove the isolation contract live, from inside one box'
 complete -c box -n __fish_use_subcommand -a whereami -d 'on a host, inside an Incus instance, or inside a box?'
 complete -c box -n __fish_use_subcommand -a versions -d 'the installed versions: which is the default, which is running'
 complete -c box -n __fish_use_subcommand -a use -d 'make an installed version the default'
@@ -123,6 +124,9 @@ complete -c box -n '__fish_seen_subcommand_from doctor check' -l pin-dns
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l json
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l help
 complete -c box -n '__fish_seen_subcommand_from doctor check' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
+complete -c box -n '__fish_seen_subcommand_from verify' -l json
+complete -c box -n '__fish_seen_subcommand_from verify' -l help
+complete -c box -n '__fish_seen_subcommand_from verify' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
 complete -c box -n '__fish_seen_subcommand_from whereami' -l json
 complete -c box -n '__fish_seen_subcommand_from whereami' -l help
 complete -c box -n '__fish_seen_subcommand_from versions' -l help
@@ -135,5 +139,5 @@ complete -c box -n '__fish_seen_subcommand_from completion' -l help
 complete -c box -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c box -n '__fish_seen_subcommand_from help' -l man
 complete -c box -n '__fish_seen_subcommand_from help' -l help
-complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor whereami versions use uninstall completion help version'
+complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor verify whereami versions use uninstall completion help version'
 complete -c box -n '__fish_seen_subcommand_from version' -l help

@@ -1,0 +1,953 @@
+/*
+ * verify.c - the host half of `box verify` (see verify.h): the targets,
+ * the run inside the box, the listener on the bridge, the verdicts.
+ *
+ * A verdict is only ever what was observed: the box's own connect(),
+ * echo or lookup for what it sends to a target; the host's listener on
+ * the bridge for the forged frames.  No clause is judged from
+ * configuration.  An isolation verdict ("dropped") means something only
+ * when the box demonstrably has a network: the egress baseline (the
+ * internet, or an allowed name) must connect first, else every isolation
+ * clause is "unjudged".
+ *
+ * Every target that is not this host's own can be replaced by environment
+ * (BOX_VERIFY_*), so tests aim them at namespaces of their own.
+ */
+#include "box/verify.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "box/box.h"
+#include "box/life.h"
+#include "host/contract.h"
+#include "incus/exec.h"
+#include "incus/json.h"
+#include "net/neigh.h"
+#include "net/nl.h"
+#include "net/rtnl.h"
+#include "net/sniff.h"
+#include "util/clock.h"
+#include "util/text.h"
+
+#define MAXT		96
+#define MAX_SIB		16
+#define MAX_ADDRS	64
+#define DEF_MS		2000
+#define DNS_GRACE_MS	6000
+
+enum { OBS_BOX, OBS_UDP, OBS_ARP };
+enum { R_HELD, R_BREACH, R_FAILED, R_UNJUDGED };
+static const char *const rword[] = { "held", "BREACH", "FAILED",
+    "unjudged" };
+
+struct target {
+	char id[VERIFY_ID];
+	const char *clause;
+	char what[128];
+	char kind[8];
+	char a[64], s[64], n[128], tok[48];
+	int port;
+	int reach;		/* 1: must connect; 0: must not arrive */
+	int obs;		/* OBS_*: who observes */
+	uint32_t claim, src, dst;	/* OBS_ARP / OBS_UDP, host order */
+	char saw[VERIFY_VERDICT];
+	int result;
+};
+
+struct plan {
+	struct target t[MAXT];
+	int n, ms, baseline;	/* baseline: index of the egress probe */
+	char name[BOX_NAME_MAX], self[16], gw[16], policy[512];
+	uint8_t mac[6];
+	int allow;
+	char lan_note[160];
+};
+
+/* --- small things -------------------------------------------------------- */
+
+static const char *
+env_or(const char *k, const char *def)
+{
+	const char *v = getenv(k);
+
+	return v != NULL && *v != '\0' ? v : def;
+}
+
+/* "host[:port]" -> host, port (def when absent): 0, or -EINVAL. */
+static int
+split_hp(const char *s, char *host, size_t cap, int *port, int def)
+{
+	const char *c = strrchr(s, ':');
+	char *end;
+	long p;
+
+	*port = def;
+	if (c == NULL) {
+		if (strlen(s) >= cap)
+			return -EINVAL;
+		snprintf(host, cap, "%s", s);
+	} else {
+		if ((size_t)(c - s) >= cap)
+			return -EINVAL;
+		snprintf(host, cap, "%.*s", (int)(c - s), s);
+		p = strtol(c + 1, &end, 10);
+		if (*end != '\0' || p < 1 || p > 65535)
+			return -EINVAL;
+		*port = (int)p;
+	}
+	return host[0] ? 0 : -EINVAL;
+}
+
+static int
+parse4h(const char *s, uint32_t *a)
+{
+	struct in_addr ia;
+
+	if (inet_pton(AF_INET, s, &ia) != 1)
+		return -EINVAL;
+	*a = ntohl(ia.s_addr);
+	return 0;
+}
+
+static void
+fmt4h(uint32_t a, char *buf, size_t cap)
+{
+	struct in_addr ia = { htonl(a) };
+
+	inet_ntop(AF_INET, &ia, buf, (socklen_t)cap);
+}
+
+static struct target *
+add(struct plan *p, const char *id, const char *clause, const char *kind,
+    int reach, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static struct target *
+add(struct plan *p, const char *id, const char *clause, const char *kind,
+    int reach, const char *fmt, ...)
+{
+	struct target *t;
+	va_list ap;
+
+	if (p->n >= MAXT)
+		return NULL;
+	t = &p->t[p->n++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->id, sizeof(t->id), "%s", id);
+	t->clause = clause;
+	snprintf(t->kind, sizeof(t->kind), "%s", kind);
+	t->reach = reach;
+	va_start(ap, fmt);
+	vsnprintf(t->what, sizeof(t->what), fmt, ap);
+	va_end(ap);
+	return t;
+}
+
+int
+verify_policy_read(const char *v, char *allow, size_t cap)
+{
+	allow[0] = '\0';
+	if (v == NULL || *v == '\0' || strcmp(v, "open") == 0)
+		return 0;
+	if (strncmp(v, "allow:", 6) != 0 || v[6] == '\0' ||
+	    strlen(v + 6) >= cap)
+		return -EINVAL;
+	snprintf(allow, cap, "%s", v + 6);
+	return 1;
+}
+
+/* The first pattern of the list that names one host (no wildcard). */
+static int
+first_literal(const char *list, char *out, size_t cap)
+{
+	const char *s = list;
+	size_t n;
+
+	while (*s) {
+		n = strcspn(s, ",");
+		if (n > 0 && n < cap && memchr(s, '*', n) == NULL) {
+			snprintf(out, cap, "%.*s", (int)n, s);
+			return 0;
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return -ENOENT;
+}
+
+/* --- the targets --------------------------------------------------------- */
+
+static int
+plan_egress(struct plan *p, struct box_err *e)
+{
+	char h[128], ref[128];
+	int port;
+	struct target *t;
+
+	if (!p->allow) {
+		if (split_hp(env_or("BOX_VERIFY_INET_ADDR", "1.1.1.1:443"), h,
+		    sizeof(h), &port, 443) < 0)
+			return err_usage(e, "BOX_VERIFY_INET_ADDR is not "
+			    "a.b.c.d[:port]");
+		p->baseline = p->n;
+		t = add(p, "inet", "egress", "tcp", 1, "the internet by "
+		    "address, %s:%d (policy open)", h, port);
+		snprintf(t->a, sizeof(t->a), "%.63s", h);
+		t->port = port;
+		if (split_hp(env_or("BOX_VERIFY_INET_NAME",
+		    "deb.debian.org:443"), h, sizeof(h), &port, 443) < 0)
+			return err_usage(e, "BOX_VERIFY_INET_NAME is not "
+			    "name[:port]");
+		t = add(p, "inetname", "egress", "name", 1, "the internet by "
+		    "name, %s:%d (policy open)", h, port);
+		snprintf(t->n, sizeof(t->n), "%s", h);
+		t->port = port;
+		return 0;
+	}
+	if (first_literal(p->policy, ref, sizeof(ref)) < 0)
+		snprintf(ref, sizeof(ref), "%s", "");
+	if (split_hp(env_or("BOX_VERIFY_ALLOWED", ref), h, sizeof(h), &port,
+	    443) < 0)
+		return err_usage(e, "the policy allows only wildcards: name "
+		    "an allowed host with BOX_VERIFY_ALLOWED=name[:port]");
+	p->baseline = p->n;
+	t = add(p, "allowed", "egress", "name", 1, "an allowed name, %s:%d "
+	    "(policy allow:%s)", h, port, p->policy);
+	snprintf(t->n, sizeof(t->n), "%s", h);
+	t->port = port;
+	if (split_hp(env_or("BOX_VERIFY_REFUSED", "example.com:443"), h,
+	    sizeof(h), &port, 443) < 0)
+		return err_usage(e, "BOX_VERIFY_REFUSED is not name[:port]");
+	t = add(p, "refused", "egress", "name", 0, "a name the policy does "
+	    "not allow, %s:%d", h, port);
+	snprintf(t->n, sizeof(t->n), "%s", h);
+	t->port = port;
+	return 0;
+}
+
+/* The host: the gateway and every address of this host, over rtnetlink. */
+static int
+plan_host(struct plan *p, struct rtnl_addr4 *ad, int nad, struct box_err *e)
+{
+	const char *hp = env_or("BOX_VERIFY_HOST_PORT", "22");
+	char a[16], id[VERIFY_ID];
+	struct target *t;
+	int port = atoi(hp), i, k = 0;
+
+	if (port < 1 || port > 65535)
+		return err_usage(e, "BOX_VERIFY_HOST_PORT is not a port");
+	t = add(p, "gw", "host", "tcp", 0, "the host at the gateway %s:%d",
+	    p->gw, port);
+	snprintf(t->a, sizeof(t->a), "%s", p->gw);
+	t->port = port;
+	t = add(p, "gwicmp", "host", "icmp", 0, "the host at the gateway %s, "
+	    "ICMP echo", p->gw);
+	snprintf(t->a, sizeof(t->a), "%s", p->gw);
+	for (i = 0; i < nad; i++) {
+		uint32_t h = ntohl(ad[i].addr.s_addr);
+
+		fmt4h(h, a, sizeof(a));
+		if ((h >> 24) == 127 || strcmp(a, p->gw) == 0)
+			continue;	/* 127/8: the box's own loopback */
+		k++;
+		snprintf(id, sizeof(id), "h%d", k);
+		t = add(p, id, "host", "tcp", 0, "the host at %s:%d (%s)", a,
+		    port, ad[i].label[0] ? ad[i].label : "an address");
+		if (t == NULL)
+			break;
+		snprintf(t->a, sizeof(t->a), "%s", a);
+		t->port = port;
+		snprintf(id, sizeof(id), "h%dd", k);
+		t = add(p, id, "host", "tcp", 0, "the host's DNS port at %s:53 "
+		    "(a box asks only the gateway)", a);
+		if (t == NULL)
+			break;
+		snprintf(t->a, sizeof(t->a), "%s", a);
+		t->port = 53;
+	}
+	return 0;
+}
+
+/* The host's LAN: its default gateway and an address of its subnet. */
+static int
+plan_lan(struct plan *p, struct rtnl_addr4 *ad, int nad,
+    struct rtnl_route4 *rt, int nrt, struct box_err *e)
+{
+	const struct rtnl_route4 *d = rtnl_default_route4(rt, (size_t)nrt);
+	char gw[64] = "", sub[64] = "", h[64];
+	uint32_t g, net, m, x;
+	int port, i;
+	struct target *t;
+
+	if (d != NULL && d->has_gw) {
+		fmt4h(ntohl(d->gw.s_addr), gw, sizeof(gw));
+		g = ntohl(d->gw.s_addr);
+		for (i = 0; i < nad && sub[0] == '\0'; i++) {
+			if (ad[i].ifindex != d->oif || ad[i].prefixlen == 0 ||
+			    ad[i].prefixlen > 30)
+				continue;
+			m = 0xffffffffu << (32 - ad[i].prefixlen);
+			net = ntohl(ad[i].addr.s_addr) & m;
+			/* the first address that is neither the gateway nor
+			 * this host */
+			for (x = net + 1; x < net + 4; x++)
+				if (x != g && x != ntohl(ad[i].addr.s_addr))
+					break;
+			fmt4h(x, sub, sizeof(sub));
+		}
+	}
+	if (split_hp(env_or("BOX_VERIFY_LAN_GATEWAY", gw), h, sizeof(h),
+	    &port, 80) == 0 && parse4h(h, &g) == 0) {
+		t = add(p, "langw", "lan", "tcp", 0, "the host's LAN, its "
+		    "default gateway %s:%d", h, port);
+		snprintf(t->a, sizeof(t->a), "%.63s", h);
+		t->port = port;
+	} else if (getenv("BOX_VERIFY_LAN_GATEWAY") != NULL) {
+		return err_usage(e, "BOX_VERIFY_LAN_GATEWAY is not "
+		    "a.b.c.d[:port]");
+	} else {
+		snprintf(p->lan_note, sizeof(p->lan_note), "this host has no "
+		    "IPv4 default route: no LAN to probe");
+	}
+	if (split_hp(env_or("BOX_VERIFY_LAN_ADDR", sub), h, sizeof(h), &port,
+	    22) == 0 && parse4h(h, &g) == 0) {
+		t = add(p, "lanaddr", "lan", "tcp", 0, "the host's LAN, %s:%d "
+		    "in its subnet", h, port);
+		snprintf(t->a, sizeof(t->a), "%.63s", h);
+		t->port = port;
+	} else if (getenv("BOX_VERIFY_LAN_ADDR") != NULL) {
+		return err_usage(e, "BOX_VERIFY_LAN_ADDR is not "
+		    "a.b.c.d[:port]");
+	}
+	return 0;
+}
+
+/*
+ * The siblings: every other address the box network's records hold
+ * (GET /1.0/networks/<bridge>/leases), the first one also claimed by the
+ * forged ARP and source.
+ */
+static int
+plan_siblings(struct incus *c, struct plan *p, char *first, size_t cap,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char a[64], who[64], id[VERIFY_ID];
+	const char *sp = env_or("BOX_VERIFY_SIBLING_PORT", "22");
+	/* whose address the forged frames claim: else the first sibling */
+	const char *claim = getenv("BOX_VERIFY_SIBLING");
+	struct target *t;
+	int i, k = 0, port = atoi(sp), rc;
+
+	first[0] = '\0';
+	if (port < 1 || port > 65535)
+		return err_usage(e, "BOX_VERIFY_SIBLING_PORT is not a port");
+	rc = incus_call(c, "GET", "/1.0/networks/" CONTRACT_BRIDGE "/leases",
+	    NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = r.metadata >= 0 ? json_child(&r.doc, r.metadata) : -1;
+	    i >= 0 && k < MAX_SIB; i = json_next(&r.doc, i)) {
+		uint32_t x;
+
+		if (json_gets(&r.doc, i, "address", a, sizeof(a), NULL) ==
+		    NULL || parse4h(a, &x) < 0 || strcmp(a, p->self) == 0 ||
+		    strcmp(a, p->gw) == 0)
+			continue;
+		json_gets(&r.doc, i, "hostname", who, sizeof(who), "");
+		/* dhcp-ignore-names: dnsmasq knows no names; the MAC, then */
+		if (who[0] == '\0' || strcmp(who, "*") == 0)
+			json_gets(&r.doc, i, "hwaddr", who, sizeof(who), "?");
+		text_sanitize(who, strlen(who));
+		if (first[0] == '\0' && (claim == NULL || *claim == '\0' ||
+		    strcmp(claim, a) == 0))
+			snprintf(first, cap, "%s", a);
+		k++;
+		snprintf(id, sizeof(id), "s%d", k);
+		t = add(p, id, "sibling", "tcp", 0, "sibling %s at %s:%d", who,
+		    a, port);
+		if (t == NULL)
+			break;
+		snprintf(t->a, sizeof(t->a), "%s", a);
+		t->port = port;
+		snprintf(id, sizeof(id), "s%di", k);
+		t = add(p, id, "sibling", "icmp", 0, "sibling %s at %s, ICMP "
+		    "echo", who, a);
+		if (t == NULL)
+			break;
+		snprintf(t->a, sizeof(t->a), "%s", a);
+	}
+	incus_reply_free(&r);
+	if (claim != NULL && *claim != '\0' && first[0] == '\0')
+		return err_usage(e, "BOX_VERIFY_SIBLING=%.40s is no sibling's "
+		    "address in %s's leases", claim, CONTRACT_BRIDGE);
+	return 0;
+}
+
+static int
+plan_forged(struct plan *p, const char *sib, struct box_err *e)
+{
+	char inet[64], tokbase[32];
+	const char *fs = env_or("BOX_VERIFY_FORGE_SRC", "198.18.0.99");
+	int port, fport = atoi(env_or("BOX_VERIFY_FORGE_PORT", "9"));
+	unsigned rnd = 0;
+	struct target *t;
+	uint32_t x;
+
+	if (fport < 1 || fport > 65535)
+		return err_usage(e, "BOX_VERIFY_FORGE_PORT is not a port");
+	if (parse4h(fs, &x) < 0)
+		return err_usage(e, "BOX_VERIFY_FORGE_SRC is not a.b.c.d");
+	if (split_hp(env_or("BOX_VERIFY_INET_ADDR", "1.1.1.1:443"), inet,
+	    sizeof(inet), &port, 443) < 0 || parse4h(inet, &x) < 0)
+		return err_usage(e, "BOX_VERIFY_INET_ADDR is not "
+		    "a.b.c.d[:port]");
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = (unsigned)clock_ms();
+	snprintf(tokbase, sizeof(tokbase), "box-verify-%08x", rnd);
+	t = add(p, "forge", "forged", "forge", 0, "a forged source %s -> "
+	    "%s:%d, seen past the box's port?", fs, inet, fport);
+	snprintf(t->a, sizeof(t->a), "%s", inet);
+	snprintf(t->s, sizeof(t->s), "%s", fs);
+	snprintf(t->tok, sizeof(t->tok), "%s-f", tokbase);
+	t->port = fport;
+	t->obs = OBS_UDP;
+	parse4h(fs, &t->src);
+	parse4h(inet, &t->dst);
+	if (sib[0]) {
+		t = add(p, "forgesib", "forged", "forge", 0, "a sibling's "
+		    "source %s -> %s:%d, seen past the box's port?", sib, inet,
+		    fport);
+		snprintf(t->a, sizeof(t->a), "%s", inet);
+		snprintf(t->s, sizeof(t->s), "%s", sib);
+		snprintf(t->tok, sizeof(t->tok), "%s-s", tokbase);
+		t->port = fport;
+		t->obs = OBS_UDP;
+		parse4h(sib, &t->src);
+		parse4h(inet, &t->dst);
+	}
+	t = add(p, "arpgw", "arp", "arp", 0, "a forged ARP claiming the "
+	    "gateway %s, seen past the box's port?", p->gw);
+	snprintf(t->a, sizeof(t->a), "%s", p->gw);
+	t->obs = OBS_ARP;
+	parse4h(p->gw, &t->claim);
+	if (sib[0]) {
+		t = add(p, "arpsib", "arp", "arp", 0, "a forged ARP claiming "
+		    "sibling %s, seen past the box's port?", sib);
+		snprintf(t->a, sizeof(t->a), "%s", sib);
+		t->obs = OBS_ARP;
+		parse4h(sib, &t->claim);
+	}
+	return 0;
+}
+
+static void
+plan_v6(struct plan *p)
+{
+	add(p, "v6", "ipv6", "v6", 0, "IPv6: a global address or a route in "
+	    "the box");
+	add(p, "v6ping", "ipv6", "v6ping", 0, "IPv6: an echo to every node "
+	    "on the link (the host's link-local, the siblings')");
+}
+
+static int
+parse_mac(const char *s, uint8_t m[6])
+{
+	unsigned v[6];
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x", &v[0], &v[1], &v[2], &v[3],
+	    &v[4], &v[5]) != 6)
+		return -EINVAL;
+	for (i = 0; i < 6; i++)
+		m[i] = (uint8_t)v[i];
+	return 0;
+}
+
+/* The box: running, its policy, its MAC, its address; the gateway. */
+static int
+plan_box(struct incus *c, const char *name, struct plan *p,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	struct box_info bi;
+	char v[600], mac[32];
+	int rc;
+
+	if ((rc = box_fetch(c, name, 1, &r, &bi, e)) < 0)
+		return rc;
+	if (!bi.running) {
+		incus_reply_free(&r);
+		err_set(e, -EAGAIN, "box %s is %s: verify probes from inside "
+		    "a running box", name, bi.status);
+		err_fix(e, "box start %s", name);
+		return -EAGAIN;
+	}
+	box_config(&r.doc, r.metadata, "user.box.egress", v, sizeof(v), "");
+	box_config(&r.doc, r.metadata, "volatile." CONTRACT_NIC ".hwaddr",
+	    mac, sizeof(mac), "");
+	incus_reply_free(&r);
+	p->allow = verify_policy_read(v, p->policy, sizeof(p->policy));
+	if (p->allow < 0) {
+		text_sanitize(v, strlen(v));
+		return err_set(e, -EINVAL, "box %s has an egress policy verify "
+		    "cannot read (user.box.egress=%.100s)", name, v);
+	}
+	if (parse_mac(mac, p->mac) < 0)
+		return err_set(e, -EINVAL, "box %s has no MAC on %s "
+		    "(volatile.%s.hwaddr)", name, CONTRACT_NIC, CONTRACT_NIC);
+	if ((rc = incus_call(c, "GET", "/1.0/networks/" CONTRACT_BRIDGE, NULL,
+	    &r, e)) < 0)
+		return rc;
+	v[0] = '\0';
+	json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
+	    "ipv4.address", v, sizeof(v), "");
+	incus_reply_free(&r);
+	v[strcspn(v, "/")] = '\0';
+	if (parse4h(v, &(uint32_t){ 0 }) < 0)
+		return err_set(e, -EINVAL, "%s has no IPv4 gateway address",
+		    CONTRACT_BRIDGE);
+	snprintf(p->gw, sizeof(p->gw), "%.15s", v);
+	return life_wait_address(c, name, clock_ms() + 15000, NULL, p->self,
+	    sizeof(p->self), e);
+}
+
+static int
+plan_build(struct incus *c, const char *name, struct plan *p,
+    struct box_err *e)
+{
+	struct rtnl_addr4 *ad = calloc(MAX_ADDRS, sizeof(*ad));
+	struct rtnl_route4 *rt = calloc(512, sizeof(*rt));
+	struct nl_sock s;
+	char sib[64];
+	int nad = 0, nrt = 0, rc;
+	long ms = strtol(env_or("BOX_VERIFY_TIMEOUT_MS", "2000"), NULL, 10);
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->ms = ms >= 200 && ms <= 30000 ? (int)ms : DEF_MS;
+	if (ad == NULL || rt == NULL) {
+		rc = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = plan_box(c, name, p, e)) < 0)
+		goto out;
+	if ((rc = nl_open(&s, NETLINK_ROUTE, e)) < 0)
+		goto out;
+	nad = rtnl_addrs4(&s, ad, MAX_ADDRS, e);
+	nrt = nad < 0 ? 0 : rtnl_routes4(&s, rt, 512, e);
+	nl_close(&s);
+	if ((rc = nad < 0 ? nad : nrt) < 0) {
+		err_context(e, "reading this host's addresses and routes");
+		goto out;
+	}
+	if ((rc = plan_egress(p, e)) < 0 || (rc = plan_host(p, ad, nad, e)) <
+	    0 || (rc = plan_lan(p, ad, nad, rt, nrt, e)) < 0 ||
+	    (rc = plan_siblings(c, p, sib, sizeof(sib), e)) < 0 ||
+	    (rc = plan_forged(p, sib, e)) < 0)
+		goto out;
+	plan_v6(p);
+out:
+	free(ad);
+	free(rt);
+	return rc;
+}
+
+/* --- the run ------------------------------------------------------------- */
+
+static int
+plan_json(const struct plan *p, char **out)
+{
+	struct json_w w;
+	size_t len;
+	int i;
+
+	json_w_init(&w, 64 << 10);
+	json_w_obj(&w);
+	json_w_key(&w, "t");
+	json_w_int(&w, p->ms);
+	json_w_key(&w, "p");
+	json_w_arr(&w);
+	for (i = 0; i < p->n; i++) {
+		const struct target *t = &p->t[i];
+
+		json_w_obj(&w);
+		json_w_key(&w, "id");
+		json_w_str(&w, t->id);
+		json_w_key(&w, "k");
+		json_w_str(&w, t->kind);
+		json_w_key(&w, "a");
+		json_w_str(&w, t->a);
+		json_w_key(&w, "s");
+		json_w_str(&w, t->s);
+		json_w_key(&w, "n");
+		json_w_str(&w, t->n);
+		json_w_key(&w, "tok");
+		json_w_str(&w, t->tok);
+		json_w_key(&w, "p");
+		json_w_int(&w, t->port);
+		json_w_end(&w, '}');
+	}
+	json_w_end(&w, ']');
+	json_w_end(&w, '}');
+	return json_w_finish(&w, out, &len);
+}
+
+/* Run the plan in the box; the report (the box's word) into rep. */
+static int
+run_inside(struct incus *c, struct plan *p, const char *path,
+    const char *report, struct exec_buf *rep, struct box_err *e)
+{
+	char *pj = NULL, *ep, er[128], ebuf[512], obuf[512];
+	const char *argv[] = { path, "verify", "--inside", NULL };
+	const char *env[] = { "BOX_VERIFY_INSIDE=1", NULL, er,
+	    "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	struct exec_buf out = { obuf, sizeof(obuf), 0, 0 };
+	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
+	struct exec_status st;
+	struct exec_req req;
+	int rc;
+
+	if (plan_json(p, &pj) < 0)
+		return err_set(e, -ENOMEM, "the plan did not fit");
+	ep = malloc(strlen(pj) + 20);
+	if (ep == NULL) {
+		free(pj);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	sprintf(ep, "BOX_VERIFY_PLAN=%s", pj);
+	free(pj);
+	env[1] = ep;
+	snprintf(er, sizeof(er), "BOX_VERIFY_REPORT=%s", report);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.env = env;
+	req.uid = req.gid = -1;
+	memset(&st, 0, sizeof(st));
+	rc = exec_capture(c, p->name, &req, NULL, 0, &out, &err,
+	    p->ms + DNS_GRACE_MS + 20000, &st, e);
+	free(ep);
+	if (rc == 0 && (st.err[0] != '\0' || st.code != 0)) {
+		text_sanitize(ebuf, strlen(ebuf));
+		ebuf[strcspn(ebuf, "\n")] = '\0';
+		return err_set(e, -EIO, "the in-box probes did not finish "
+		    "(exit %d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ?
+		    ebuf : "no output");
+	}
+	if (rc == 0)
+		rc = life_pull_file(c, p->name, report, rep, e);
+	return rc;
+}
+
+/* The box's report: each target's verdict, by id. */
+static int
+take_report(struct plan *p, const char *txt, size_t n, struct box_err *e)
+{
+	struct json_doc d;
+	char id[VERIFY_ID];
+	int arr, i, k;
+
+	memset(&d, 0, sizeof(d));
+	if (json_parse(&d, txt, n, e) < 0) {
+		err_context(e, "the box's report");
+		return -EBOX_PROTO;
+	}
+	arr = json_get(&d, 0, "results");
+	for (i = arr >= 0 ? json_child(&d, arr) : -1; i >= 0;
+	    i = json_next(&d, i)) {
+		if (json_gets(&d, i, "id", id, sizeof(id), NULL) == NULL)
+			continue;
+		for (k = 0; k < p->n; k++)
+			if (strcmp(p->t[k].id, id) == 0 && !p->t[k].saw[0]) {
+				json_gets(&d, i, "v", p->t[k].saw,
+				    sizeof(p->t[k].saw), "");
+				text_sanitize(p->t[k].saw,
+				    strlen(p->t[k].saw));
+			}
+	}
+	json_free(&d);
+	return 0;
+}
+
+/* What the listener on the bridge heard, for the forged frames. */
+static void
+take_bridge(struct plan *p, struct sniff *sn)
+{
+	static uint8_t f[SNIFF_FRAME_MAX];
+	struct sniff_frame fr;
+	size_t len;
+	int k, heard[MAXT] = { 0 }, frames = 0;
+
+	while (sniff_next(sn, f, sizeof(f), &len) == 1 && frames++ < 200000) {
+		if (sniff_parse(f, len, &fr) != 1)
+			continue;
+		for (k = 0; k < p->n; k++) {
+			const struct target *t = &p->t[k];
+
+			if (t->obs == OBS_UDP && fr.kind == SNIFF_UDP4 &&
+			    fr.saddr == t->src && fr.daddr == t->dst &&
+			    sniff_has_token(fr.payload, fr.plen, t->tok))
+				heard[k] = 1;
+			if (t->obs == OBS_ARP && fr.kind == SNIFF_ARP &&
+			    fr.spa == t->claim && memcmp(fr.sha, p->mac, 6) == 0)
+				heard[k] = 1;
+		}
+	}
+	for (k = 0; k < p->n; k++) {
+		struct target *t = &p->t[k];
+
+		if (t->obs == OBS_BOX)
+			continue;
+		if (strncmp(t->saw, "sent", 4) != 0)
+			continue;	/* never sent: judged as an error */
+		snprintf(t->saw, sizeof(t->saw), "%s", heard[k] ?
+		    "arrived (the host's bridge received it)" :
+		    "did not arrive (nothing reached the host's bridge)");
+	}
+}
+
+/*
+ * A forged ARP for a sibling that got past the port may have moved the
+ * host's entry for the sibling to this box's MAC: forget it, so the host
+ * asks again (the probe must not leave the breach it found behind).
+ */
+static void
+forget_poisoned(struct plan *p)
+{
+	unsigned idx = if_nametoindex(CONTRACT_BRIDGE);
+	struct nl_sock s;
+	struct box_err e;
+	uint32_t gw = 0;
+	int k, open_ = 0;
+
+	parse4h(p->gw, &gw);
+	for (k = 0; k < p->n && idx != 0; k++) {
+		struct target *t = &p->t[k];
+		size_t l = strlen(t->saw);
+
+		if (t->obs != OBS_ARP || t->claim == gw ||
+		    strncmp(t->saw, "arrived", 7) != 0)
+			continue;
+		err_clear(&e);
+		if (!open_ && nl_open(&s, NETLINK_ROUTE, &e) < 0)
+			return;
+		open_ = 1;
+		if (neigh_del(&s, (int)idx, t->claim, &e) == 0)
+			snprintf(t->saw + l, sizeof(t->saw) - l, "; the host's "
+			    "entry for %s forgotten", t->a);
+	}
+	if (open_)
+		nl_close(&s);
+}
+
+static int
+starts(const char *s, const char *w)
+{
+	return strncmp(s, w, strlen(w)) == 0;
+}
+
+static void
+judge(struct plan *p, int listened)
+{
+	int k, base_ok;
+
+	for (k = 0; k < p->n; k++) {
+		struct target *t = &p->t[k];
+		const char *s = t->saw;
+
+		if (!s[0])
+			snprintf(t->saw, sizeof(t->saw), "error no verdict");
+		if (t->obs != OBS_BOX && !listened && starts(s, "sent"))
+			snprintf(t->saw, sizeof(t->saw), "error not observed "
+			    "(no listener on %s)", CONTRACT_BRIDGE);
+		if (t->reach)
+			t->result = starts(s, "connected") ? R_HELD : R_FAILED;
+		else if (starts(s, "dropped") || starts(s, "unreachable") ||
+		    starts(s, "none") || starts(s, "did not arrive"))
+			t->result = R_HELD;
+		else if (starts(s, "connected") || starts(s, "refused") ||
+		    starts(s, "reply") || starts(s, "arrived"))
+			t->result = R_BREACH;
+		else
+			t->result = R_FAILED;
+	}
+	base_ok = p->t[p->baseline].result == R_HELD;
+	if (base_ok)
+		return;
+	/* no network, no meaning in silence: a "dropped" proves nothing */
+	for (k = 0; k < p->n; k++)
+		if (!p->t[k].reach && p->t[k].result == R_HELD)
+			p->t[k].result = R_UNJUDGED;
+}
+
+/* --- the report ---------------------------------------------------------- */
+
+static void
+counts(const struct plan *p, int c[4])
+{
+	int k;
+
+	c[0] = c[1] = c[2] = c[3] = 0;
+	for (k = 0; k < p->n; k++)
+		c[p->t[k].result]++;
+}
+
+static void
+print_text(const struct plan *p)
+{
+	int c[4], k;
+
+	printf("box verify %s (%s, egress %s%s%s)\n", p->name, p->self,
+	    p->allow ? "allow:" : "open", p->allow ? p->policy : "",
+	    p->t[p->baseline].result == R_HELD ? "" : "; the BASELINE FAILED"
+	    ": no isolation verdict can be trusted");
+	printf("%-8s %-9s %-62s %s\n", "CLAUSE", "RESULT", "PROBE",
+	    "OBSERVED");
+	for (k = 0; k < p->n; k++)
+		printf("%-8s %-9s %-62s %s\n", p->t[k].clause,
+		    rword[p->t[k].result], p->t[k].what, p->t[k].saw);
+	if (p->lan_note[0])
+		printf("note: %s\n", p->lan_note);
+	counts(p, c);
+	if (c[1] + c[2] + c[3] == 0)
+		printf("verify %s: all %d probes held\n", p->name, p->n);
+	else
+		printf("verify %s: %d BREACHED, %d failed, %d unjudged, %d "
+		    "held\n", p->name, c[1], c[2], c[3], c[0]);
+}
+
+static int
+print_json(const struct plan *p, struct box_err *e)
+{
+	struct json_w w;
+	char *out = NULL;
+	size_t len;
+	int c[4], k;
+
+	counts(p, c);
+	json_w_init(&w, 256 << 10);
+	json_w_obj(&w);
+	json_w_key(&w, "box");
+	json_w_str(&w, p->name);
+	json_w_key(&w, "address");
+	json_w_str(&w, p->self);
+	json_w_key(&w, "gateway");
+	json_w_str(&w, p->gw);
+	json_w_key(&w, "egress");
+	json_w_str(&w, p->allow ? "allow" : "open");
+	json_w_key(&w, "allow");
+	json_w_str(&w, p->policy);
+	json_w_key(&w, "baseline");
+	json_w_bool(&w, p->t[p->baseline].result == R_HELD);
+	json_w_key(&w, "ok");
+	json_w_bool(&w, c[1] + c[2] + c[3] == 0);
+	json_w_key(&w, "held");
+	json_w_int(&w, c[0]);
+	json_w_key(&w, "breached");
+	json_w_int(&w, c[1]);
+	json_w_key(&w, "failed");
+	json_w_int(&w, c[2]);
+	json_w_key(&w, "unjudged");
+	json_w_int(&w, c[3]);
+	json_w_key(&w, "note");
+	json_w_str(&w, p->lan_note);
+	json_w_key(&w, "probes");
+	json_w_arr(&w);
+	for (k = 0; k < p->n; k++) {
+		const struct target *t = &p->t[k];
+
+		json_w_obj(&w);
+		json_w_key(&w, "id");
+		json_w_str(&w, t->id);
+		json_w_key(&w, "clause");
+		json_w_str(&w, t->clause);
+		json_w_key(&w, "probe");
+		json_w_str(&w, t->what);
+		json_w_key(&w, "target");
+		json_w_str(&w, t->n[0] ? t->n : t->a);
+		json_w_key(&w, "port");
+		json_w_int(&w, t->port);
+		json_w_key(&w, "want");
+		json_w_str(&w, t->reach ? "reached" : "blocked");
+		json_w_key(&w, "observed_by");
+		json_w_str(&w, t->obs == OBS_BOX ? "box" : "host bridge");
+		json_w_key(&w, "observed");
+		json_w_str(&w, t->saw);
+		json_w_key(&w, "result");
+		json_w_str(&w, t->result == R_HELD ? "held" : t->result ==
+		    R_BREACH ? "breach" : t->result == R_FAILED ? "failed" :
+		    "unjudged");
+		json_w_end(&w, '}');
+	}
+	json_w_end(&w, ']');
+	json_w_end(&w, '}');
+	if (json_w_finish(&w, &out, &len) < 0)
+		return err_set(e, -ENOMEM, "the report did not fit");
+	puts(out);
+	free(out);
+	return 0;
+}
+
+int
+verify_box(struct incus *c, const char *name, int json, struct box_err *e)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+	struct exec_buf rep = { NULL, VERIFY_REPORT_MAX, 0, 0 };
+	struct sniff sn = { -1 };
+	struct box_err se;
+	char path[64], report[80];
+	unsigned rnd = 0;
+	int rc, listened, cnt[4];
+
+	rep.p = malloc(VERIFY_REPORT_MAX);
+	if (p == NULL || rep.p == NULL) {
+		free(p);
+		free(rep.p);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	if ((rc = plan_build(c, name, p, e)) < 0)
+		goto out;
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = (unsigned)clock_ms();
+	snprintf(path, sizeof(path), "/tmp/.box-verify.%ld.%08x",
+	    (long)getpid(), rnd);
+	snprintf(report, sizeof(report), "%s.json", path);
+	err_clear(&se);
+	/* listening before the box sends: the frames queue until read */
+	listened = sniff_open(&sn, CONTRACT_BRIDGE, &se) == 0;
+	if ((rc = life_push_self(c, name, path, e)) < 0) {
+		err_context(e, "pushing the probes into %s", name);
+		goto out;
+	}
+	rc = run_inside(c, p, path, report, &rep, e);
+	life_remove_file(c, name, report);
+	life_remove_file(c, name, path);
+	if (rc < 0 || (rc = take_report(p, rep.p, rep.len, e)) < 0)
+		goto out;
+	if (listened) {
+		take_bridge(p, &sn);
+		forget_poisoned(p);
+	}
+	judge(p, listened);
+	if (!listened)
+		fprintf(stderr, "box: the forged frames were not observed: %s "
+		    "(root is needed to listen on %s)\n", se.msg,
+		    CONTRACT_BRIDGE);
+	rc = json ? print_json(p, e) : (print_text(p), 0);
+	counts(p, cnt);
+	if (rc == 0 && cnt[1] + cnt[2] + cnt[3] > 0)
+		rc = 1;
+out:
+	sniff_close(&sn);
+	free(rep.p);
+	free(p);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * verify.h - `box verify <box>`: the isolation contract probed live from
+ * inside one box, every verdict observed.
+ *
+ * The host side (verify.c) works out the targets (the box's policy, the
+ * gateway, every host address over rtnetlink, the host's LAN, the siblings'
+ * leased addresses), pushes this binary into the box, runs it there as
+ * `verify --inside` with the plan in BOX_VERIFY_PLAN, listens on the bridge
+ * meanwhile (net/sniff.h) for the forged frames, and reads the in-box
+ * report back through the files API.  The in-box side (verify_probe.c)
+ * only sends and reports what came back: connected, refused (a RST: the
+ * packet arrived), dropped (silence), reply, none.
+ */
+#ifndef BOX_VERIFY_H
+#define BOX_VERIFY_H
+
+#include <stddef.h>
+
+#include "incus/api.h"
+#include "util/err.h"
+
+#define VERIFY_NIC	"eth0"	/* the box's NIC on its bridge */
+#define VERIFY_ID	16
+#define VERIFY_VERDICT	200	/* one probe's "<verdict> <detail>" */
+#define VERIFY_REPORT_MAX (64u << 10)
+
+/* In the box: run the plan in BOX_VERIFY_PLAN, report to BOX_VERIFY_REPORT. */
+int verify_inside_main(struct box_err *e);
+
+/* On the host: probe box name; 0 every clause held, 1 a breach. */
+int verify_box(struct incus *c, const char *name, int json,
+    struct box_err *e);
+
+/*
+ * The box's egress policy, read from its config (user.box.egress): absent
+ * or "open" -> 0; "allow:<pattern>,..." -> 1 with the list copied into
+ * allow; anything else -> -EINVAL.  A stand-in until box/egress.c parses
+ * the policy for real: swap this one function.
+ */
+int verify_policy_read(const char *value, char *allow, size_t cap);
+
+/*
+ * Pure line readers of the box's /proc/net files, for the IPv6 clause
+ * (what the box's own kernel says it has): 1 and a description when the
+ * line is a global address (if_inet6) / a route beyond the link
+ * (ipv6_route), 0 when not, -1 when malformed.
+ */
+int verify_v6_addr_line(const char *line, char *desc, size_t cap);
+int verify_v6_route_line(const char *line, char *desc, size_t cap);
+
+#endif
