@@ -44,6 +44,8 @@ struct walk {
 	struct doc doc[2 * VET_MAX_SNAPS + 4];
 	int ndoc;
 	size_t captured;
+	int id_seen[8];			/* id_paths: members of each */
+	int id_unsafe;			/* see vet_export.h: id_template */
 	const char *why;		/* the refusal */
 	char what[160];			/* the member it concerns */
 };
@@ -153,6 +155,56 @@ doc_ancestor(const char *s)
 	return 0;
 }
 
+/*
+ * The members the daemon writes through when it templates the identity
+ * (vet_export.h), and what each may be: 'd' a directory, 'f' a regular
+ * file, 'l' the one symlink "/etc/machine-id".
+ */
+static const struct {
+	const char *path;
+	char kind;
+} id_paths[] = {
+	{ "backup/container/rootfs", 'd' },
+	{ "backup/container/rootfs/etc", 'd' },
+	{ "backup/container/templates", 'd' },
+	{ "backup/container/rootfs/etc/machine-id", 'f' },
+	{ "backup/container/metadata.yaml", 'f' },
+	{ "backup/container/templates/box-identity.tpl", 'f' },
+	{ "backup/container/rootfs/var/lib/dbus/machine-id", 'l' },
+};
+
+#define ID_MID "backup/container/rootfs/etc/machine-id/"
+
+/* One member against id_paths; ext: an extended header came before it
+ * (a long link name box does not read may then stand for its target). */
+static void
+id_watch(struct walk *w, const char *name, char type,
+    const unsigned char *h, int ext)
+{
+	size_t i;
+	int ok;
+
+	if (strncmp(name, ID_MID, sizeof(ID_MID) - 1) == 0) {
+		w->id_unsafe = 1;	/* machine-id made a directory */
+		return;
+	}
+	for (i = 0; i < sizeof(id_paths) / sizeof(id_paths[0]); i++) {
+		if (strcmp(name, id_paths[i].path) != 0)
+			continue;
+		if (id_paths[i].kind == 'd')
+			ok = type == '5';
+		else if (id_paths[i].kind == 'f')
+			ok = type == '0' || type == '\0' || type == '7';
+		else
+			ok = type == '2' && !ext && field(h + 157, 100) ==
+			    sizeof("/etc/machine-id") - 1 &&
+			    memcmp(h + 157, "/etc/machine-id", 15) == 0;
+		if (!ok || ++w->id_seen[i] > 1)
+			w->id_unsafe = 1;
+		return;
+	}
+}
+
 /* "len key=value\n" records: path and size; sparse files refused. */
 static int
 pax(struct walk *w)
@@ -231,7 +283,7 @@ header(struct walk *w)
 	char name[VET_NAME_MAX + 1], type = (char)h[156];
 	const char *bad;
 	long long size;
-	int kind, rc;
+	int kind, rc, ext;
 	size_t n;
 
 	if (all_zero(h, 512)) {
@@ -283,6 +335,7 @@ header(struct walk *w)
 	}
 	if (w->pax_has_size)
 		size = (long long)w->pax_size;
+	ext = w->after_ext;
 	w->has_long = w->pax_has_path = w->pax_has_size = w->after_ext = 0;
 	if (!clean_name(name))
 		return refuse(w, "a member name that is not a clean relative "
@@ -300,6 +353,7 @@ header(struct walk *w)
 	if (doc_ancestor(name) && type != '5')
 		return refuse(w, "a config directory that is not a directory",
 		    name);
+	id_watch(w, name, type, h, ext);
 	w->left = (unsigned long long)size;
 	w->pad = (size_t)((512 - (size % 512)) % 512);
 	w->dkind = D_SKIP;
@@ -825,6 +879,17 @@ fd_read(void *ctx, unsigned char *buf, size_t cap)
 }
 
 static int
+has_ct(const struct walk *w)
+{
+	int i;
+
+	for (i = 0; i < w->ndoc; i++)
+		if (w->doc[i].kind == DOC_CT)
+			return 1;
+	return 0;
+}
+
+static int
 finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
     struct box_err *e)
 {
@@ -834,6 +899,7 @@ finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
 		rc = walk_error(w, rc, e);
 	else
 		rc = vet_docs(w, v, name, cap, e);
+	v->id_template = rc == 0 && !w->id_unsafe && has_ct(w);
 	walk_free(w);
 	free(w);
 	return rc;

@@ -49,6 +49,7 @@
 #include "box/backup.h"
 #include "box/box.h"
 #include "box/each.h"
+#include "box/import_id.h"
 #include "box/door.h"
 #include "box/life.h"
 #include "box/mint.h"
@@ -527,9 +528,15 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	stage = "vet";
 	if ((rc = vet_held(&c, target, e)) < 0)
 		goto fail;
+	if (!vm && v.id_template) {
+		stage = "identity";
+		if ((rc = import_id_template(&c, target, e)) < 0)
+			goto fail;
+	}
 	progress_start(&p, "");
-	rc = life_copy_up(&c, target, vm, clock_ms() + LIFE_OP_S * 1000LL,
-	    &p, &stage, addr, sizeof(addr), e);
+	rc = (!vm && v.id_template ? life_up_fresh : life_copy_up)(&c, target,
+	    vm, clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr,
+	    sizeof(addr), e);
 	progress_clear(&p);
 	if (rc < 0)
 		goto fail;
