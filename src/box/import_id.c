@@ -42,7 +42,7 @@ tpl_entry(struct incus *c, const char *name, const char *trigger,
 	snprintf(body, sizeof(body), "{\"templates\":{\"/etc/machine-id\":"
 	    "{\"when\":[\"%s\"],\"create_only\":false,\"template\":\""
 	    IMPORT_ID_TPL "\",\"properties\":{}}}}", trigger);
-	rc = incus_call(c, "PATCH", path, body, &r, e);
+	rc = incus_do(c, "PATCH", path, body, LIFE_OP_S, &r, e);
 	incus_reply_free(&r);
 	return rc;
 }
@@ -77,7 +77,7 @@ tpl_arm(struct incus *c, const char *name, const char *trigger,
 	json_w_end(&w, '}');
 	if (json_w_finish(&w, &body, NULL) < 0)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = incus_call(c, "PATCH", path, body, &r, e);
+	rc = incus_do(c, "PATCH", path, body, LIFE_OP_S, &r, e);
 	incus_reply_free(&r);
 	free(body);
 	return rc;
