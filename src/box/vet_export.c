@@ -44,6 +44,8 @@ struct walk {
 	struct doc doc[2 * VET_MAX_SNAPS + 4];
 	int ndoc;
 	size_t captured;
+	int stop_index;			/* vet_export_name: stop once index.yaml
+					 * is read */
 	int id_seen[8];			/* id_paths: members of each */
 	int id_unsafe;			/* see vet_export.h: id_template */
 	const char *why;		/* the refusal */
@@ -410,6 +412,10 @@ member_done(struct walk *w)
 		w->doc[w->ndoc].text = w->buf;
 		w->doc[w->ndoc].len = w->blen;
 		w->ndoc++;
+		if (w->stop_index && w->doc[w->ndoc - 1].kind == DOC_INDEX) {
+			w->buf = NULL;
+			return -ECANCELED;	/* vet_export_name has it */
+		}
 	}
 	w->buf = NULL;
 	w->dkind = D_SKIP;
@@ -866,6 +872,8 @@ struct fsrc {
 	int fd;
 };
 
+
+
 static ssize_t
 fd_read(void *ctx, unsigned char *buf, size_t cap)
 {
@@ -905,29 +913,27 @@ finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
 	return rc;
 }
 
-int
-vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
-    struct box_err *e)
+/* The file through w: gzip streamed or plain tar.  rc as feed()'s; *said
+ * when e already says why (unopenable, out of memory, neither gzip nor
+ * tar: w untouched). */
+static int
+walk_file(const char *path, struct walk *w, int *said, struct box_err *e)
 {
 	unsigned char *buf;
 	struct fsrc s;
-	struct walk *w;
 	ssize_t r;
 	int rc = 0;
 
-	if (cap > 0)
-		name[0] = '\0';
+	*said = 1;
 	s.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s.fd < 0)
 		return err_set(e, -errno, "%s: %s", path, strerror(errno));
-	w = calloc(1, sizeof(*w));
 	buf = malloc(1 << 16);
-	if (w == NULL || buf == NULL) {
-		free(w);
-		free(buf);
+	if (buf == NULL) {
 		close(s.fd);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
+	*said = 0;
 	r = fd_read(&s, buf, 262);
 	if (r >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
 		if (lseek(s.fd, 0, SEEK_SET) < 0)
@@ -941,19 +947,68 @@ vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
 		if (rc >= 0 && r < 0)
 			rc = (int)r;
 	} else {
-		free(buf);
-		free(w);
-		close(s.fd);
 		err_set(e, -EBOX_PROTO, "%s is not an export box can read "
 		    "(box reads gzip or plain tar, and reads all of it before "
 		    "it sends anything)", path);
 		err_fix(e, "recompress it: zcat/xzcat/zstdcat it | gzip > "
 		    "export.tar.gz, then import that");
-		return -EBOX_PROTO;
+		*said = 1;
+		rc = -EBOX_PROTO;
 	}
 	free(buf);
 	close(s.fd);
+	return rc;
+}
+
+int
+vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
+    struct box_err *e)
+{
+	struct walk *w;
+	int rc, said;
+
+	if (cap > 0)
+		name[0] = '\0';
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = walk_file(path, w, &said, e);
+	if (said) {
+		walk_free(w);
+		free(w);
+		return rc;
+	}
 	return finish(w, rc, v, name, cap, e);
+}
+
+int
+vet_export_name(const char *path, char *name, size_t cap)
+{
+	struct box_err e;
+	struct yaml_doc d;
+	struct walk *w;
+	struct vet v;
+	int rc, vm = 0, said;
+
+	if (cap > 0)
+		name[0] = '\0';
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return -ENOMEM;
+	w->stop_index = 1;
+	err_clear(&e);
+	rc = walk_file(path, w, &said, &e);
+	if (rc == -ECANCELED && w->ndoc == 1) {
+		rc = yaml_parse(&d, w->doc[0].text, w->doc[0].len);
+		if (rc == 0) {
+			vet_init(&v);
+			y_index(&v, &d, name, cap, &vm);
+		}
+		yaml_free(&d);
+	}
+	walk_free(w);
+	free(w);
+	return rc == 0 && name[0] != '\0' ? 0 : -ENOENT;
 }
 
 int

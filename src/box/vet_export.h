@@ -76,6 +76,15 @@ int vet_export_file(const char *path, struct vet *v, char *name,
  * (the files API); it is not a refusal.
  */
 
+/*
+ * Only the name recorded in backup/index.yaml (the first member Incus
+ * writes), read without the rest of the file, so that the vet can run
+ * beside the upload (box/vet_bg.h) when no --name is given.  Nothing is
+ * vetted: the whole vet must still agree on the name.  0 with name, or
+ * < 0 (no index first, unreadable: vet the whole file first instead).
+ */
+int vet_export_name(const char *path, char *name, size_t cap);
+
 /* The same over a plain tar or gzip image in memory (tests, fuzzing). */
 int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
     char *name, size_t cap, struct box_err *e);

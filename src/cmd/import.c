@@ -13,10 +13,11 @@
  *      instance and snapshot config inside is held against box's allowlist
  *      (box/vet.h, box/vet_export.h): anything a box may not have -
  *      privileges, raw.*, host paths, NICs, devices, a saved state - is
- *      named, each one, and refused before anything is created.  With
- *      --name this runs in a child beside the upload (box/vet_bg.h) and a
- *      refusal withholds the last bytes, as a mismatched sum does; without
- *      it, the name recorded inside is needed first, so it runs before
+ *      named, each one, and refused before anything is created.  Once
+ *      the name is known (--name, or a read of the file's head finds the
+ *      one recorded; the whole read must find the same) this runs in a
+ *      child beside the upload (box/vet_bg.h) and a refusal withholds the
+ *      last bytes, as a mismatched sum does; else it runs before
  *   3. the name: --name, else the one recorded inside (backup/index.yaml);
  *      any instance of that name already there is a refusal
  *   4. the upload, streamed: POST /1.0/instances (application/octet-stream,
@@ -81,6 +82,7 @@ struct src {
 	int bad;		/* the bytes did not match it */
 	struct vet_bg *bg;	/* the vet running beside, or NULL */
 	struct vet_verdict *vd;	/* its verdict, once asked */
+	const char *recorded;	/* the name the head read found, or NULL */
 	int vetbad;		/* it refused (or gave none: vd->e says) */
 };
 
@@ -136,6 +138,15 @@ from_file(void *ctx, void *buf, size_t n)
 			s->vd->e = we;
 			s->vetbad = 1;
 		} else if (verdict_bad(s->vd)) {
+			s->vetbad = 1;
+		} else if (s->recorded != NULL &&
+		    strcmp(s->vd->name, s->recorded) != 0) {
+			/* the whole read must agree with the head read */
+			s->vd->rc = -EBOX_PROTO;
+			err_clear(&s->vd->e);
+			err_set(&s->vd->e, -EBOX_PROTO, "the export records "
+			    "two names for its instance; nothing was "
+			    "imported");
 			s->vetbad = 1;
 		}
 		if (s->vetbad)
@@ -206,9 +217,9 @@ check_sum(const char *file, int fd, long long size, const char *want,
 
 static int
 upload(struct incus *c, const char *file, int fd, long long size,
-    const char *want, struct vet_bg *bg, struct vet_verdict *vd, int *vetbad,
-    const char *name, const char *pool, char *op, size_t opcap,
-    struct box_err *e)
+    const char *want, struct vet_bg *bg, struct vet_verdict *vd,
+    const char *recorded, int *vetbad, const char *name, const char *pool,
+    char *op, size_t opcap, struct box_err *e)
 {
 	struct incus_reply r;
 	char headers[256];
@@ -221,6 +232,7 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	s.want = want;
 	s.bg = bg;
 	s.vd = vd;
+	s.recorded = recorded;
 	sha256_init(&s.sha, -1);
 	snprintf(headers, sizeof(headers), "X-Incus-name: %s\r\n"
 	    "X-Incus-pool: %s\r\n", name, pool);
@@ -521,9 +533,11 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		rc = sum;
 		goto out_fd;
 	}
-	/* With --name the vet runs beside the upload (box/vet_bg.h);
-	 * without, the name it reads is needed first. */
-	overlap = opts[0].seen && st.st_size > 0;
+	/* The vet runs beside the upload (box/vet_bg.h) when the name is
+	 * known first: --name, or the one a read of the file's head finds
+	 * (the whole vet must find the same); else it runs first. */
+	overlap = st.st_size > 0 && (opts[0].seen ||
+	    vet_export_name(file, recorded, sizeof(recorded)) == 0);
 	if (!overlap) {
 		vet_now(file, &vd);
 		if ((rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
@@ -568,6 +582,11 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		    (rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
 		    sum == 0 ? want : NULL, e)) < 0)
 			goto out;
+		if (!opts[0].seen && strcmp(vd.name, recorded) != 0) {
+			rc = err_set(e, -EBOX_PROTO, "the export records two "
+			    "names for its instance; nothing was imported");
+			goto out;
+		}
 		overlap = 0;
 	}
 	if (replacing) {
@@ -600,8 +619,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		life_say("importing %s as %s ...", file, name);
 	stage = "upload";
 	rc = upload(&c, file, fd, (long long)st.st_size, sum == 0 ? want :
-	    NULL, overlap ? &bg : NULL, &vd, &vetbad, target, pool, op,
-	    sizeof(op), e);
+	    NULL, overlap ? &bg : NULL, &vd, opts[0].seen ? NULL : recorded,
+	    &vetbad, target, pool, op, sizeof(op), e);
 	if (vetbad) {
 		/* withheld: the daemon should hold nothing; make sure */
 		rc = verdict_refuse(&vd, file, -1, 0, NULL, e);

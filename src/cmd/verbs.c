@@ -121,8 +121,8 @@ const struct verb box_verbs[] = {
 	  "the box's secrets (logins, keys, history): treat it as a credential.\n", 0 },
 	{ "import", cmd_import, "<file> [--name <box>] [--force]",
 	  "bring an exported box back, re-homed on this host",
-	  "Checks the file against <file>.sha256 and vets its config (with\n"
-	  "--name: beside the upload) before the daemon has it whole (a\n"
+	  "Checks the file against <file>.sha256 and vets its config (beside\n"
+	  "the upload) before the daemon has it whole (a\n"
 	  "truncated, corrupted or refused export creates nothing: the last\n"
 	  "bytes are withheld), under --name or the name recorded inside, then\n"
 	  "re-homes it: the box-net profile only, fresh MAC addresses and\n"

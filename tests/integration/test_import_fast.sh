@@ -1,7 +1,8 @@
 #!/bin/sh
 # The two things that make box import as fast as `incus import` + start:
 #
-# 1. the vet runs beside the upload (box/vet_bg.h) and a refusal withholds
+# 1. the vet runs beside the upload (box/vet_bg.h; without --name once a
+#    read of the file's head found the recorded name) and a refusal withholds
 #    the last bytes, so the daemon never gets the whole file and creates
 #    nothing - not "created, then removed": no instance appears for 5 s
 #    after box has answered (seen failing with the withhold removed: the
@@ -58,6 +59,9 @@ api_wait POST /1.0/instances '{"name":"'${P}base'","type":"container",
         "http://incus/1.0/instances/${P}base/backups/b/export" &&
     mkdir "$tmp/x" && tar -C "$tmp/x" -xzf "$tmp/base.tar.gz" ||
     { fail "making the base export"; summary; }
+# the base goes: the imports below without --name take its recorded name
+api_wait PUT /1.0/instances/${P}base/state '{"action":"stop","force":true}' >/dev/null 2>&1
+api_wait DELETE /1.0/instances/${P}base >/dev/null || fail "removing ${P}base"
 R=$tmp/x/backup/container/rootfs
 [ -f "$R/etc/machine-id" ] && ok "the base export holds /etc/machine-id" ||
     fail "no /etc/machine-id in the base export"
@@ -72,33 +76,45 @@ rm -rf "$tmp/c" && cp -a "$tmp/x" "$tmp/c" &&
     sed -i '0,/^  config:$/s//  config:\n    security.privileged: "true"/' \
         "$tmp/c/backup/container/backup.yaml" &&
     tar -C "$tmp/c" -czf "$tmp/priv.tar.gz" backup || fail "packing priv"
+# never_made NAME: no instance NAME appears in the 5 s after box answered
+never_made()
+{
+	_n=0 _seen=0
+	while [ $_n -lt 25 ]; do
+		api GET /1.0/instances/$1 | grep -q '"type":"sync"' && { _seen=1; break; }
+		sleep 0.2
+		_n=$((_n + 1))
+	done
+	expect_eq "$_seen" 0 "$2: no instance appeared in the 5 s after (the daemon never had it whole)"
+	cleanup_prefix $1 >/dev/null
+}
 _out=$("$BOX" import "$tmp/priv.tar.gz" --name ${P}priv </dev/null 2>&1)
-expect_eq "$?" 1 "a privileged export is refused (the vet beside the upload)"
+expect_eq "$?" 1 "a privileged export is refused (--name: the vet beside the upload)"
 expect_contains "$_out" "security.privileged" "the refusal names the key"
 expect_contains "$_out" "nothing was imported" "and says nothing was imported"
-_n=0 _seen=0
-while [ $_n -lt 25 ]; do
-	api GET /1.0/instances/${P}priv | grep -q '"type":"sync"' && { _seen=1; break; }
-	sleep 0.2
-	_n=$((_n + 1))
-done
-expect_eq "$_seen" 0 "no instance appeared in the 5 s after (the daemon never had it whole)"
-cleanup_prefix ${P}priv >/dev/null
+never_made ${P}priv "--name"
+# without --name: the name from a read of the file's head, the vet beside
+_out=$("$BOX" import "$tmp/priv.tar.gz" </dev/null 2>&1)
+expect_eq "$?" 1 "refused without --name too (the recorded name, ${P}base)"
+expect_contains "$_out" "security.privileged" "the refusal names the key"
+never_made ${P}base "no --name"
 
 # --- a clean repack takes the template ------------------------------------------
 tar -C "$tmp/x" -czf "$tmp/clean.tar.gz" backup
-for n in c1 c2; do
-	_out=$("$BOX" import "$tmp/clean.tar.gz" --name ${P}$n </dev/null 2>&1)
-	expect_eq "$?" 0 "a clean export imports ($n)"
-done
-m1=$(mid ${P}c1) m2=$(mid ${P}c2)
+_out=$("$BOX" import "$tmp/clean.tar.gz" </dev/null 2>&1)
+expect_eq "$?" 0 "a clean export imports under its recorded name"
+_out=$("$BOX" import "$tmp/clean.tar.gz" --name ${P}c2 </dev/null 2>&1)
+expect_eq "$?" 0 "and beside it under --name"
+m1=$(mid ${P}base) m2=$(mid ${P}c2)
 case $m1 in [0-9a-f]*) [ ${#m1} -eq 32 ] && ok "the import's machine-id is 32 hex digits" ||
     fail "machine-id '$m1'" ;; *) fail "machine-id '$m1'" ;; esac
 [ "$m1" != 0123456789abcdef0123456789abcdef ] && [ "$m1" != "$m2" ] &&
     ok "new and distinct between two imports ($m1, $m2)" || fail "ids '$m1' '$m2'"
-expect_eq "$(templated ${P}c1)" "box-identity-" "the clean import took the template"
-expect_eq "$(api GET /1.0/instances/${P}c1 | json "j['metadata']['config'].get('volatile.apply_template', 'gone')")" \
+expect_eq "$(templated ${P}base)/$(templated ${P}c2)" "box-identity-/box-identity-" \
+    "both clean imports took the template"
+expect_eq "$(api GET /1.0/instances/${P}base | json "j['metadata']['config'].get('volatile.apply_template', 'gone')")" \
     gone "the trigger was cleared by the start"
+cleanup_prefix ${P}base >/dev/null
 cleanup_prefix ${P}c >/dev/null
 
 # planted NAME DESC: import $tmp/NAME.tar.gz (made from $tmp/c) as P+NAME;

@@ -2,10 +2,12 @@
  * Import vetting: the strict YAML reader, the allowlist, the tar walk over
  * plain and gzip exports, the daemon-side check, and their bounds.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "box/vet.h"
 #include "box/vet_export.h"
@@ -1042,4 +1044,37 @@ TEST(vet_export_id_template_only_when_nothing_is_planted)
 	CHECK_INT(id_ok(p_tpl_fifo), 0);
 	CHECK_INT(id_ok(p_dbus_else), 0);
 	CHECK_INT(id_ok(p_dbus_file), 0);
+}
+
+/* The head read: the name from index.yaml alone, the rest unread. */
+TEST(vet_export_name_reads_the_head)
+{
+	char path[] = "/tmp/box-unit-name.XXXXXX", name[64];
+	struct tarb t, g;
+	int fd;
+
+	export_tar(&t, index_y, backup_y);
+	tb_end(&t);
+	gzip_stored(&t, &g);
+	free(t.b);
+	/* what follows index.yaml is never read: garbage there is fine */
+	memset(g.b + 10 + 5 + 1024, 0xff, 512);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, g.b, g.n) == (ssize_t)g.n);
+	close(fd);
+	CHECK_INT(vet_export_name(path, name, sizeof(name)), 0);
+	CHECK_STR(name, "clean");
+	/* no index.yaml first (a tar of something else): no name */
+	memset(&t, 0, sizeof(t));
+	tb_member(&t, "etc/passwd", '0', "root\n", 5);
+	tb_end(&t);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(write(fd, t.b, t.n) == (ssize_t)t.n);
+	close(fd);
+	CHECK_INT(vet_export_name(path, name, sizeof(name)), -ENOENT);
+	CHECK_STR(name, "");
+	unlink(path);
+	free(t.b);
+	free(g.b);
 }
