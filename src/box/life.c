@@ -691,14 +691,10 @@ life_pull_file(struct incus *c, const char *name, const char *path,
 }
 
 int
-life_new_machine_id_offline(struct incus *c, const char *name,
-    struct box_err *e)
+life_machine_id(char id[34], struct box_err *e)
 {
 	unsigned char rnd[16];
-	char id[34], url[256];
-	struct incus_reply r;
-	struct box_err le;
-	int rc, i;
+	int i;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return err_set(e, -errno, "no randomness for a machine id");
@@ -706,6 +702,20 @@ life_new_machine_id_offline(struct incus *c, const char *name,
 		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
 	id[32] = '\n';
 	id[33] = '\0';
+	return 0;
+}
+
+int
+life_new_machine_id_offline(struct incus *c, const char *name,
+    struct box_err *e)
+{
+	char id[34], url[256];
+	struct incus_reply r;
+	struct box_err le;
+	int rc;
+
+	if ((rc = life_machine_id(id, e)) < 0)
+		return rc;
 	rc = push_file(c, name, "/etc/machine-id", "file", "0444", id, e);
 	if (rc < 0) {
 		err_context(e, "writing a new /etc/machine-id");
@@ -788,7 +798,6 @@ life_copy_up(struct incus *c, const char *name, int vm, long long deadline,
     struct progress *p, const char **stage, char *addr, size_t cap,
     struct box_err *e)
 {
-	char who[128];
 	int rc;
 
 	if (!vm) {
@@ -797,6 +806,17 @@ life_copy_up(struct incus *c, const char *name, int vm, long long deadline,
 		if ((rc = life_new_machine_id_offline(c, name, e)) < 0)
 			return rc;
 	}
+	return life_up_fresh(c, name, vm, deadline, p, stage, addr, cap, e);
+}
+
+int
+life_up_fresh(struct incus *c, const char *name, int vm, long long deadline,
+    struct progress *p, const char **stage, char *addr, size_t cap,
+    struct box_err *e)
+{
+	char who[128];
+	int rc;
+
 	step(p, stage, "start", "starting it");
 	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
 		return rc;

@@ -158,6 +158,15 @@ int life_copy_up(struct incus *c, const char *name, int vm,
     long long deadline, struct progress *p, const char **stage, char *addr,
     size_t cap, struct box_err *e);
 
+/* life_copy_up() after the identity: a container's is already arranged
+ * (box/import_id.h), a VM's is still regenerated inside. */
+int life_up_fresh(struct incus *c, const char *name, int vm,
+    long long deadline, struct progress *p, const char **stage, char *addr,
+    size_t cap, struct box_err *e);
+
+/* 32 random hex digits and a newline: a machine id. */
+int life_machine_id(char id[34], struct box_err *e);
+
 /*
  * Rewrite an instance whole (GET, change, PUT, wait): the only way to drop
  * a device.  Everything not mentioned is sent back as it was, volatile

@@ -60,6 +60,9 @@ struct vet {
 	char item[VET_MAX_ITEMS][VET_ITEM];
 	int n;				/* items held */
 	int more;			/* items that did not fit */
+	int id_template;		/* vet_export: a container export whose
+					 * machine-id the daemon may template
+					 * (vet_export.h) */
 };
 
 void vet_init(struct vet *v);

@@ -44,6 +44,10 @@ struct walk {
 	struct doc doc[2 * VET_MAX_SNAPS + 4];
 	int ndoc;
 	size_t captured;
+	int stop_index;			/* vet_export_name: stop once index.yaml
+					 * is read */
+	int id_seen[8];			/* id_paths: members of each */
+	int id_unsafe;			/* see vet_export.h: id_template */
 	const char *why;		/* the refusal */
 	char what[160];			/* the member it concerns */
 };
@@ -153,6 +157,56 @@ doc_ancestor(const char *s)
 	return 0;
 }
 
+/*
+ * The members the daemon writes through when it templates the identity
+ * (vet_export.h), and what each may be: 'd' a directory, 'f' a regular
+ * file, 'l' the one symlink "/etc/machine-id".
+ */
+static const struct {
+	const char *path;
+	char kind;
+} id_paths[] = {
+	{ "backup/container/rootfs", 'd' },
+	{ "backup/container/rootfs/etc", 'd' },
+	{ "backup/container/templates", 'd' },
+	{ "backup/container/rootfs/etc/machine-id", 'f' },
+	{ "backup/container/metadata.yaml", 'f' },
+	{ "backup/container/templates/box-identity.tpl", 'f' },
+	{ "backup/container/rootfs/var/lib/dbus/machine-id", 'l' },
+};
+
+#define ID_MID "backup/container/rootfs/etc/machine-id/"
+
+/* One member against id_paths; ext: an extended header came before it
+ * (a long link name box does not read may then stand for its target). */
+static void
+id_watch(struct walk *w, const char *name, char type,
+    const unsigned char *h, int ext)
+{
+	size_t i;
+	int ok;
+
+	if (strncmp(name, ID_MID, sizeof(ID_MID) - 1) == 0) {
+		w->id_unsafe = 1;	/* machine-id made a directory */
+		return;
+	}
+	for (i = 0; i < sizeof(id_paths) / sizeof(id_paths[0]); i++) {
+		if (strcmp(name, id_paths[i].path) != 0)
+			continue;
+		if (id_paths[i].kind == 'd')
+			ok = type == '5';
+		else if (id_paths[i].kind == 'f')
+			ok = type == '0' || type == '\0' || type == '7';
+		else
+			ok = type == '2' && !ext && field(h + 157, 100) ==
+			    sizeof("/etc/machine-id") - 1 &&
+			    memcmp(h + 157, "/etc/machine-id", 15) == 0;
+		if (!ok || ++w->id_seen[i] > 1)
+			w->id_unsafe = 1;
+		return;
+	}
+}
+
 /* "len key=value\n" records: path and size; sparse files refused. */
 static int
 pax(struct walk *w)
@@ -231,7 +285,7 @@ header(struct walk *w)
 	char name[VET_NAME_MAX + 1], type = (char)h[156];
 	const char *bad;
 	long long size;
-	int kind, rc;
+	int kind, rc, ext;
 	size_t n;
 
 	if (all_zero(h, 512)) {
@@ -283,6 +337,7 @@ header(struct walk *w)
 	}
 	if (w->pax_has_size)
 		size = (long long)w->pax_size;
+	ext = w->after_ext;
 	w->has_long = w->pax_has_path = w->pax_has_size = w->after_ext = 0;
 	if (!clean_name(name))
 		return refuse(w, "a member name that is not a clean relative "
@@ -300,6 +355,7 @@ header(struct walk *w)
 	if (doc_ancestor(name) && type != '5')
 		return refuse(w, "a config directory that is not a directory",
 		    name);
+	id_watch(w, name, type, h, ext);
 	w->left = (unsigned long long)size;
 	w->pad = (size_t)((512 - (size % 512)) % 512);
 	w->dkind = D_SKIP;
@@ -356,6 +412,10 @@ member_done(struct walk *w)
 		w->doc[w->ndoc].text = w->buf;
 		w->doc[w->ndoc].len = w->blen;
 		w->ndoc++;
+		if (w->stop_index && w->doc[w->ndoc - 1].kind == DOC_INDEX) {
+			w->buf = NULL;
+			return -ECANCELED;	/* vet_export_name has it */
+		}
 	}
 	w->buf = NULL;
 	w->dkind = D_SKIP;
@@ -812,6 +872,8 @@ struct fsrc {
 	int fd;
 };
 
+
+
 static ssize_t
 fd_read(void *ctx, unsigned char *buf, size_t cap)
 {
@@ -825,6 +887,17 @@ fd_read(void *ctx, unsigned char *buf, size_t cap)
 }
 
 static int
+has_ct(const struct walk *w)
+{
+	int i;
+
+	for (i = 0; i < w->ndoc; i++)
+		if (w->doc[i].kind == DOC_CT)
+			return 1;
+	return 0;
+}
+
+static int
 finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
     struct box_err *e)
 {
@@ -834,34 +907,33 @@ finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
 		rc = walk_error(w, rc, e);
 	else
 		rc = vet_docs(w, v, name, cap, e);
+	v->id_template = rc == 0 && !w->id_unsafe && has_ct(w);
 	walk_free(w);
 	free(w);
 	return rc;
 }
 
-int
-vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
-    struct box_err *e)
+/* The file through w: gzip streamed or plain tar.  rc as feed()'s; *said
+ * when e already says why (unopenable, out of memory, neither gzip nor
+ * tar: w untouched). */
+static int
+walk_file(const char *path, struct walk *w, int *said, struct box_err *e)
 {
 	unsigned char *buf;
 	struct fsrc s;
-	struct walk *w;
 	ssize_t r;
 	int rc = 0;
 
-	if (cap > 0)
-		name[0] = '\0';
+	*said = 1;
 	s.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s.fd < 0)
 		return err_set(e, -errno, "%s: %s", path, strerror(errno));
-	w = calloc(1, sizeof(*w));
 	buf = malloc(1 << 16);
-	if (w == NULL || buf == NULL) {
-		free(w);
-		free(buf);
+	if (buf == NULL) {
 		close(s.fd);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
+	*said = 0;
 	r = fd_read(&s, buf, 262);
 	if (r >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
 		if (lseek(s.fd, 0, SEEK_SET) < 0)
@@ -875,19 +947,68 @@ vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
 		if (rc >= 0 && r < 0)
 			rc = (int)r;
 	} else {
-		free(buf);
-		free(w);
-		close(s.fd);
 		err_set(e, -EBOX_PROTO, "%s is not an export box can read "
 		    "(box reads gzip or plain tar, and reads all of it before "
 		    "it sends anything)", path);
 		err_fix(e, "recompress it: zcat/xzcat/zstdcat it | gzip > "
 		    "export.tar.gz, then import that");
-		return -EBOX_PROTO;
+		*said = 1;
+		rc = -EBOX_PROTO;
 	}
 	free(buf);
 	close(s.fd);
+	return rc;
+}
+
+int
+vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
+    struct box_err *e)
+{
+	struct walk *w;
+	int rc, said;
+
+	if (cap > 0)
+		name[0] = '\0';
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = walk_file(path, w, &said, e);
+	if (said) {
+		walk_free(w);
+		free(w);
+		return rc;
+	}
 	return finish(w, rc, v, name, cap, e);
+}
+
+int
+vet_export_name(const char *path, char *name, size_t cap)
+{
+	struct box_err e;
+	struct yaml_doc d;
+	struct walk *w;
+	struct vet v;
+	int rc, vm = 0, said;
+
+	if (cap > 0)
+		name[0] = '\0';
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return -ENOMEM;
+	w->stop_index = 1;
+	err_clear(&e);
+	rc = walk_file(path, w, &said, &e);
+	if (rc == -ECANCELED && w->ndoc == 1) {
+		rc = yaml_parse(&d, w->doc[0].text, w->doc[0].len);
+		if (rc == 0) {
+			vet_init(&v);
+			y_index(&v, &d, name, cap, &vm);
+		}
+		yaml_free(&d);
+	}
+	walk_free(w);
+	free(w);
+	return rc == 0 && name[0] != '\0' ? 0 : -ENOENT;
 }
 
 int

@@ -52,6 +52,39 @@
 int vet_export_file(const char *path, struct vet *v, char *name,
     size_t cap, struct box_err *e);
 
+/*
+ * v->id_template, set by the two readers above: 1 when the daemon can be
+ * asked to write /etc/machine-id from an instance template at first start
+ * (box/import_id.h) without following anything the file planted.  The
+ * daemon writes metadata.yaml and templates/<t> on the host, as root,
+ * through whatever symlink the file unpacked there (seen: a host file
+ * rewritten, a host directory written into), and Incus 6.0.4 without the
+ * CVE-2026-23954 fix renders the template's target through them too.  So
+ * each of these must be, in the archive, at most one member of the plain
+ * kind named, never a link:
+ *
+ *   backup/container/rootfs, rootfs/etc, templates   directories
+ *   backup/container/rootfs/etc/machine-id,          regular files
+ *     metadata.yaml, templates/box-identity.tpl
+ *   backup/container/rootfs/var/lib/dbus/machine-id  only the symlink
+ *                                                    "/etc/machine-id"
+ *                                                    (left alone: inside
+ *                                                    the box it is the
+ *                                                    new id)
+ *
+ * Anything else leaves it 0 and import writes the identity the slow way
+ * (the files API); it is not a refusal.
+ */
+
+/*
+ * Only the name recorded in backup/index.yaml (the first member Incus
+ * writes), read without the rest of the file, so that the vet can run
+ * beside the upload (box/vet_bg.h) when no --name is given.  Nothing is
+ * vetted: the whole vet must still agree on the name.  0 with name, or
+ * < 0 (no index first, unreadable: vet the whole file first instead).
+ */
+int vet_export_name(const char *path, char *name, size_t cap);
+
 /* The same over a plain tar or gzip image in memory (tests, fuzzing). */
 int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
     char *name, size_t cap, struct box_err *e);

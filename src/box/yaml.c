@@ -88,7 +88,9 @@ scalar_end(struct p *p, size_t off, int plain)
 {
 	int i, rc;
 
-	if (memchr(p->d->arena + off, '\0', p->d->alen - off) != NULL)
+	/* (an empty first scalar: the arena may not exist yet) */
+	if (p->d->alen > off &&
+	    memchr(p->d->arena + off, '\0', p->d->alen - off) != NULL)
 		return fail(p, "a NUL in a scalar");
 	if ((rc = aput(p, '\0')) < 0)
 		return rc;

@@ -13,7 +13,11 @@
  *      instance and snapshot config inside is held against box's allowlist
  *      (box/vet.h, box/vet_export.h): anything a box may not have -
  *      privileges, raw.*, host paths, NICs, devices, a saved state - is
- *      named, each one, and refused before anything is created
+ *      named, each one, and refused before anything is created.  Once
+ *      the name is known (--name, or a read of the file's head finds the
+ *      one recorded; the whole read must find the same) this runs in a
+ *      child beside the upload (box/vet_bg.h) and a refusal withholds the
+ *      last bytes, as a mismatched sum does; else it runs before
  *   3. the name: --name, else the one recorded inside (backup/index.yaml);
  *      any instance of that name already there is a refusal
  *   4. the upload, streamed: POST /1.0/instances (application/octet-stream,
@@ -26,6 +30,9 @@
  *   6. before it is ever started: the instance and every snapshot read
  *      back from the daemon and held against the same allowlist (a YAML
  *      reader that disagreed with the daemon's cannot let anything by)
+ *   7. a container's new machine identity as a first-start template
+ *      (box/import_id.h) when nothing in the file is planted on the paths
+ *      the daemon writes through; else through the files API
  * Any failure after the upload removes what was imported.
  *
  * --force replaces a box of that name, but only after a yes on a terminal
@@ -49,10 +56,12 @@
 #include "box/backup.h"
 #include "box/box.h"
 #include "box/each.h"
+#include "box/import_id.h"
 #include "box/door.h"
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/vet.h"
+#include "box/vet_bg.h"
 #include "box/vet_export.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
@@ -71,7 +80,17 @@ struct src {
 	const char *want;	/* the recorded SHA-256 to hash against, or NULL */
 	struct sha256 sha;
 	int bad;		/* the bytes did not match it */
+	struct vet_bg *bg;	/* the vet running beside, or NULL */
+	struct vet_verdict *vd;	/* its verdict, once asked */
+	const char *recorded;	/* the name the head read found, or NULL */
+	int vetbad;		/* it refused (or gave none: vd->e says) */
 };
+
+static int
+verdict_bad(const struct vet_verdict *vd)
+{
+	return vd->rc < 0 || vd->v.n > 0 || vd->v.more > 0;
+}
 
 static int
 sums_match(struct sha256 *sha, const char *want)
@@ -106,6 +125,32 @@ from_file(void *ctx, void *buf, size_t n)
 			s->bad = 1;
 			return -EBADMSG;
 		}
+	}
+	if (s->bg != NULL && r > 0 && s->done >= s->total) {
+		/* the vet's verdict before the last bytes, withheld the same
+		 * way when it refuses */
+		struct box_err we;
+
+		err_clear(&we);
+		if (vet_bg_wait(s->bg, s->vd, &we) < 0) {
+			memset(s->vd, 0, sizeof(*s->vd));
+			s->vd->rc = we.code;
+			s->vd->e = we;
+			s->vetbad = 1;
+		} else if (verdict_bad(s->vd)) {
+			s->vetbad = 1;
+		} else if (s->recorded != NULL &&
+		    strcmp(s->vd->name, s->recorded) != 0) {
+			/* the whole read must agree with the head read */
+			s->vd->rc = -EBOX_PROTO;
+			err_clear(&s->vd->e);
+			err_set(&s->vd->e, -EBOX_PROTO, "the export records "
+			    "two names for its instance; nothing was "
+			    "imported");
+			s->vetbad = 1;
+		}
+		if (s->vetbad)
+			return -EPERM;
 	}
 	progress_bytes(a, sizeof(a), s->done);
 	progress_bytes(b, sizeof(b), s->total);
@@ -172,8 +217,9 @@ check_sum(const char *file, int fd, long long size, const char *want,
 
 static int
 upload(struct incus *c, const char *file, int fd, long long size,
-    const char *want, const char *name, const char *pool, char *op,
-    size_t opcap, struct box_err *e)
+    const char *want, struct vet_bg *bg, struct vet_verdict *vd,
+    const char *recorded, int *vetbad, const char *name, const char *pool,
+    char *op, size_t opcap, struct box_err *e)
 {
 	struct incus_reply r;
 	char headers[256];
@@ -184,6 +230,9 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	s.fd = fd;
 	s.total = size;
 	s.want = want;
+	s.bg = bg;
+	s.vd = vd;
+	s.recorded = recorded;
 	sha256_init(&s.sha, -1);
 	snprintf(headers, sizeof(headers), "X-Incus-name: %s\r\n"
 	    "X-Incus-pool: %s\r\n", name, pool);
@@ -191,8 +240,13 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	rc = stream_send(c, "POST", "/1.0/instances",
 	    "application/octet-stream", headers, size, from_file, &s, &r, e);
 	progress_clear(&s.p);
+	*vetbad = s.vetbad;
 	if (s.bad)
 		return sum_refusal(file, e);
+	if (s.vetbad) {
+		incus_reply_free(&r);
+		return -EPERM;	/* the caller words the vet's refusal */
+	}
 	if (rc == 0 && r.type != INCUS_ASYNC)
 		rc = err_set(e, -EBOX_PROTO, "the daemon did not start a "
 		    "restore operation");
@@ -392,6 +446,53 @@ replace(struct incus *c, const char *tmp, const char *name,
 	return rc;
 }
 
+/* The vet, here and now (no --name: its name is needed first). */
+static void
+vet_now(const char *file, struct vet_verdict *vd)
+{
+	memset(vd, 0, sizeof(*vd));
+	err_clear(&vd->e);
+	vet_init(&vd->v);
+	vd->rc = vet_export_file(file, &vd->v, vd->name, sizeof(vd->name),
+	    &vd->e);
+}
+
+/*
+ * The vet's verdict as the refusal it is, or 0.  An unreadable file is
+ * hashed on its own first (fd >= 0 and a recorded sum), so that a
+ * truncated file is called truncated; beside the upload the hash already
+ * said the file is whole.
+ */
+static int
+verdict_refuse(struct vet_verdict *vd, const char *file, int fd,
+    long long size, const char *want, struct box_err *e)
+{
+	if (vd->rc < 0) {
+		struct box_err se;
+
+		*e = vd->e;
+		err_clear(&se);
+		if (fd >= 0 && want != NULL &&
+		    check_sum(file, fd, size, want, &se) == -EBADMSG)
+			*e = se;
+		return e->code < 0 ? e->code : -EBOX_PROTO;
+	}
+	if (vd->v.n > 0 || vd->v.more > 0)
+		return refuse_items(&vd->v, 0, e);
+	return 0;
+}
+
+/* A withheld upload should have created nothing: make sure. */
+static void
+remove_half(struct incus *c, const char *target)
+{
+	struct box_err le;
+
+	err_clear(&le);
+	if (life_exists(c, target, &le) == 1 && life_delete(c, target, &le) < 0)
+		life_say("warning: could not remove %s: %s", target, le.msg);
+}
+
 int
 cmd_import(int argc, char **argv, struct box_err *e)
 {
@@ -411,8 +512,10 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	const char *target;
 	struct box_info old;
 	int sum;
-	struct vet v;
-	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0;
+	static struct vet_verdict vd;
+	struct vet_bg bg = { 0, -1 };
+	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0,
+	    overlap, vetbad = 0;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
 	if (rc < 0)
@@ -430,21 +533,17 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		rc = sum;
 		goto out_fd;
 	}
-	vet_init(&v);
-	if ((rc = vet_export_file(file, &v, recorded, sizeof(recorded),
-	    e)) < 0) {
-		struct box_err se;
-
-		/* Unreadable: truncated or corrupted, if its sum says so. */
-		err_clear(&se);
-		if (sum == 0 && check_sum(file, fd, (long long)st.st_size,
-		    want, &se) == -EBADMSG)
-			*e = se;
-		goto out_fd;
-	}
-	if (v.n > 0 || v.more > 0) {
-		rc = refuse_items(&v, 0, e);
-		goto out_fd;
+	/* The vet runs beside the upload (box/vet_bg.h) when the name is
+	 * known first: --name, or the one a read of the file's head finds
+	 * (the whole vet must find the same); else it runs first. */
+	overlap = st.st_size > 0 && (opts[0].seen ||
+	    vet_export_name(file, recorded, sizeof(recorded)) == 0);
+	if (!overlap) {
+		vet_now(file, &vd);
+		if ((rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
+		    sum == 0 ? want : NULL, e)) < 0)
+			goto out_fd;
+		snprintf(recorded, sizeof(recorded), "%s", vd.name);
 	}
 	if (opts[0].seen)
 		snprintf(name, sizeof(name), "%s", opts[0].value);
@@ -463,6 +562,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		goto out_fd;
 	if ((rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
 		goto out;
+	if (overlap && (rc = vet_bg_start(&bg, file, e)) < 0)
+		goto out;
 	if ((rc = life_exists(&c, name, e)) < 0)
 		goto out;
 	if (rc > 0 && !opts[1].seen) {
@@ -475,6 +576,19 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	}
 	replacing = rc > 0;
 	target = name;
+	if (replacing && overlap) {
+		/* the verdict before the question */
+		if ((rc = vet_bg_wait(&bg, &vd, e)) < 0 ||
+		    (rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
+		    sum == 0 ? want : NULL, e)) < 0)
+			goto out;
+		if (!opts[0].seen && strcmp(vd.name, recorded) != 0) {
+			rc = err_set(e, -EBOX_PROTO, "the export records two "
+			    "names for its instance; nothing was imported");
+			goto out;
+		}
+		overlap = 0;
+	}
 	if (replacing) {
 		/* only a box is ever replaced, and only on a yes */
 		if ((rc = box_resolve(&c, name, &old, e)) < 0)
@@ -505,7 +619,14 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		life_say("importing %s as %s ...", file, name);
 	stage = "upload";
 	rc = upload(&c, file, fd, (long long)st.st_size, sum == 0 ? want :
-	    NULL, target, pool, op, sizeof(op), e);
+	    NULL, overlap ? &bg : NULL, &vd, opts[0].seen ? NULL : recorded,
+	    &vetbad, target, pool, op, sizeof(op), e);
+	if (vetbad) {
+		/* withheld: the daemon should hold nothing; make sure */
+		rc = verdict_refuse(&vd, file, -1, 0, NULL, e);
+		remove_half(&c, target);
+		goto out;
+	}
 	if (rc == -EBADMSG) {
 		posted = 1;	/* the daemon should hold nothing: make sure */
 		goto fail;
@@ -513,6 +634,13 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	if (rc < 0)
 		goto fail;
 	posted = 1;
+	if (overlap && bg.pid > 0) {
+		/* every byte went without the verdict: cannot be, but never
+		 * let it by */
+		rc = err_set(e, -EIO, "the upload ended before the vet's "
+		    "verdict was read");
+		goto fail;
+	}
 	stage = "restore";
 	progress_start(&p, "unpacking on the daemon");
 	rc = life_wait_op(&c, op, clock_ms() + IMPORT_RESTORE_S * 1000LL,
@@ -527,9 +655,15 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	stage = "vet";
 	if ((rc = vet_held(&c, target, e)) < 0)
 		goto fail;
+	if (!vm && vd.v.id_template) {
+		stage = "identity";
+		if ((rc = import_id_template(&c, target, e)) < 0)
+			goto fail;
+	}
 	progress_start(&p, "");
-	rc = life_copy_up(&c, target, vm, clock_ms() + LIFE_OP_S * 1000LL,
-	    &p, &stage, addr, sizeof(addr), e);
+	rc = (!vm && vd.v.id_template ? life_up_fresh : life_copy_up)(&c,
+	    target, vm, clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr,
+	    sizeof(addr), e);
 	progress_clear(&p);
 	if (rc < 0)
 		goto fail;
@@ -575,6 +709,7 @@ fail:
 			life_say("%s is untouched", name);
 	}
 out:
+	vet_bg_cancel(&bg);
 	incus_close(&c);
 out_fd:
 	if (fd >= 0)

@@ -128,12 +128,13 @@ const struct verb box_verbs[] = {
 	  0, VG_LIFECYCLE },
 	{ "import", cmd_import, "<file> [--name <box>] [--force]",
 	  "bring an exported box back, re-homed on this host",
-	  "Checks the file against <file>.sha256 as it uploads (a truncated or\n"
-	  "corrupted export is refused with nothing created: the last bytes are\n"
-	  "withheld), under --name or the name recorded inside, then re-homes\n"
-	  "it: the box-net profile only, fresh MAC addresses and machine\n"
-	  "identity, no doors of its source's, import stamps beside the\n"
-	  "untouched mint stamp.  A name already taken is refused.\n\n"
+	  "Checks the file against <file>.sha256 and vets its config (beside\n"
+	  "the upload) before the daemon has it whole (a\n"
+	  "truncated, corrupted or refused export creates nothing: the last\n"
+	  "bytes are withheld), under --name or the name recorded inside, then\n"
+	  "re-homes it: the box-net profile only, fresh MAC addresses and\n"
+	  "machine identity, no doors of its source's, import stamps beside\n"
+	  "the untouched mint stamp.  A name already taken is refused.\n\n"
 	  "  --force   replace the box of that name, after a yes on a terminal\n"
 	  "            (no terminal: refused, exit 2; BOX_YES is not read).  The\n"
 	  "            new one is imported and booted under a temporary name\n"

@@ -92,4 +92,6 @@ size=$(stat -c %s "$tmp/b0.tar.gz")
 bx=$(median <"$tmp/bx") ix=$(median <"$tmp/ix") bi=$(median <"$tmp/bi") ii=$(median <"$tmp/ii")
 [ "$(wc -l <"$tmp/bx")" -lt 2 ] ||
 echo "export box ${bx} ms, incus ${ix} ms for $((size / 1048576)) MiB: box/incus throughput $(awk "BEGIN {printf \"%.2f\", $ix / $bx}") (target >= 1.00)"
-echo "import box ${bi} ms (checksum, upload, re-home, start, address), incus import + unset MAC + start + address ${ii} ms: box/incus throughput $(awk "BEGIN {printf \"%.2f\", $ii / $bi}") (target >= 1.00)"
+spread() { sort -n "$1" | awk 'NR == 1 {a = $1} {b = $1} END {print a "-" b}'; }
+echo "import box ${bi} ms (checksum, upload, re-home, start, address), incus import + unset MAC + start + address ${ii} ms: box/incus throughput $(awk "BEGIN {printf \"%.2f\", $ii / $bi}") (target >= 1.00; median of $(wc -l <"$tmp/bi") alternating, box $(spread "$tmp/bi") ms, incus $(spread "$tmp/ii") ms)"
+echo "  import rounds (box incus, ms): $(paste -d' ' "$tmp/bi" "$tmp/ii" | tr '\n' ',' | sed 's/,$//; s/,/, /g')"

@@ -2,10 +2,12 @@
  * Import vetting: the strict YAML reader, the allowlist, the tar walk over
  * plain and gzip exports, the daemon-side check, and their bounds.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "box/vet.h"
 #include "box/vet_export.h"
@@ -965,4 +967,114 @@ TEST(vet_export_real_incus_yaml)
 	CHECK_INT(vet_corpus("vet-hostile.tar.gz", &v), 0);
 	CHECK_STR(list(&v), "security.privileged (instance), raw.lxc "
 	    "(instance), device \"data\" (disk /mnt from the host)");
+}
+
+/* A link member: tb_member with a link name. */
+static void
+tb_link(struct tarb *t, const char *name, char type, const char *target)
+{
+	size_t at = t->n;
+	unsigned sum = 0;
+	size_t i;
+
+	tb_member(t, name, type, "", 0);
+	snprintf((char *)t->b + at + 157, 100, "%s", target);
+	memset(t->b + at + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += t->b[at + i];
+	snprintf((char *)t->b + at + 148, 8, "%06o", sum);
+}
+
+/* id_template: 1 for the clean export, 0 for each thing planted. */
+static int
+id_ok(void (*plant)(struct tarb *))
+{
+	struct tarb t;
+	struct vet v;
+	char name[64];
+	int rc;
+
+	export_tar(&t, index_y, backup_y);
+	if (plant != NULL)
+		plant(&t);
+	tb_end(&t);
+	rc = vet_mem(&t, &v, name);
+	free(t.b);
+	return rc < 0 ? -1 : v.id_template;
+}
+
+#define CT "backup/container/"
+static void p_mid(struct tarb *t) { tb_member(t, CT "rootfs/etc/machine-id", '0', "x\n", 2); }
+static void p_mid_link(struct tarb *t) { tb_link(t, CT "rootfs/etc/machine-id", '2', "/etc/shadow"); }
+static void p_mid_hard(struct tarb *t) { tb_link(t, CT "rootfs/etc/machine-id", '1', CT "rootfs/etc/passwd"); }
+static void p_mid_twice(struct tarb *t) { p_mid(t); p_mid(t); }
+static void p_mid_dir(struct tarb *t) { tb_member(t, CT "rootfs/etc/machine-id/x", '0', "", 0); }
+static void p_etc_link(struct tarb *t) { tb_link(t, CT "rootfs/etc", '2', "/etc"); }
+static void p_etc_dir(struct tarb *t) { tb_member(t, CT "rootfs/etc/", '5', "", 0); }
+static void p_rootfs_link(struct tarb *t) { tb_link(t, CT "rootfs", '2', "/"); }
+static void p_meta(struct tarb *t) { tb_member(t, CT "metadata.yaml", '0', "{}\n", 3); }
+static void p_meta_link(struct tarb *t) { tb_link(t, CT "metadata.yaml", '2', "/etc/passwd"); }
+static void p_tpl_dir(struct tarb *t) { tb_member(t, CT "templates", '5', "", 0); }
+static void p_tpl_link(struct tarb *t) { tb_link(t, CT "templates", '2', "/etc"); }
+static void p_tpl_file(struct tarb *t) { tb_member(t, CT "templates/box-identity.tpl", '0', "", 0); }
+static void p_tpl_hard(struct tarb *t) { tb_link(t, CT "templates/box-identity.tpl", '1', CT "metadata.yaml"); }
+static void p_tpl_fifo(struct tarb *t) { tb_member(t, CT "templates/box-identity.tpl", '6', "", 0); }
+static void p_dbus_ok(struct tarb *t) { tb_link(t, CT "rootfs/var/lib/dbus/machine-id", '2', "/etc/machine-id"); }
+static void p_dbus_else(struct tarb *t) { tb_link(t, CT "rootfs/var/lib/dbus/machine-id", '2', "/etc/shadow"); }
+static void p_dbus_file(struct tarb *t) { tb_member(t, CT "rootfs/var/lib/dbus/machine-id", '0', "x\n", 2); }
+
+TEST(vet_export_id_template_only_when_nothing_is_planted)
+{
+	CHECK_INT(id_ok(NULL), 1);
+	CHECK_INT(id_ok(p_mid), 1);
+	CHECK_INT(id_ok(p_etc_dir), 1);
+	CHECK_INT(id_ok(p_meta), 1);
+	CHECK_INT(id_ok(p_tpl_dir), 1);
+	CHECK_INT(id_ok(p_tpl_file), 1);
+	CHECK_INT(id_ok(p_dbus_ok), 1);
+	CHECK_INT(id_ok(p_mid_link), 0);
+	CHECK_INT(id_ok(p_mid_hard), 0);
+	CHECK_INT(id_ok(p_mid_twice), 0);
+	CHECK_INT(id_ok(p_mid_dir), 0);
+	CHECK_INT(id_ok(p_etc_link), 0);
+	CHECK_INT(id_ok(p_rootfs_link), 0);
+	CHECK_INT(id_ok(p_meta_link), 0);
+	CHECK_INT(id_ok(p_tpl_link), 0);
+	CHECK_INT(id_ok(p_tpl_hard), 0);
+	CHECK_INT(id_ok(p_tpl_fifo), 0);
+	CHECK_INT(id_ok(p_dbus_else), 0);
+	CHECK_INT(id_ok(p_dbus_file), 0);
+}
+
+/* The head read: the name from index.yaml alone, the rest unread. */
+TEST(vet_export_name_reads_the_head)
+{
+	char path[] = "/tmp/box-unit-name.XXXXXX", name[64];
+	struct tarb t, g;
+	int fd;
+
+	export_tar(&t, index_y, backup_y);
+	tb_end(&t);
+	gzip_stored(&t, &g);
+	free(t.b);
+	/* what follows index.yaml is never read: garbage there is fine */
+	memset(g.b + 10 + 5 + 1024, 0xff, 512);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, g.b, g.n) == (ssize_t)g.n);
+	close(fd);
+	CHECK_INT(vet_export_name(path, name, sizeof(name)), 0);
+	CHECK_STR(name, "clean");
+	/* no index.yaml first (a tar of something else): no name */
+	memset(&t, 0, sizeof(t));
+	tb_member(&t, "etc/passwd", '0', "root\n", 5);
+	tb_end(&t);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(write(fd, t.b, t.n) == (ssize_t)t.n);
+	close(fd);
+	CHECK_INT(vet_export_name(path, name, sizeof(name)), -ENOENT);
+	CHECK_STR(name, "");
+	unlink(path);
+	free(t.b);
+	free(g.b);
 }
