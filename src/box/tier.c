@@ -100,3 +100,15 @@ tier_require_admin(const char *verb, struct box_err *e)
 		    "for boxes of your own", verb);
 	return -EPERM;
 }
+
+int
+tier_require_root(const char *verb, struct box_err *e)
+{
+	int rc = tier_require_admin(verb, e);
+
+	if (rc < 0 || geteuid() == 0)
+		return rc;
+	err_set(e, -EPERM, "%s changes users and groups: it needs root", verb);
+	err_fix(e, "sudo box %s ...", verb);
+	return -EPERM;
+}

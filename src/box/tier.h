@@ -49,6 +49,9 @@ void tier_apply(void);
  */
 int tier_require_admin(const char *verb, struct box_err *e);
 
+/* tier_require_admin(), and root itself (users and groups change). */
+int tier_require_root(const char *verb, struct box_err *e);
+
 /* "user-<uid>" for uid. */
 void tier_project(unsigned uid, char *buf, unsigned cap);
 

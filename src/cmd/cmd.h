@@ -66,5 +66,7 @@ int cmd_versions(int argc, char **argv, struct box_err *e);
 int cmd_use(int argc, char **argv, struct box_err *e);
 int cmd_uninstall(int argc, char **argv, struct box_err *e);
 int cmd_migrate_host(int argc, char **argv, struct box_err *e);
+int cmd_grant(int argc, char **argv, struct box_err *e);
+int cmd_revoke(int argc, char **argv, struct box_err *e);
 
 #endif
