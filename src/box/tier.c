@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "host/contract.h"
+#include "host/stack.h"
 #include "incus/api.h"
 
 #define TIER_MAX_GROUPS 256
@@ -111,4 +113,33 @@ tier_require_root(const char *verb, struct box_err *e)
 	err_set(e, -EPERM, "%s changes users and groups: it needs root", verb);
 	err_fix(e, "sudo box %s ...", verb);
 	return -EPERM;
+}
+
+int
+tier_mint_gate(struct incus *c, struct box_err *e)
+{
+	int rc, exists, ok;
+
+	if (tier_get() != TIER_RESTRICTED)
+		return 0;
+	rc = stack_profile_check(c, &exists, &ok, e);
+	if (rc < 0)
+		return rc;
+	if (!exists) {
+		err_set(e, -ENOENT, "your project %s has no " CONTRACT_PROFILE
+		    " profile: it was never granted, or it was taken apart",
+		    c->project);
+		err_fix(e, "ask an admin: box grant <you>");
+		return -ENOENT;
+	}
+	if (!ok) {
+		err_set(e, -EPERM, "the " CONTRACT_PROFILE " profile in %s is "
+		    "not the contract's (NIC on " CONTRACT_BRIDGE " with port "
+		    "isolation and the MAC/IPv4/IPv6 filters, a root disk, "
+		    "nothing else): a box minted from it would not be "
+		    "isolated, so none is minted", c->project);
+		err_fix(e, "ask an admin to converge it again: box grant <you>");
+		return -EPERM;
+	}
+	return 0;
 }

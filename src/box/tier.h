@@ -52,6 +52,14 @@ int tier_require_admin(const char *verb, struct box_err *e);
 /* tier_require_admin(), and root itself (users and groups change). */
 int tier_require_root(const char *verb, struct box_err *e);
 
+struct incus;
+/*
+ * Before a restricted caller mints (new, import): the project's box-net
+ * must be the contract's by content (host/stack.h), or nothing is
+ * presented as a box.  0 for other tiers.
+ */
+int tier_mint_gate(struct incus *c, struct box_err *e);
+
 /* "user-<uid>" for uid. */
 void tier_project(unsigned uid, char *buf, unsigned cap);
 

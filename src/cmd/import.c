@@ -54,6 +54,7 @@
 #include "box/mint.h"
 #include "box/vet.h"
 #include "box/vet_export.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "incus/stream.h"
@@ -461,7 +462,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		goto out_fd;
 	if ((rc = incus_init(&c, e)) < 0)
 		goto out_fd;
-	if ((rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
+	if ((rc = tier_mint_gate(&c, e)) < 0 ||
+	    (rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
 		goto out;
 	if ((rc = life_exists(&c, name, e)) < 0)
 		goto out;
