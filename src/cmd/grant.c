@@ -124,9 +124,16 @@ back_out(const struct grant_user *u, int added, struct box_err *e)
 		    u->name, g.msg, u->name);
 		return;
 	}
-	err_fix(e, "FAILED — removed %s from '" TIER_GROUP_USER "' again "
-	    "(verified against the group database); fix the cause and run "
-	    "box grant %s again", u->name, u->name);
+	{
+		char cause[sizeof(e->fix)];
+
+		/* The back-out is the news: it goes first, the cause's fix after. */
+		snprintf(cause, sizeof(cause), "%s", e->fix);
+		snprintf(e->fix, sizeof(e->fix), "FAILED — removed %s from '"
+		    TIER_GROUP_USER "' again (verified against the group "
+		    "database); %.200s", u->name, cause[0] ? cause :
+		    "fix the cause and run box grant again");
+	}
 }
 
 static int
