@@ -116,8 +116,8 @@ expect_eq "$(incus project get $P1 restricted.snapshots) $(incus project get $P1
     "allow allow" "$P1: snapshots and backups allowed"
 expect_eq "$(incus project get $P1 features.profiles) $(incus project get $P1 features.images)" \
     "true true" "$P1: profiles and images of its own"
-expect_eq "$(incus profile device list default --project $P1 | grep -c .)" 0 \
-    "$P1: the default profile has no device eth0"
+expect_eq "$(incus profile show default --project $P1 | grep -c 'type: nic')" 0 \
+    "$P1: the default profile has no NIC (incus-user's eth0 is gone)"
 expect_eq "$(incus profile device get box-net eth0 security.port_isolation --project $P1) $(incus profile device get box-net eth0 network --project $P1)" \
     "true boxnet" "$P1: box-net has eth0 on boxnet with port isolation"
 incus config trust list -f csv | grep -q "incus-user-$UID1" &&
@@ -136,6 +136,9 @@ out=$(as $U1 "$UB" new --name $D1 --image $IDEB </dev/null 2>&1); rc=$?
 expect_eq "$rc" 0 "$U1: box new --name $D1 --image $IDEB ($(($(date +%s) - t)) s)"
 [ $rc = 0 ] || printf '%s\n' "$out" | tail -5
 expect_contains "$out" "cloud-init" "  the mint waited for cloud-init"
+printf '%s\n' "$out" | grep -i "stage\|still going\|minted" | sed 's/^/  note: /' | tail -6
+as $U1 "$UB" exec $D1 -- sh -c 'systemd-analyze blame 2>/dev/null | head -4; cloud-init analyze blame 2>/dev/null | sed -n 2,5p' 2>&1 |
+    sed 's/^/  note: /' 
 out=$(as $U2 "$UB" new --name $S2 --image $IBB </dev/null 2>&1); rc=$?
 expect_eq "$rc" 0 "$U2: box new --name $S2"
 out=$($BOX new --name $A --image $IBB </dev/null 2>&1); rc=$?
