@@ -226,7 +226,13 @@ restricted(struct dr_report *r, struct dr_opts *o, int json,
 		return rc;
 	if (json)
 		return print_json(r, e);
-	print_text(r, "", 0);
+	printf("box doctor — %s\n", r->where_text);
+	print_findings(r);
+	if (r->fails == 0)
+		printf("clean — your tier is granted and your boxes are fit\n");
+	else
+		printf("%d problem(s) — see the fixes above (most need an "
+		    "admin)\n", r->fails);
 	return 0;
 }
 

@@ -204,6 +204,7 @@ out=$(as $U1 "$UB" grant $U2 2>&1); expect_eq "$?" 1 "$U1: box grant is refused"
 out=$(as $U1 "$UB" doctor 2>&1); rc=$?
 expect_contains "$out" "restricted: /var/lib/incus/unix.socket.user, project $P1" "$U1: doctor runs the restricted check set"
 expect_eq "$rc" 0 "  and finds it clean"
+expect_contains "$out" "clean — your tier is granted" "  with the restricted verdict"
 as $U1 incus profile device set box-net eth0 security.port_isolation false >/dev/null 2>&1
 out=$(as $U1 "$UB" new --name $X1 --image $IBB 2>&1); rc=$?
 expect_eq "$rc" 1 "$U1 edited their box-net (port isolation off): box new refuses"
