@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "util/err.h"
 
@@ -90,6 +91,7 @@ main(int argc, char **argv)
 	 */
 	if (!(v->flags & V_PRIV))
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	tier_apply();
 	rc = v->fn(argc - 1, argv + 1, &e);
 	if (fflush(stdout) != 0 && rc == 0)
 		rc = err_set(&e, -5, "writing the output failed");

@@ -95,5 +95,7 @@ int cmd_use(int argc, char **argv, struct box_err *e);
 int cmd_uninstall(int argc, char **argv, struct box_err *e);
 int cmd_migrate_host(int argc, char **argv, struct box_err *e);
 int cmd_verify(int argc, char **argv, struct box_err *e);
+int cmd_grant(int argc, char **argv, struct box_err *e);
+int cmd_revoke(int argc, char **argv, struct box_err *e);
 
 #endif

@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/doctor.h"
+#include "host/doctor_tier.h"
 #include "host/nested.h"
 #include "incus/api.h"
 #include "util/opt.h"
@@ -196,6 +198,44 @@ repair(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
 	return 0;
 }
 
+/* The host's granted users, when the daemon answers (info otherwise). */
+static void
+granted(struct dr_report *r)
+{
+	struct incus c;
+	struct box_err e;
+
+	err_clear(&e);
+	if (incus_init(&c, &e) == 0 && dr_granted(&c, r, &e) < 0)
+		dr_add(r, "tier.project", "granted users", DR_INFO, "",
+		    "not listed: %s", e.msg);
+	incus_close(&c);
+}
+
+/* A restricted caller's own check set. */
+static int
+restricted(struct dr_report *r, struct dr_opts *o, int json,
+    struct box_err *e)
+{
+	int rc;
+
+	o->probe_boxes = 1;
+	rc = dr_restricted(r, o, e);
+	snprintf(r->where_text, sizeof(r->where_text), "restricted tier");
+	if (rc < 0)
+		return rc;
+	if (json)
+		return print_json(r, e);
+	printf("box doctor — %s\n", r->where_text);
+	print_findings(r);
+	if (r->fails == 0)
+		printf("clean — your tier is granted and your boxes are fit\n");
+	else
+		printf("%d problem(s) — see the fixes above (most need an "
+		    "admin)\n", r->fails);
+	return 0;
+}
+
 static int
 host(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
 {
@@ -211,6 +251,7 @@ host(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
 	snprintf(r->where_text, sizeof(r->where_text), "on a host");
 	if (rc < 0)
 		return rc;
+	granted(r);
 	if (o->fix || o->pin_dns)
 		return repair(r, o, json, e);
 	if (json)
@@ -255,7 +296,8 @@ cmd_doctor(int argc, char **argv, struct box_err *e)
 	if (dr_report_init(&r) < 0)
 		return err_set(e, -ENOMEM, "out of memory");
 	rc = where == DR_INSIDE ? inside(&r, &o, opts[2].seen, e) :
-	    host(&r, &o, opts[2].seen, e);
+	    tier_get() == TIER_RESTRICTED ? restricted(&r, &o, opts[2].seen,
+	    e) : host(&r, &o, opts[2].seen, e);
 	if (rc == 0 && r.fails > 0)
 		rc = 1;
 	dr_report_free(&r);

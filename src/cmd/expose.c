@@ -17,6 +17,7 @@
 #include "box/box.h"
 #include "box/door.h"
 #include "box/life.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "net/rtnl.h"
@@ -296,6 +297,8 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 			    "— got port='%s' host-port='%s'", res.pos[1],
 			    res.npos == 3 ? res.pos[2] : res.pos[1]);
 	}
+	if ((rc = tier_require_admin("expose", e)) < 0)
+		return rc;
 	if (opts[1].seen && (port = door_port(opts[1].value)) < 0)
 		return err_usage(e, "ports are numbers from 1 to 65535 — got "
 		    "'%s'", opts[1].value);

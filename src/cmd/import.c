@@ -63,6 +63,7 @@
 #include "box/vet.h"
 #include "box/vet_bg.h"
 #include "box/vet_export.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "incus/stream.h"
@@ -560,7 +561,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		goto out_fd;
 	if ((rc = incus_init(&c, e)) < 0)
 		goto out_fd;
-	if ((rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
+	if ((rc = tier_mint_gate(&c, e)) < 0 ||
+	    (rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
 		goto out;
 	if (overlap && (rc = vet_bg_start(&bg, file, e)) < 0)
 		goto out;

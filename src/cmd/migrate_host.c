@@ -15,6 +15,7 @@
 
 #include "box/box.h"
 #include "box/life.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/contract.h"
 #include "host/migrate.h"
@@ -163,7 +164,8 @@ cmd_migrate_host(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "migrate-host takes exactly one of --box "
 		    "<name>, --all-boxes, --retire-legacy");
 	force = opts[3].seen;
-	if ((rc = nestguard_check("migrate-host", NG_CHANGE, NULL, e)) < 0)
+	if ((rc = tier_require_admin("migrate-host", e)) < 0 ||
+	    (rc = nestguard_check("migrate-host", NG_CHANGE, NULL, e)) < 0)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;

@@ -40,6 +40,7 @@
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/template.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "incus/exec.h"
@@ -874,6 +875,10 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = incus_init(&r.c, e)) < 0)
 		return rc;
+	if ((rc = tier_mint_gate(&r.c, e)) < 0) {
+		incus_close(&r.c);
+		return rc;
+	}
 	life_catch_signals();
 	progress_start(&r.p, "starting");
 	r.t0 = clock_ms();

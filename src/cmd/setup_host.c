@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/firewall.h"
 #include "host/hostinfo.h"
@@ -340,6 +341,8 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "setup-host takes no arguments");
 	if (opts[1].seen && !opts[0].seen)
 		return err_usage(e, "--json goes with --dry-run");
+	if (!opts[0].seen && (rc = tier_require_admin("setup-host", e)) < 0)
+		return rc;
 	if (!opts[0].seen && geteuid() != 0) {
 		err_set(e, -EPERM, "setup-host changes the host: it needs root");
 		err_fix(e, "sudo box setup-host   (or: box setup-host --dry-run)");

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/doctor_tier.h"
 #include "host/firewall.h"
 #include "host/stack.h"
 #include "host/nestguard.h"
@@ -153,6 +155,31 @@ assert_absent(struct incus *c, struct box_err *e)
 	return 0;
 }
 
+/*
+ * Granted users' projects outlive the stack (boxnet goes, their boxes with
+ * it): name them, so they can be revoked --purge first.
+ */
+static void
+granted_projects(void)
+{
+	char names[DR_TIER_MAX][64];
+	struct incus c;
+	struct box_err e;
+	int n, i;
+
+	err_clear(&e);
+	if (incus_init(&c, &e) == 0 &&
+	    (n = dr_user_projects(&c, names, DR_TIER_MAX, &e)) > 0) {
+		printf("box: granted users' projects remain:");
+		for (i = 0; i < n && i < DR_TIER_MAX; i++)
+			printf(" %s", names[i]);
+		printf("\nbox: run box revoke <user> --purge for each first "
+		    "(teardown leaves their projects, trust entries and "
+		    "incus-user state behind)\n");
+	}
+	incus_close(&c);
+}
+
 static int
 teardown(int purge, struct box_err *e)
 {
@@ -200,7 +227,8 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (res.npos > 0 || res.dashdash)
 		return err_usage(e, "teardown-host takes no arguments");
-	if ((rc = nestguard_check("teardown-host", NG_CHANGE, NULL, e)) < 0)
+	if ((rc = tier_require_admin("teardown-host", e)) < 0 ||
+	    (rc = nestguard_check("teardown-host", NG_CHANGE, NULL, e)) < 0)
 		return rc;
 	if ((yes = consent_env(e)) < 0)
 		return yes;
@@ -209,6 +237,7 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
 	    "host firewall and its boot unit%s.\n", opts[1].seen ?
 	    ", and Incus itself" : "");
+	granted_projects();
 	if (opts[0].seen || yes)
 		fprintf(stderr,
 		    "box: confirmed non-interactively (--yes/BOX_YES)\n");

@@ -254,6 +254,40 @@ const struct verb box_verbs[] = {
 	  "from --subnet (the boot unit passes it), else the bridge, else the\n"
 	  "daemon.  Inside a box apply refuses unless BOX_ALLOW_NESTED=1.\n",
 	  0, VG_HOST },
+	{ "grant", cmd_grant, "<user>",
+	  "give a user boxes of their own (the restricted tier; root)",
+	  "Gives an existing user the restricted tier: boxes in a project of\n"
+	  "their own (user-<uid>), reached through incus-user's socket\n"
+	  "(unix.socket.user), on the hardened boxnet only.  Idempotent: each\n"
+	  "run converges, through the API: boxnet must exist; incus-user must\n"
+	  "serve its socket (where systemd runs, incus-user.socket is enabled\n"
+	  "and started; elsewhere it must already run, as\n"
+	  "/usr/libexec/incus/incus-user --group incus); the private bridge\n"
+	  "incus-user would make (incusbr-<uid>) is made first with\n"
+	  "ipv4.address=none and ipv6.address=none, so nothing probes for a\n"
+	  "subnet; the user joins the group 'incus'; incus-user is asked once\n"
+	  "AS the user, so it makes the project and the trust entry\n"
+	  "incus-user-<uid>; the project's default profile loses its NIC, the\n"
+	  "project is restricted to boxnet with snapshots and backups allowed,\n"
+	  "its box-net profile is written from the contract (the host's keys);\n"
+	  "and all of it is read back, box-net from the user's own side.  A\n"
+	  "failure after this run added the group removes it again (checked\n"
+	  "in the group database) and says so.  Sessions the user already has\n"
+	  "get the group at their next login.\n", 0, VG_HOST },
+	{ "revoke", cmd_revoke, "<user> [--purge] [--force]",
+	  "take the restricted tier away (--purge: and everything it made)",
+	  "Removes the user from the group 'incus' first (checked in the group\n"
+	  "database), which closes incus-user's socket to new sessions.\n"
+	  "Sessions already running keep it until they end: a bare revoke\n"
+	  "names them, and keeps the user's boxes (still running).\n\n"
+	  "  --purge   also end the user's processes (refused if one survives),\n"
+	  "            then delete the project's boxes, images, profiles and\n"
+	  "            custom volumes, the project, the private bridge, the\n"
+	  "            trust entry incus-user-<uid> and incus-user's state\n"
+	  "            directory, and check that none of it is left, naming\n"
+	  "            any survivor.  Asks on a terminal; --force or BOX_YES=1\n"
+	  "            answer yes; with neither and no terminal it refuses\n"
+	  "            (exit 2).\n", V_DESTRUCTIVE, VG_HOST },
 	{ "doctor", cmd_doctor, "[--fix | --pin-dns] [--json] [<box>...]",
 	  "check the isolation contract from ground truth, here or in a box",
 	  "On a host: checks each layer as the kernel, the process table and\n"

@@ -458,6 +458,22 @@ stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 	return rc;
 }
 
+int
+stack_profile_check(struct incus *c, int *exists, int *ok, struct box_err *e)
+{
+	struct incus_reply r;
+	int rc;
+
+	*ok = 0;
+	rc = get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
+	*exists = rc > 0;
+	if (rc <= 0)
+		return rc;
+	*ok = profile_matches(&r.doc, r.metadata);
+	incus_reply_free(&r);
+	return 0;
+}
+
 /* --- the pool -------------------------------------------------------------- */
 
 static int

@@ -75,6 +75,13 @@ int stack_ensure_acl(struct incus *c, const struct stack_conf *sc,
 int stack_ensure_network(struct incus *c, const struct stack_conf *sc,
     int *changed, char *corrected, size_t cap, struct box_err *e);
 int stack_ensure_profile(struct incus *c, int *changed, struct box_err *e);
+/*
+ * Read the box-net profile (in c's project) and compare it with the
+ * contract by content: *exists, and *ok when it holds exactly the
+ * contract's NIC and root disk and no config.
+ */
+int stack_profile_check(struct incus *c, int *exists, int *ok,
+    struct box_err *e);
 
 /*
  * How many VM boxes have an expose door (a NAT proxy): only those need

@@ -25,6 +25,51 @@ socket_candidate(char *dst, size_t cap, const char *path)
 	return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
 }
 
+/* Set once by tier_apply() for a restricted caller (box/tier.h). */
+static char user_socket[32], user_project[64];
+
+void
+incus_set_user_default(const char *socket_name, const char *project)
+{
+	snprintf(user_socket, sizeof(user_socket), "%s", socket_name);
+	snprintf(user_project, sizeof(user_project), "%s", project);
+}
+
+/* The daemon directory the incus client would use. */
+static const char *
+incus_dir(void)
+{
+	const char *dir = getenv("INCUS_DIR");
+	struct stat st;
+
+	if (dir != NULL && *dir != '\0')
+		return dir;
+	if (stat("/var/lib/incus/unix.socket", &st) != 0 &&
+	    stat("/run/incus/unix.socket", &st) == 0)
+		return "/run/incus";
+	return "/var/lib/incus";
+}
+
+/*
+ * A restricted caller talks to incus-user in its own project, as the incus
+ * client does; INCUS_SOCKET wins, and gets the project only when it names
+ * incus-user's socket.
+ */
+static void
+user_defaults(struct incus *c, const char *env, char *path, size_t cap)
+{
+	const char *base;
+
+	if (user_socket[0] == '\0')
+		return;
+	if (env == NULL || *env == '\0')
+		snprintf(path, cap, "%s/%s", incus_dir(), user_socket);
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	if (c->project[0] == '\0' && strcmp(base, user_socket) == 0)
+		snprintf(c->project, sizeof(c->project), "%s", user_project);
+}
+
 /* The incus client's search order, so box and incus agree on the daemon. */
 int
 incus_init(struct incus *c, struct box_err *e)
@@ -65,6 +110,7 @@ incus_init(struct incus *c, struct box_err *e)
 		snprintf(path, sizeof(path), "/run/incus/unix.socket");
 	else
 		snprintf(path, sizeof(path), "/var/lib/incus/unix.socket");
+	user_defaults(c, env, path, sizeof(path));
 	rc = socket_candidate(c->socket_path, sizeof(c->socket_path), path);
 	if (rc < 0)
 		return err_usage(e, "Incus socket path too long: %s", path);

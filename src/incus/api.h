@@ -50,6 +50,13 @@ int incus_init(struct incus *c, struct box_err *e);
 void incus_close(struct incus *c);
 
 /*
+ * For a restricted caller (box/tier.c): incus_init() then picks
+ * $INCUS_DIR/<socket_name> and the project, unless INCUS_SOCKET or
+ * BOX_PROJECT say otherwise.
+ */
+void incus_set_user_default(const char *socket_name, const char *project);
+
+/*
  * One request.  path is the URL path with its query ("/1.0/instances?
  * recursion=2"); the project parameter is appended when c->project is set.
  * body is a JSON text or NULL.  On success r holds a sync or async reply.  A

@@ -515,6 +515,15 @@ flush_sockets(struct sess *s)
 }
 
 static int
+exec_via_user_proxy(const struct incus *c)
+{
+	const char *base = strrchr(c->socket_path, '/');
+
+	base = base != NULL ? base + 1 : c->socket_path;
+	return strcmp(base, "unix.socket.user") == 0;
+}
+
+static int
 finished(struct sess *s)
 {
 	long long t = clock_ms();
@@ -528,6 +537,14 @@ finished(struct sess *s)
 	else
 		data_done = chan_done(&s->ch[CH_1]) && chan_done(&s->ch[CH_2]);
 	if (ctl_done && data_done)
+		return 1;
+	/*
+	 * incus-user proxies each connection as a byte stream and never
+	 * passes on the daemon's close of the control socket (it waits for
+	 * ours): there the ended outputs are the end, and the exit status
+	 * comes from the operation, as it does for the incus client.
+	 */
+	if (data_done && exec_via_user_proxy(s->c))
 		return 1;
 	/*
 	 * The command is gone but an output never ended (a daemon that lost

@@ -120,6 +120,15 @@ explain_connect(const char *path, int err, struct box_err *e)
 	switch (err) {
 	case ENOENT:
 	case ECONNREFUSED:
+		if (strstr(path, "unix.socket.user") != NULL) {
+			err_set(e, -err, "incus-user (the daemon for the "
+			    "restricted tier) is not running (%s: %s)", path,
+			    strerror(err));
+			err_fix(e, "ask an admin: systemctl enable --now "
+			    "incus-user.socket (no systemd: "
+			    "/usr/libexec/incus/incus-user --group incus)");
+			break;
+		}
 		err_set(e, -err, "the Incus daemon is not running (%s: %s)",
 		    path, strerror(err));
 		err_fix(e, "start it: systemctl start incus (or run "

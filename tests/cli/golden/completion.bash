@@ -3,7 +3,7 @@ _box()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} opts= words= boxes=0
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
+		COMPREPLY=($(compgen -W "new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
 		return
 	fi
 	case ${COMP_WORDS[1]} in
@@ -30,6 +30,8 @@ _box()
 	teardown-host) opts="--purge-incus --yes --help"; words=""; boxes=0 ;;
 	migrate-host) opts="--box --all-boxes --retire-legacy --force --help"; words=""; boxes=0 ;;
 	firewall) opts="--subnet --json --help"; words="apply show"; boxes=0 ;;
+	grant) opts="--help"; words=""; boxes=0 ;;
+	revoke) opts="--purge --force --help"; words=""; boxes=0 ;;
 	doctor|check) opts="--fix --pin-dns --json --help"; words=""; boxes=1 ;;
 	verify) opts="--json --help"; words=""; boxes=1 ;;
 	whereami) opts="--json --help"; words=""; boxes=0 ;;
@@ -37,7 +39,7 @@ _box()
 	use) opts="--help"; words=""; boxes=0 ;;
 	uninstall) opts="--all --purge-host --force --help"; words=""; boxes=0 ;;
 	completion) opts="--help"; words="bash zsh fish"; boxes=0 ;;
-	help) opts="--man --help"; words="new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor verify whereami versions use uninstall completion help version"; boxes=0 ;;
+	help) opts="--man --help"; words="new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version"; boxes=0 ;;
 	version) opts="--help"; words=""; boxes=0 ;;
 	esac
 	case $cur in

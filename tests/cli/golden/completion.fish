@@ -23,6 +23,8 @@ complete -c box -n __fish_use_subcommand -a setup-host -d 'build or converge the
 complete -c box -n __fish_use_subcommand -a teardown-host -d 'remove every box and the host stack, then prove nothing is left'
 complete -c box -n __fish_use_subcommand -a migrate-host -d 're-home legacy (claudebox) boxes onto the hardened stack; retire it'
 complete -c box -n __fish_use_subcommand -a firewall -d 'show the host firewall as the kernel holds it, or re-apply it'
+complete -c box -n __fish_use_subcommand -a grant -d 'give a user boxes of their own (the restricted tier; root)'
+complete -c box -n __fish_use_subcommand -a revoke -d 'take the restricted tier away (--purge: and everything it made)'
 complete -c box -n __fish_use_subcommand -a doctor -d 'check the isolation contract from ground truth, here or in a box'
 complete -c box -n __fish_use_subcommand -a verify -d 'prove the isolation contract live, from inside one box'
 complete -c box -n __fish_use_subcommand -a whereami -d 'on a host, inside an Incus instance, or inside a box?'
@@ -119,6 +121,10 @@ complete -c box -n '__fish_seen_subcommand_from firewall' -l subnet
 complete -c box -n '__fish_seen_subcommand_from firewall' -l json
 complete -c box -n '__fish_seen_subcommand_from firewall' -l help
 complete -c box -n '__fish_seen_subcommand_from firewall' -a 'apply show'
+complete -c box -n '__fish_seen_subcommand_from grant' -l help
+complete -c box -n '__fish_seen_subcommand_from revoke' -l purge
+complete -c box -n '__fish_seen_subcommand_from revoke' -l force
+complete -c box -n '__fish_seen_subcommand_from revoke' -l help
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l fix
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l pin-dns
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l json
@@ -139,5 +145,5 @@ complete -c box -n '__fish_seen_subcommand_from completion' -l help
 complete -c box -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c box -n '__fish_seen_subcommand_from help' -l man
 complete -c box -n '__fish_seen_subcommand_from help' -l help
-complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor verify whereami versions use uninstall completion help version'
+complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
 complete -c box -n '__fish_seen_subcommand_from version' -l help

@@ -5,7 +5,7 @@ _box()
 	local -a opts words
 	local boxes=0
 	if (( CURRENT == 2 )); then
-		compadd -- new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
+		compadd -- new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
 		return
 	fi
 	case $words[2] in
@@ -32,6 +32,8 @@ _box()
 	teardown-host) opts=(--purge-incus --yes --help); words=(); boxes=0 ;;
 	migrate-host) opts=(--box --all-boxes --retire-legacy --force --help); words=(); boxes=0 ;;
 	firewall) opts=(--subnet --json --help); words=(apply show); boxes=0 ;;
+	grant) opts=(--help); words=(); boxes=0 ;;
+	revoke) opts=(--purge --force --help); words=(); boxes=0 ;;
 	doctor|check) opts=(--fix --pin-dns --json --help); words=(); boxes=1 ;;
 	verify) opts=(--json --help); words=(); boxes=1 ;;
 	whereami) opts=(--json --help); words=(); boxes=0 ;;
@@ -39,7 +41,7 @@ _box()
 	use) opts=(--help); words=(); boxes=0 ;;
 	uninstall) opts=(--all --purge-host --force --help); words=(); boxes=0 ;;
 	completion) opts=(--help); words=(bash zsh fish); boxes=0 ;;
-	help) opts=(--man --help); words=(new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall doctor verify whereami versions use uninstall completion help version); boxes=0 ;;
+	help) opts=(--man --help); words=(new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version); boxes=0 ;;
 	version) opts=(--help); words=(); boxes=0 ;;
 	esac
 	if [[ $PREFIX == -* ]]; then

@@ -1,0 +1,217 @@
+/*
+ * grant.c - `box grant <user>`: give a user the restricted tier.
+ *
+ * Idempotent convergence, every step through the API: the user and
+ * boxnet exist, incus-user serves its socket, the private bridge is
+ * pre-empted without addresses, the user joins 'incus', incus-user is
+ * touched AS the user (so it makes the project and the trust entry), the
+ * project is converged to the contract and verified from the user's side.
+ * A failure after this run added the group takes the group away again,
+ * verified against the group database: no half-granted user is left
+ * holding an un-narrowed socket.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box/tier.h"
+#include "cmd/cmd.h"
+#include "host/contract.h"
+#include "host/grant.h"
+#include "host/grant_project.h"
+#include "host/nestguard.h"
+#include "util/opt.h"
+
+#define TOUCH_TIMEOUT_S	60
+
+/* incus-user makes the project on first contact; make sure it exists. */
+static int
+project_made(struct incus *c, const struct grant_user *u, struct box_err *e)
+{
+	char path[64];
+	struct box_err touch;
+	int rc;
+
+	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
+	err_clear(&touch);
+	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, &touch);
+	if (rc == 0 && grant_object_exists(c, path, e) > 0) {
+		printf("  project: %s (incus-user made it, or had it)\n",
+		    u->project);
+		return 0;
+	}
+	if (e->code != 0)
+		return e->code;
+	if (grant_object_exists(c, path, e) > 0) {
+		/* Made behind incus-user's back: it cannot set the user up. */
+		*e = touch;
+		err_fix(e, "%s was not made by incus-user, which refuses to "
+		    "set %s up beside it: delete it (box revoke %s --purge), "
+		    "then box grant %s", u->project, u->name, u->name,
+		    u->name);
+		return touch.code;
+	}
+	/*
+	 * incus-user remembers a project it made before a purge and will not
+	 * make it again: make it as it would, then touch again.
+	 */
+	rc = grant_create_project(c, u, e);
+	if (rc < 0)
+		return rc;
+	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, e);
+	if (rc < 0)
+		return rc;
+	printf("  project: %s (made by box: incus-user remembered a purged "
+	    "one)\n", u->project);
+	return 0;
+}
+
+static int
+verify(struct incus *c, const struct grant_user *u, struct box_err *e)
+{
+	char bad[512], fps[4][80];
+	int rc;
+
+	rc = grant_project_check(c, u->project, bad, sizeof(bad), e);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		return err_set(e, -EPROTO, "%s does not hold the contract "
+		    "after converging: %s", u->project, bad);
+	rc = grant_trust_fps(c, u->uid, fps, 4, e);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return err_set(e, -ENOENT, "incus-user made no trust entry "
+		    "incus-user-%u", u->uid);
+	rc = grant_as_user(u, 1, 30, e);
+	if (rc < 0)
+		return rc;
+	printf("  verified from %s's side: box-net in %s is the contract's\n",
+	    u->name, u->project);
+	return 0;
+}
+
+static int
+steps(struct incus *c, const struct grant_user *u, struct box_err *e)
+{
+	int rc = project_made(c, u, e);
+
+	if (rc == 0)
+		rc = grant_converge(c, u, e);
+	if (rc == 0)
+		rc = verify(c, u, e);
+	return rc;
+}
+
+/* A failed run takes back only what it added, and says what is left. */
+static void
+back_out(const struct grant_user *u, int added, struct box_err *e)
+{
+	struct box_err g;
+
+	if (!added) {
+		err_fix(e, "FAILED with %s still holding socket access (they "
+		    "were in '" TIER_GROUP_USER "' before): fix the cause and "
+		    "box grant %s again, or box revoke %s", u->name, u->name,
+		    u->name);
+		return;
+	}
+	err_clear(&g);
+	if (grant_group_remove(u, &g) < 0) {
+		err_fix(e, "ROLLBACK INCOMPLETE: %s is still in '"
+		    TIER_GROUP_USER "' (%s): gpasswd -d %s " TIER_GROUP_USER,
+		    u->name, g.msg, u->name);
+		return;
+	}
+	{
+		char cause[sizeof(e->fix)];
+
+		/* The back-out is the news: it goes first, the cause's fix after. */
+		snprintf(cause, sizeof(cause), "%s", e->fix);
+		snprintf(e->fix, sizeof(e->fix), "FAILED — removed %s from '"
+		    TIER_GROUP_USER "' again (verified against the group "
+		    "database); %.200s", u->name, cause[0] ? cause :
+		    "fix the cause and run box grant again");
+	}
+}
+
+static int
+preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
+    struct box_err *e)
+{
+	int rc, created;
+
+	rc = grant_object_exists(c, "/1.0/networks/" CONTRACT_BRIDGE, e);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		err_set(e, -ENOENT, "no " CONTRACT_BRIDGE " on this host");
+		err_fix(e, "build the stack first: box setup-host");
+		return -ENOENT;
+	}
+	rc = grant_daemon_ready(u, how, cap, e);
+	if (rc < 0)
+		return rc;
+	printf("  incus-user: %s\n", how);
+	rc = grant_preempt_bridge(c, u, &created, e);
+	if (rc < 0) {
+		err_context(e, "pre-empting %s", u->bridge);
+		return rc;
+	}
+	printf("  bridge: %s %s (ipv4.address=none, ipv6.address=none: "
+	    "incus-user never probes for a subnet)\n", u->bridge,
+	    created ? "made" : "already there");
+	return 0;
+}
+
+int
+cmd_grant(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	struct opt_result res;
+	struct grant_user u;
+	struct incus c;
+	char how[160];
+	int rc, added = 0, admin_member;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos != 1 || res.rest != NULL)
+		return err_usage(e, "usage: box grant <user>");
+	if ((rc = tier_require_root("grant", e)) < 0 ||
+	    (rc = nestguard_check("grant", NG_CHANGE, NULL, e)) < 0 ||
+	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0 ||
+	    (rc = incus_init(&c, e)) < 0)
+		return rc;
+	admin_member = grant_in_group(&u, TIER_GROUP_ADMIN);
+	printf("grant: %s (uid %u), project %s\n", u.name, u.uid, u.project);
+	rc = preflight(&c, &u, how, sizeof(how), e);
+	if (rc < 0)
+		goto out;
+	if (grant_in_group(&u, TIER_GROUP_USER)) {
+		printf("  group: already in '" TIER_GROUP_USER "'\n");
+	} else {
+		rc = grant_group_add(&u, e);
+		if (rc < 0)
+			goto out;
+		added = 1;
+		printf("  group: added to '" TIER_GROUP_USER "' (the key to "
+		    "%s; new logins of %s get it)\n", u.socket, u.name);
+	}
+	rc = steps(&c, &u, e);
+	if (rc < 0) {
+		back_out(&u, added, e);
+		goto out;
+	}
+	printf("granted: %s has the restricted tier — their 'box new' lands "
+	    "on the hardened " CONTRACT_BRIDGE ".\n", u.name);
+	if (admin_member)
+		printf("  CAVEAT: %s is also in '" TIER_GROUP_ADMIN "', which "
+		    "wins at the socket: to make the project theirs, "
+		    "gpasswd -d %s " TIER_GROUP_ADMIN "\n", u.name, u.name);
+out:
+	incus_close(&c);
+	return rc;
+}

@@ -1,0 +1,167 @@
+/*
+ * revoke.c - `box revoke <user> [--purge] [--force]`.
+ *
+ * The group goes first (it is what opens incus-user's socket to new
+ * sessions), checked in the group database.  Sessions already running keep
+ * the socket until they end: a bare revoke names them and keeps the boxes.
+ * --purge asks (terminal, --force or BOX_YES), ends the user's processes
+ * and refuses under any it cannot end (a live session could touch
+ * incus-user and have a stock project made again), deletes what the tier
+ * made, and then looks for each thing again, naming every survivor.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box/tier.h"
+#include "cmd/cmd.h"
+#include "host/grant.h"
+#include "host/grant_project.h"
+#include "host/grant_purge.h"
+#include "host/sysd.h"
+#include "util/opt.h"
+#include "util/prompt.h"
+
+static int
+drop_group(const struct grant_user *u, struct box_err *e)
+{
+	int rc;
+
+	if (!grant_in_group(u, TIER_GROUP_USER)) {
+		printf("  group: %s is not in '" TIER_GROUP_USER "'\n", u->name);
+		return 0;
+	}
+	rc = grant_group_remove(u, e);
+	if (rc < 0)
+		return rc;
+	printf("  group: removed %s from '" TIER_GROUP_USER "' (verified "
+	    "against the group database)\n", u->name);
+	return 0;
+}
+
+static void
+warn_sessions(const struct grant_user *u)
+{
+	pid_t pids[GRANT_MAX_PROCS];
+	char text[512];
+	int n = grant_procs(u->uid, pids, GRANT_MAX_PROCS);
+
+	if (n == 0)
+		return;
+	grant_procs_text(pids, n < GRANT_MAX_PROCS ? n : GRANT_MAX_PROCS, text,
+	    sizeof(text));
+	printf("  WARNING: %s has %d live process(es) (%s): a session that "
+	    "is already running keeps the socket until it ends.  End them: "
+	    "sudo loginctl terminate-user %s, or box revoke %s --purge\n",
+	    u->name, n, text, u->name, u->name);
+}
+
+static int
+end_sessions(const struct grant_user *u, struct box_err *e)
+{
+	char left[512];
+	int n;
+
+	if (sysd_present()) {
+		char name[64];
+		char *argv[] = { "loginctl", "terminate-user", name, NULL };
+		struct box_err ignore;
+
+		snprintf(name, sizeof(name), "%s", u->name);
+		err_clear(&ignore);
+		(void)sysd_run(argv, &ignore);	/* no session is fine */
+	}
+	n = grant_end_sessions(u, left, sizeof(left));
+	if (n > 0) {
+		err_set(e, -EBUSY, "%s still has %d process(es) that would not "
+		    "end: %s; nothing was deleted", u->name, n, left);
+		err_fix(e, "end them (kill -9 <pid>), then box revoke %s "
+		    "--purge again", u->name);
+		return -EBUSY;
+	}
+	printf("  sessions: none of %s's processes is left\n", u->name);
+	return 0;
+}
+
+static int
+purge(struct incus *c, const struct grant_user *u, struct box_err *e)
+{
+	char left[768];
+	int rc;
+
+	if ((rc = end_sessions(u, e)) < 0 || (rc = grant_purge(c, u, e)) < 0)
+		return rc;
+	rc = grant_absent(c, u, left, sizeof(left), e);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		return err_set(e, -EEXIST, "purge INCOMPLETE — still present: "
+		    "%s", left);
+	printf("revoked: %s is out, and everything the tier created is "
+	    "gone.\n", u->name);
+	return 0;
+}
+
+static int
+keep(struct incus *c, const struct grant_user *u, struct box_err *e)
+{
+	char path[64];
+	int rc;
+
+	warn_sessions(u);
+	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
+	rc = grant_object_exists(c, path, e);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		printf("  kept: the project %s and its boxes (still running); "
+		    "box revoke %s --purge deletes them\n", u->project,
+		    u->name);
+	printf("revoked: %s no longer has the restricted tier.\n", u->name);
+	return 0;
+}
+
+int
+cmd_revoke(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--purge", NULL, 0, NULL, 0 },
+		{ "--force", "-f", 0, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct grant_user u;
+	struct incus c;
+	char q[256];
+	int rc, yes;
+
+	rc = opt_parse(argc, argv, opts, &res, e);
+	if (rc < 0)
+		return rc;
+	if (res.npos != 1 || res.rest != NULL)
+		return err_usage(e, "usage: box revoke <user> [--purge] "
+		    "[--force]");
+	if ((yes = consent_env(e)) < 0)
+		return yes;
+	if ((rc = tier_require_root("revoke", e)) < 0 ||
+	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0)
+		return rc;
+	if (opts[0].seen && !opts[1].seen && !yes) {
+		snprintf(q, sizeof(q), "delete ALL of %s's boxes, images and "
+		    "their project %s?", u.name, u.project);
+		if ((rc = prompt_consent(q, "--force (or BOX_YES=1)", e)) < 0)
+			return rc;
+	}
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	printf("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
+	rc = drop_group(&u, e);
+	if (rc == 0)
+		rc = opts[0].seen ? purge(&c, &u, e) : keep(&c, &u, e);
+	if (rc == 0 && grant_in_group(&u, TIER_GROUP_ADMIN))
+		printf("  NOTE: %s is still in '" TIER_GROUP_ADMIN "', which "
+		    "keeps full access: gpasswd -d %s " TIER_GROUP_ADMIN "\n",
+		    u.name, u.name);
+	incus_close(&c);
+	return rc;
+}

@@ -1,0 +1,304 @@
+/*
+ * grant_purge.c - everything the restricted tier made for one user,
+ * deleted in dependency order and then looked for again.
+ */
+#include "host/grant_purge.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/grant_project.h"
+#include "incus/json.h"
+
+#define PURGE_WAIT_S 120
+
+/* The last path segment of an API URL ("/1.0/images/<fp>?project=x"). */
+static int
+url_name(const struct json_doc *d, int i, char *buf, size_t cap)
+{
+	char url[512];
+	char *slash, *q;
+
+	if (json_str(d, i, url, sizeof(url)) < 0)
+		return -1;
+	if ((q = strchr(url, '?')) != NULL)
+		*q = '\0';
+	slash = strrchr(url, '/');
+	if (slash == NULL || slash[1] == '\0' || strlen(slash + 1) >= cap ||
+	    strchr(slash + 1, '%') != NULL)
+		return -1;
+	snprintf(buf, cap, "%s", slash + 1);
+	return 0;
+}
+
+/* DELETE every object listed at list (its names), skipping keep. */
+static int
+delete_listed(struct incus *pc, const char *list, const char *prefix,
+    const char *keep, int *count, struct box_err *e)
+{
+	struct incus_reply r, d;
+	char name[256], path[512];
+	int rc, i;
+
+	*count = 0;
+	rc = incus_call(pc, "GET", list, NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
+	    i = json_next(&r.doc, i)) {
+		if (url_name(&r.doc, i, name, sizeof(name)) < 0 ||
+		    (keep != NULL && strcmp(name, keep) == 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", prefix, name);
+		rc = incus_do(pc, "DELETE", path, NULL, PURGE_WAIT_S, &d, e);
+		if (rc == 0) {
+			incus_reply_free(&d);
+			(*count)++;
+		} else {
+			err_context(e, "deleting %s", path);
+		}
+	}
+	incus_reply_free(&r);
+	return rc;
+}
+
+/* Stop (forced) every instance of the project, then delete them. */
+static int
+purge_instances(struct incus *pc, int *count, struct box_err *e)
+{
+	struct incus_reply r, d;
+	char name[256], path[512];
+	int rc, i;
+
+	rc = incus_call(pc, "GET", "/1.0/instances", NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = json_child(&r.doc, r.metadata); i >= 0;
+	    i = json_next(&r.doc, i)) {
+		if (url_name(&r.doc, i, name, sizeof(name)) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
+		/* A stopped box answers the stop with an error: fine. */
+		if (incus_do(pc, "PUT", path, "{\"action\":\"stop\","
+		    "\"force\":true}", PURGE_WAIT_S, &d, e) == 0)
+			incus_reply_free(&d);
+		err_clear(e);
+	}
+	incus_reply_free(&r);
+	return delete_listed(pc, "/1.0/instances", "/1.0/instances", NULL,
+	    count, e);
+}
+
+/* Custom volumes of the project, in every pool. */
+static int
+purge_volumes(struct incus *pc, int *count, struct box_err *e)
+{
+	struct incus_reply r;
+	char pool[128], list[256];
+	int rc, i, n;
+
+	*count = 0;
+	rc = incus_call(pc, "GET", "/1.0/storage-pools", NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
+	    i = json_next(&r.doc, i)) {
+		if (url_name(&r.doc, i, pool, sizeof(pool)) < 0)
+			continue;
+		snprintf(list, sizeof(list), "/1.0/storage-pools/%s/volumes/"
+		    "custom", pool);
+		rc = delete_listed(pc, list, list, NULL, &n, e);
+		*count += n;
+	}
+	incus_reply_free(&r);
+	return rc;
+}
+
+/* rm -r of incus-user's state directory (a few files, no deeper). */
+static int
+remove_dir(const char *path, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (depth > 4)
+		return -ELOOP;
+	d = opendir(path);
+	if (d == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char sub[512];
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if (lstat(sub, &st) < 0)
+			rc = -errno;
+		else if (S_ISDIR(st.st_mode))
+			rc = remove_dir(sub, depth + 1);
+		else if (unlink(sub) < 0)
+			rc = -errno;
+	}
+	closedir(d);
+	if (rc == 0 && rmdir(path) < 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
+int
+grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
+{
+	struct incus pc;
+	struct incus_reply d;
+	char path[96], fps[8][80];
+	int rc, n, i, exists, own = 0;
+
+	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
+	exists = grant_project_features(c, u->project, &own, e);
+	if (exists < 0)
+		return exists;
+	if (exists) {
+		rc = grant_project_client(c, u->project, &pc, e);
+		if (rc < 0)
+			return rc;
+		rc = purge_instances(&pc, &n, e);
+		if (rc == 0)
+			printf("  deleted %d box(es) of %s\n", n, u->project);
+		/*
+		 * Only what the project holds itself: without its own
+		 * features.images (profiles, volumes) the daemon serves the
+		 * DEFAULT project's under this project's name.
+		 */
+		if (rc == 0 && (own & GRANT_OWN_IMAGES) &&
+		    (rc = delete_listed(&pc, "/1.0/images", "/1.0/images",
+		    NULL, &n, e)) == 0)
+			printf("  deleted %d image(s)\n", n);
+		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
+		    (rc = delete_listed(&pc, "/1.0/profiles",
+		    "/1.0/profiles", "default", &n, e)) == 0)
+			printf("  deleted %d profile(s)\n", n);
+		if (rc == 0 && (own & GRANT_OWN_VOLUMES) &&
+		    (rc = purge_volumes(&pc, &n, e)) == 0 && n)
+			printf("  deleted %d custom volume(s)\n", n);
+		incus_close(&pc);
+		if (rc < 0)
+			return rc;
+		rc = incus_do(c, "DELETE", path, NULL, PURGE_WAIT_S, &d, e);
+		if (rc < 0) {
+			err_context(e, "deleting the project %s", u->project);
+			return rc;
+		}
+		incus_reply_free(&d);
+		printf("  deleted the project %s\n", u->project);
+	}
+	snprintf(path, sizeof(path), "/1.0/networks/%s", u->bridge);
+	rc = incus_do(c, "DELETE", path, NULL, PURGE_WAIT_S, &d, e);
+	if (rc == -ENOENT)
+		err_clear(e);
+	else if (rc < 0)
+		return rc;
+	else {
+		incus_reply_free(&d);
+		printf("  deleted the bridge %s\n", u->bridge);
+	}
+	n = grant_trust_fps(c, u->uid, fps, 8, e);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && i < 8; i++) {
+		snprintf(path, sizeof(path), "/1.0/certificates/%.70s", fps[i]);
+		rc = incus_do(c, "DELETE", path, NULL, 30, &d, e);
+		if (rc < 0)
+			return rc;
+		incus_reply_free(&d);
+		printf("  removed the trust entry incus-user-%u\n", u->uid);
+	}
+	rc = remove_dir(u->state_dir, 0);
+	if (rc < 0)
+		return err_set(e, rc, "removing %s: %s", u->state_dir,
+		    strerror(-rc));
+	return 0;
+}
+
+/* Append "what" to the survivor list. */
+static void
+survivor(char *buf, size_t cap, const char *what)
+{
+	size_t n = strlen(buf);
+
+	if (n + 3 < cap)
+		snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", what);
+}
+
+int
+grant_absent(struct incus *c, const struct grant_user *u, char *left,
+    size_t cap, struct box_err *e)
+{
+	char path[96], fps[2][80], what[256];
+	struct stat st;
+	int rc;
+
+	left[0] = '\0';
+	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
+	if ((rc = grant_object_exists(c, path, e)) < 0)
+		return rc;
+	if (rc) {
+		snprintf(what, sizeof(what), "project %s", u->project);
+		survivor(left, cap, what);
+	}
+	snprintf(path, sizeof(path), "/1.0/networks/%s", u->bridge);
+	if ((rc = grant_object_exists(c, path, e)) < 0)
+		return rc;
+	if (rc) {
+		snprintf(what, sizeof(what), "bridge %s", u->bridge);
+		survivor(left, cap, what);
+	}
+	if ((rc = grant_trust_fps(c, u->uid, fps, 2, e)) < 0)
+		return rc;
+	if (rc) {
+		snprintf(what, sizeof(what), "trust entry incus-user-%u",
+		    u->uid);
+		survivor(left, cap, what);
+	}
+	if (lstat(u->state_dir, &st) == 0) {
+		snprintf(what, sizeof(what), "state directory %s",
+		    u->state_dir);
+		survivor(left, cap, what);
+	}
+	if (grant_in_group(u, "incus"))
+		survivor(left, cap, "membership of 'incus'");
+	return left[0] != '\0';
+}
+
+int
+grant_end_sessions(const struct grant_user *u, char *left, size_t cap)
+{
+	pid_t pids[GRANT_MAX_PROCS];
+	int n, i, round;
+
+	left[0] = '\0';
+	for (round = 0; round < 3; round++) {
+		n = grant_procs(u->uid, pids, GRANT_MAX_PROCS);
+		if (n == 0)
+			return 0;
+		for (i = 0; i < n && i < GRANT_MAX_PROCS; i++)
+			kill(pids[i], round == 0 ? SIGTERM : SIGKILL);
+		/* The kernel reaps asynchronously: give it a moment. */
+		for (i = 0; i < 20 && grant_procs(u->uid, pids, 1) > 0; i++)
+			poll(NULL, 0, 100);
+	}
+	n = grant_procs(u->uid, pids, GRANT_MAX_PROCS);
+	grant_procs_text(pids, n < GRANT_MAX_PROCS ? n : GRANT_MAX_PROCS,
+	    left, cap);
+	return n;
+}
