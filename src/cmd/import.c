@@ -55,6 +55,7 @@
 #include "box/vet.h"
 #include "box/vet_export.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "incus/stream.h"
 #include "util/opt.h"
@@ -377,6 +378,9 @@ replace(struct incus *c, const char *tmp, const char *name,
 	incus_reply_free(&r);
 	if (rc < 0)
 		return rc;
+	*stage = "egress";
+	if ((rc = egress_sync_box(c, name, e)) < 0)
+		return rc;
 	*stage = "start";
 	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
 		return rc;
@@ -526,6 +530,9 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		goto fail;
 	stage = "vet";
 	if ((rc = vet_held(&c, target, e)) < 0)
+		goto fail;
+	stage = "egress";
+	if ((rc = egress_sync_box(&c, target, e)) < 0)
 		goto fail;
 	progress_start(&p, "");
 	rc = life_copy_up(&c, target, vm, clock_ms() + LIFE_OP_S * 1000LL,
