@@ -137,12 +137,14 @@ box_rules(struct nft_batch *bt, const struct egfw_box *b, const char *allow,
 	nft_verdict(bt, NFT_V_RETURN, NULL);
 	nft_rule_end(bt);
 
+	/* The key is daddr . l4proto . dport in 32-bit registers 0, 1, 2.
+	 * Register 0 is written NFT_REG_1: the kernel dumps it so. */
 	rule_begin(bt, b, "log what it refuses");
-	load_daddr(bt, NFT_REG32_00);
+	load_daddr(bt, NFT_REG_1);
 	nft_expr_meta(bt, NFT_META_L4PROTO, NFT_REG32_01);
 	nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2,
 	    NFT_REG32_02);
-	nft_expr_dynset(bt, NFT_DYNSET_OP_UPDATE, NFT_REG32_00, log);
+	nft_expr_dynset(bt, NFT_DYNSET_OP_UPDATE, NFT_REG_1, log);
 	nft_rule_end(bt);
 
 	rule_begin(bt, b, "refused: not an allowed name's address");

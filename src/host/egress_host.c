@@ -164,7 +164,18 @@ sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
 		}
 		snprintf(want + o, RAW_MAX - o, "%s%s", o ? "\n" : "", lines);
 	}
-	if (strcmp(cur, want) != 0 && (rc = patch_raw(c, want, e)) < 0)
+	/* Incus re-runs the bridge's setup on the change, which races with
+	 * boxes starting and stopping (a veth gone while it lists them):
+	 * such a failure changed nothing, so it is tried again. */
+	for (int tries = 0; strcmp(cur, want) != 0 && tries < 4; tries++) {
+		if (tries > 0) {
+			err_clear(e);
+			usleep(300 * 1000);
+		}
+		if ((rc = patch_raw(c, want, e)) == 0)
+			break;
+	}
+	if (rc < 0)
 		err_context(e, "setting boxnet's raw.dnsmasq (the kernel "
 		    "already holds the rules)");
 out:
@@ -378,6 +389,37 @@ egress_sync_if(struct incus *c, int needed, struct box_err *e)
 	return egress_sync(c, e);
 }
 
+/*
+ * An imported box has no MAC until it starts (Incus picks one then), and
+ * its rules are matched by MAC: so box picks it first, in Incus's own
+ * prefix (00:16:3e), and the box starts already enforced.
+ */
+static int
+give_mac(struct incus *c, const char *name, struct box_err *e)
+{
+	unsigned char r[3];
+	char path[160], body[160];
+	struct incus_reply rep;
+	int fd, rc;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    read(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		if (fd >= 0)
+			close(fd);
+		return err_set(e, -EIO, "no random bytes for %s's MAC", name);
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
+	snprintf(body, sizeof(body), "{\"config\":{\"volatile.%s.hwaddr\":"
+	    "\"00:16:3e:%02x:%02x:%02x\"}}", CONTRACT_NIC, r[0], r[1], r[2]);
+	rc = incus_call(c, "PATCH", path, body, &rep, e);
+	incus_reply_free(&rep);
+	if (rc < 0)
+		err_context(e, "giving %s a MAC its egress rules can match",
+		    name);
+	return rc;
+}
+
 int
 egress_sync_box(struct incus *c, const char *name, struct box_err *e)
 {
@@ -393,10 +435,9 @@ egress_sync_box(struct incus *c, const char *name, struct box_err *e)
 			needed = b[i].pol.mode == EGRESS_ALLOW;
 			if (needed && !b[i].has_mac) {
 				free(b);
-				return err_set(e, -EAGAIN, "box %s has an "
-				    "egress policy but its NIC has no MAC "
-				    "yet, so the kernel cannot hold it",
-				    name);
+				if ((rc = give_mac(c, name, e)) < 0)
+					return rc;
+				return egress_sync_box(c, name, e);
 			}
 		}
 	free(b);
