@@ -112,7 +112,7 @@ const char *const contract_dnsmasq_lines[] = {
 	 * answer or connection (host/egress_fw.c); dnsmasq adds addresses
 	 * only from upstream answers, never from its cache, so no answer may
 	 * be served from the cache for long. */
-	"max-cache-ttl=" CONTRACT_DNS_CACHE_TTL,
+	("max-cache-ttl=" CONTRACT_DNS_CACHE_TTL),
 };
 const size_t contract_ndnsmasq_lines =
     sizeof(contract_dnsmasq_lines) / sizeof(contract_dnsmasq_lines[0]);
