@@ -16,7 +16,8 @@
 #   6. the egress chain emptied (what a reboot leaves) lets other.test
 #      through (the negative control), and `box firewall apply` (the boot
 #      unit) puts it back from the saved state without asking the daemon;
-#   7. doctor-style read back: box egress show --json says held;
+#   7. box egress show --json and box doctor say held, and not held when
+#      the chain is emptied;
 #   8. measured: policy apply time, connect time allow vs open, addresses
 #      held for a busy name (100 A records).
 # Changes the shared stack (setup-host, raw.dnsmasq, the firewall): run it
@@ -168,8 +169,13 @@ reaches ${P}a "http://$W_PROBE_NAME/" "...and probe.test resolves again"
 run 2 "the last name" "deny refuses to empty the list" -- egress ${P}a deny $W_PROBE_NAME
 
 # --- 6. what a reboot leaves, and the boot unit ---------------------------------------
+doc() {	# doc BOX: doctor's verdicts on BOX's policy
+	$BOX doctor --json 2>/dev/null | json "' '.join(c['status'] for c in j['checks'] if c['id'] == 'egress.box' and c['text'].startswith('$1:'))"
+}
+expect_eq "$(doc ${P}a)" "pass" "doctor: ${P}a's policy is held"
 nft flush chain inet box egress
 reaches ${P}a "http://$W_OTHER/" "negative control: without the egress chain $W_OTHER answers"
+expect_eq "$(doc ${P}a)" "fail" "doctor: ${P}a's policy is NOT held"
 run 0 "" "firewall apply (the boot unit's command)" -- firewall apply
 expect_eq "$(held ${P}a)" "true" "firewall apply restored the policy from the saved state"
 refused ${P}a "http://$W_OTHER/" "...and $W_OTHER is dropped again"
