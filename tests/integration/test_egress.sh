@@ -11,7 +11,8 @@
 #      learns the new address from the fresh answer);
 #   3. box egress --log names the refused destination (other.test, tcp/80);
 #   4. the policy survives down/start, a clone (inherited; the clone's own
-#      MAC), export -> rm -> import (re-applied), snapshot/restore;
+#      MAC), export -> rm -> import (re-applied; the import gets its MAC
+#      before it starts), snapshot/restore, rename;
 #   5. box egress ... open re-opens live; allow closes again;
 #   6. the egress chain emptied (what a reboot leaves) lets other.test
 #      through (the negative control), and `box firewall apply` (the boot
@@ -155,6 +156,10 @@ run 0 "restored" "restore the snapshot (taken under allow)" -- restore ${P}c bef
 expect_contains "$($BOX egress ${P}c show)" "allow:$W_PROBE_NAME" "restore brings the snapshot's policy back"
 expect_eq "$(held ${P}c)" "true" "...and the kernel holds it"
 
+
+run 0 "renamed" "rename the (stopped) clone" -- rename ${P}c ${P}d
+expect_eq "$(held ${P}d)" "true" "after rename the kernel holds it under the new name"
+expect_eq "$(nft list set inet box ea-${P}c >/dev/null 2>&1 && echo there)" "" "...and the old name's set is gone"
 
 # --- 5. open live, and closed again ------------------------------------------------
 t=$(ms)
