@@ -53,7 +53,8 @@
 #define EGFW_LOG_TIMEOUT_MS	(3600u * 1000u)
 #define EGFW_LOG_SIZE		256
 #define EGFW_RULES_PER_BOX	6
-#define EGFW_MAXBOXES		256
+#define EGFW_MAXBOXES		24	/* allow boxes: 8 messages each, one batch
+				   with the contract (NFT_BATCH_MAXMSG) */
 
 struct egfw_box {
 	char name[64];

@@ -181,7 +181,9 @@ expect_eq "$(doc ${P}a)" "pass" "doctor: ${P}a's policy is held"
 nft flush chain inet box egress
 reaches ${P}a "http://$W_OTHER/" "negative control: without the egress chain $W_OTHER answers"
 expect_eq "$(doc ${P}a)" "fail" "doctor: ${P}a's policy is NOT held"
+t=$(ms)
 run 0 "" "firewall apply (the boot unit's command)" -- firewall apply
+echo "# firewall apply with the saved egress part (kernel only, no daemon): $(($(ms) - t)) ms"
 expect_eq "$(held ${P}a)" "true" "firewall apply restored the policy from the saved state"
 refused ${P}a "http://$W_OTHER/" "...and $W_OTHER is dropped again"
 
