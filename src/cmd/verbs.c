@@ -11,7 +11,8 @@
 
 const struct verb box_verbs[] = {
 	{ "new", cmd_new, "--name <box> [--template <t>] [--from <box>[/<snap>]] "
-	  "[--cpu n] [--memory s] [--disk s] [--vm|--container] [--image <alias>]",
+	  "[--cpu n] [--memory s] [--disk s] [--vm|--container] [--image <alias>] "
+	  "[--egress allow:<name>,...]",
 	  "mint a box from a template, or clone one",
 	  "Mints a box: an Incus instance on the box-net profile only, tagged\n"
 	  "user.box=1 and stamped with where it came from (template, image and\n"
@@ -26,6 +27,9 @@ const struct verb box_verbs[] = {
 	  "the template's rig role if it names one and marks 'bootstrapped'.\n"
 	  "A stage that fails is named, and the half-made box removed.\n\n"
 	  "  --template <t>   the template (default blank; see box templates)\n"
+	  "  --egress <p>     the egress policy: open, or allow:<name>[,...]\n"
+	  "                   (wins over the template's BOX_EGRESS; a clone\n"
+	  "                   inherits its source's; see box help egress)\n"
 	  "  --cpu/--memory/--disk   resources, passed to Incus as given; they\n"
 	  "                   win over BOX_CPU/BOX_MEMORY/BOX_DISK, which win over\n"
 	  "                   the template (--disk sizes a VM's disk only)\n"
