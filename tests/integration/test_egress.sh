@@ -7,6 +7,7 @@
 #      name and nothing else: other.test dropped by name and by address,
 #      an unresolved address of the world dropped, DNS to anyone but the
 #      gateway dropped; an open box (the control) reaches all of it;
+#      and the limit: a name that shares an allowed address is reached;
 #   2. probe.test's answer rotates and the box still connects (the set
 #      learns the new address from the fresh answer);
 #   3. box egress --log names the refused destination (other.test, tcp/80);
@@ -107,6 +108,14 @@ got=$(inbox ${P}a "timeout 3 nslookup $W_PROBE_NAME $W_INET >/dev/null 2>&1 && e
 expect_eq "$got" "" "allow box: DNS to a resolver other than the gateway dropped"
 got=$(inbox ${P}b "timeout 3 nslookup $W_PROBE_NAME $W_INET >/dev/null 2>&1 && echo answered")
 expect_eq "$got" "answered" "control: the open box may ask that resolver"
+
+# What the policy cannot stop, measured: another name served from an
+# allowed name's address (a CDN's) is reached, since the kernel sees only
+# the address.
+echo "$W_INET cdn-neighbour.test" >"$W_STATE/hosts.d/shared"
+sleep 0.3
+reaches ${P}a "http://cdn-neighbour.test/" "the limit: a name sharing probe.test's address is reached too"
+rm -f "$W_STATE/hosts.d/shared"
 
 # --- 2. rotation ----------------------------------------------------------------
 world_rotate $W_ROT
