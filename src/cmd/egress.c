@@ -130,7 +130,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 	struct egfw_box *b = NULL;
 	struct egfw_held h;
 	size_t n = 0, i, extra;
-	int rc, found = -1, held = 0, readable;
+	int rc, found = -1, held = 0, readable, checked = 1;
 	struct box_err ke;
 
 	memset(&h, 0, sizeof(h));
@@ -155,6 +155,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 				    b[found].has_mac ? "not held" :
 				    "its NIC has no MAC yet");
 		} else {
+			checked = 0;
 			snprintf(h.why, sizeof(h.why), "the kernel could not "
 			    "be read: %.160s", ke.msg[0] ? ke.msg : "no memory");
 		}
@@ -201,10 +202,12 @@ show(struct incus *c, const char *box, const char *text, int json,
 			    h.naddr == 1 ? "" : "es",
 			    (unsigned long long)h.refused,
 			    h.refused == 1 ? "" : "s");
+		else if (!checked)
+			printf("  kernel: not checked — %s (sudo box egress %s "
+			    "show reads it)\n", h.why, box);
 		else
-			printf("  kernel: NOT HELD — %s (fix: sudo box egress "
-			    "%s show after sudo box firewall apply, or set "
-			    "the policy again)\n", h.why, box);
+			printf("  kernel: NOT HELD — %s (fix: sudo box firewall "
+			    "apply, or set the policy again)\n", h.why);
 	}
 out:
 	free(b);
