@@ -262,6 +262,8 @@ mint_body(const struct mint_plan *p, char **body, struct box_err *e)
 	kv(&w, "user.box.mode.asked", p->mode_asked);
 	kv(&w, "user.box.created", p->created);
 	kv(&w, "user.box.origin", "mint");
+	if (p->egress != NULL)
+		kv(&w, "user.box.egress", p->egress);
 	if (p->role != NULL && *p->role != '\0')
 		kv(&w, "user.box.role", p->role);
 	if (p->rig_repo != NULL) {

@@ -3,6 +3,8 @@
  */
 #include "box/template.h"
 
+#include "box/egress.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +212,8 @@ apply_key(struct template *t, const char *k, size_t kn, const char *v,
 		dst = t->memory, cap = sizeof(t->memory);
 	else if (KEY("BOX_DISK"))
 		dst = t->disk, cap = sizeof(t->disk);
+	else if (KEY("BOX_EGRESS"))
+		dst = t->egress, cap = sizeof(t->egress);
 	else if (KEY("BOX_BOOTSTRAP_ROLE"))
 		dst = t->role, cap = sizeof(t->role);
 	else if (KEY("BOX_REQUIRE_VM"))
@@ -282,6 +286,17 @@ template_parse_env(const char *name, const char *text, size_t n,
 	if (t->role[0] != '\0' && !role_ok(t->role))
 		return err_set(e, -EINVAL, "template '%s': BOX_BOOTSTRAP_ROLE "
 		    "'%s' is not a role name (a-z, 0-9, -)", name, t->role);
+	if (t->egress[0] != '\0') {
+		struct egress *p = malloc(sizeof(*p));
+		char why[200];
+
+		rc = p == NULL ? -ENOMEM : egress_parse(t->egress, p, why,
+		    sizeof(why));
+		free(p);
+		if (rc < 0)
+			return err_set(e, -EINVAL, "template '%s': BOX_EGRESS: "
+			    "%s", name, rc == -ENOMEM ? "out of memory" : why);
+	}
 	return 0;
 }
 

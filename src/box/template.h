@@ -28,6 +28,7 @@ struct template {
 	char user[64];
 	char cpu[32], memory[32], disk[32];
 	char role[64];
+	char egress[4096];	/* BOX_EGRESS: a policy (box/egress.h), "" */
 	int require_vm, autostart;
 	char *user_data;	/* heap, NUL-terminated */
 	size_t user_data_len;

@@ -84,6 +84,7 @@ int cmd_rm(int argc, char **argv, struct box_err *e);
 int cmd_export(int argc, char **argv, struct box_err *e);
 int cmd_import(int argc, char **argv, struct box_err *e);
 int cmd_expose(int argc, char **argv, struct box_err *e);
+int cmd_egress(int argc, char **argv, struct box_err *e);
 int cmd_incus(int argc, char **argv, struct box_err *e);
 int cmd_setup_host(int argc, char **argv, struct box_err *e);
 int cmd_teardown_host(int argc, char **argv, struct box_err *e);

@@ -65,6 +65,7 @@
 #include "box/vet_export.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "incus/stream.h"
 #include "util/opt.h"
@@ -432,6 +433,9 @@ replace(struct incus *c, const char *tmp, const char *name,
 	incus_reply_free(&r);
 	if (rc < 0)
 		return rc;
+	*stage = "egress";
+	if ((rc = egress_sync_box(c, name, e)) < 0)
+		return rc;
 	*stage = "start";
 	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
 		return rc;
@@ -662,6 +666,9 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		if ((rc = import_id_template(&c, target, e)) < 0)
 			goto fail;
 	}
+	stage = "egress";
+	if ((rc = egress_sync_box(&c, target, e)) < 0)
+		goto fail;
 	progress_start(&p, "");
 	rc = (!vm && vd.v.id_template ? life_up_fresh : life_copy_up)(&c,
 	    target, vm, clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr,

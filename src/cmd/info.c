@@ -10,7 +10,9 @@
 
 #include "box/box.h"
 #include "box/where.h"
+#include "box/egress.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
@@ -177,6 +179,20 @@ print_snapshots(const struct view *v, const char *box)
 	    firstname);
 }
 
+/* The effective egress policy (box egress <box> shows what the kernel
+ * holds of it). */
+static void
+print_egress(const struct view *v)
+{
+	char *text = malloc(EGRESS_TEXTMAX + 32);
+
+	if (text == NULL)
+		return;
+	egress_effective(v->d, v->inst, text, EGRESS_TEXTMAX + 32);
+	printf(LABEL "%s\n", "EGRESS", text);
+	free(text);
+}
+
 static void
 print_info(const struct view *v, const struct box_info *bi)
 {
@@ -195,6 +211,7 @@ print_info(const struct view *v, const struct box_info *bi)
 	if (v->why[0] != '\0')
 		printf(LABEL "no address shown: %s\n", "", v->why);
 	print_exposures(v);
+	print_egress(v);
 	putchar('\n');
 	print_minted(v);
 	print_imported(v);

@@ -21,7 +21,9 @@
 
 #include "box/box.h"
 #include "box/where.h"
+#include "box/egress.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/table.h"
@@ -38,6 +40,7 @@ struct row {
 	char addr[64];
 	char pool[64];
 	int snaps;
+	char *egress;		/* the effective policy (heap) */
 };
 
 struct roster {
@@ -110,9 +113,21 @@ roster_from(const struct json_doc *d, int arr, struct roster *ro,
 		snprintf(r->addr, sizeof(r->addr), "-");
 		root_pool(d, i, r->pool, sizeof(r->pool));
 		r->snaps = json_count(d, json_get(d, i, "snapshots"));
+		if ((r->egress = malloc(EGRESS_TEXTMAX + 32)) != NULL)
+			egress_effective(d, i, r->egress, EGRESS_TEXTMAX + 32);
 		ro->n++;
 	}
 	return 0;
+}
+
+static void
+rows_free(struct roster *ro)
+{
+	int i;
+
+	for (i = 0; ro->v != NULL && i < ro->n; i++)
+		free(ro->v[i].egress);
+	free(ro->v);
 }
 
 /* Count each box's snapshots from its pool's volume list. */
@@ -234,7 +249,7 @@ list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
 	if (rc > 0)
 		rc = -ENOTSUP;
 	if (rc < 0) {
-		free(ro->v);
+		rows_free(ro);
 		ro->v = NULL;
 		ro->n = 0;
 	}
@@ -333,7 +348,7 @@ print_json(const struct roster *ro, struct box_err *e)
 		json_w_key(&w, "legacy");
 		json_w_bool(&w, r->bi.legacy);
 		json_w_key(&w, "egress");
-		json_w_str(&w, "open");
+		json_w_str(&w, r->egress != NULL ? r->egress : "open");
 		json_w_end(&w, '}');
 	}
 	json_w_end(&w, ']');
@@ -356,20 +371,24 @@ print_table(const struct roster *ro, struct box_err *e)
 		    "box new --name work\n");
 		return 0;
 	}
-	table_init(&tb, 6);
+	table_init(&tb, 7);
 	table_row(&tb, (const char *[]){ "NAME", "STATE", "TYPE", "ADDRESS",
-	    "SNAPSHOTS", "TEMPLATE" });
+	    "SNAPSHOTS", "TEMPLATE", "EGRESS" });
 	for (i = 0; i < ro->n; i++) {
 		const struct row *r = &ro->v[i];
-		char status[32], snaps[16];
+		char status[32], snaps[16], eg[48];
 
 		snprintf(status, sizeof(status), "%s",
 		    r->bi.status[0] ? r->bi.status : "-");
 		upper(status);
 		snprintf(snaps, sizeof(snaps), "%d", r->snaps);
+		/* a long allowlist is cut: box info shows it whole */
+		snprintf(eg, sizeof(eg), "%s", r->egress ? r->egress : "open");
+		if (r->egress != NULL && strlen(r->egress) >= sizeof(eg))
+			memcpy(eg + sizeof(eg) - 4, "...", 4);
 		table_row(&tb, (const char *[]){ r->bi.name, status,
 		    short_type(r->bi.type), r->addr, snaps,
-		    r->bi.template_[0] ? r->bi.template_ : "-" });
+		    r->bi.template_[0] ? r->bi.template_ : "-", eg });
 	}
 	rc = table_print(&tb, stdout);
 	table_free(&tb);
@@ -411,7 +430,7 @@ list(int out, struct box_err *e)
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : print_table(&ro, e);
 done:
-	free(ro.v);
+	rows_free(&ro);
 	incus_close(&c);
 	return rc;
 }

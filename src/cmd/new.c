@@ -35,6 +35,7 @@
 
 #include "util/clock.h"
 #include "box/box.h"
+#include "box/egress.h"
 #include "box/door.h"
 #include "box/each.h"
 #include "box/life.h"
@@ -42,6 +43,7 @@
 #include "box/template.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "incus/exec.h"
 #include "util/opt.h"
@@ -64,7 +66,61 @@ struct run {
 	char pending[160];	/* an operation of ours still running */
 	long long t0;
 	struct progress p;
+	const char *egress;	/* --egress, or NULL */
 };
+
+/* --egress: a policy as box/egress.h has it, or a usage error. */
+static int
+egress_usage(const char *v, struct box_err *e)
+{
+	struct egress *p = malloc(sizeof(*p));
+	char why[200];
+	int rc;
+
+	if (p == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = egress_parse(v, p, why, sizeof(why));
+	free(p);
+	if (rc < 0)
+		return err_usage(e, "--egress: %s", why);
+	return 0;
+}
+
+/*
+ * A box whose policy is allow never starts before the kernel holds its
+ * rules: the first packet it sends is already judged.
+ */
+static int
+egress_needed(const char *pol)
+{
+	struct egress *p = malloc(sizeof(*p));
+	int allow;
+
+	if (p == NULL)
+		return 1;
+	allow = egress_parse(pol, p, NULL, 0) < 0 || p->mode == EGRESS_ALLOW;
+	free(p);
+	return allow;
+}
+
+static void stage(struct run *r, const char *name, const char *what);
+
+static int
+egress_before_start(struct run *r, const char *pol, struct box_err *e)
+{
+	if (pol == NULL || !egress_needed(pol))
+		return 0;
+	stage(r, "egress", "putting its egress policy into the kernel");
+	return egress_sync_box(&r->c, r->name, e);
+}
+
+/* The same for a clone, whose policy is its source's (or --egress). */
+static int
+egress_clone(struct run *r, struct box_err *e)
+{
+	stage(r, "egress", "putting its egress policy into the kernel");
+	return egress_sync_box(&r->c, r->name, e);
+}
 
 static int
 budget(int *s, struct box_err *e)
@@ -501,6 +557,7 @@ bootstrap(struct run *r, const char *role, struct box_err *e)
 
 struct fresh_args {
 	const char *tpl, *cpu, *memory, *disk, *image;
+	const char *egress;	/* --egress, or NULL */
 	int mode;
 };
 
@@ -562,6 +619,8 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	if (rc < 0)
 		return failed(r, rc, e);
 	pin_fingerprint(r);
+	if ((rc = egress_before_start(r, plan->egress, e)) < 0)
+		return failed(r, rc, e);
 	stage(r, "start", "starting it");
 	if ((rc = start(r, e)) < 0)
 		return failed(r, rc, e);
@@ -630,6 +689,8 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	plan.autostart = t.autostart;
 	plan.mode_asked = a->mode == MINT_VM ? "vm" : a->mode == MINT_CT ?
 	    "container" : "auto";
+	plan.egress = a->egress != NULL ? a->egress : t.egress[0] ? t.egress :
+	    NULL;
 	if ((rc = mint_image(image, &remote, &alias, e)) < 0)
 		goto out;
 	repo = mint_pick(NULL, getenv("RIG_REPO"), NULL, MINT_RIG_REPO);
@@ -793,6 +854,10 @@ clone(struct run *r, const char *from, struct box_err *e)
 	memset(&ed, 0, sizeof(ed));
 	if (mint_clone_stamps(&kv, now, from) < 0)
 		return failed(r, err_set(e, -E2BIG, "stamp too long"), e);
+	if (r->egress != NULL && mint_kv_add(&kv, EGRESS_KEY, r->egress) < 0)
+		return failed(r, err_set(e, -E2BIG, "--egress: too long for a "
+		    "clone's stamp (set it after: box egress %s allow ...)",
+		    r->name), e);
 	ed.set = mint_kv_list(&kv);
 	ed.drop_dev = door_source_only;
 	ed.drop_cfg = door_source_key;
@@ -805,6 +870,8 @@ clone(struct run *r, const char *from, struct box_err *e)
 		    "(its exposures, its pinned address); open doors with box "
 		    "expose", ed.dropped, ed.dropped == 1 ? "" : "s");
 	}
+	if ((rc = egress_clone(r, e)) < 0)
+		return failed(r, rc, e);
 	rc = life_copy_up(&r->c, r->name, strcmp(bi.type,
 	    "virtual-machine") == 0, r->deadline, &r->p, &r->stage, addr,
 	    sizeof(addr), e);
@@ -832,6 +899,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		{ "--vm", NULL, 0, NULL, 0 },
 		{ "--container", NULL, 0, NULL, 0 },
 		{ "--image", NULL, 1, NULL, 0 },
+		{ "--egress", NULL, 1, NULL, 0 },
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
@@ -868,8 +936,11 @@ cmd_new(int argc, char **argv, struct box_err *e)
 			return err_usage(e, "a clone's disk comes from its "
 			    "source, not an image (drop --image)");
 	}
+	if (opts[9].seen && (rc = egress_usage(opts[9].value, e)) < 0)
+		return rc;
 	memset(&r, 0, sizeof(r));
 	r.name = opts[0].value;
+	r.egress = opts[9].seen ? opts[9].value : NULL;
 	r.stage = "checks";
 	if ((rc = budget(&r.budget_s, e)) < 0)
 		return rc;
@@ -892,6 +963,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		a.memory = opts[4].value;
 		a.disk = opts[5].value;
 		a.image = opts[8].value;
+		a.egress = opts[9].seen ? opts[9].value : NULL;
 		a.mode = opts[6].seen ? MINT_VM : opts[7].seen ? MINT_CT :
 		    MINT_AUTO;
 		rc = fresh(&r, &a, e);

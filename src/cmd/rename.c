@@ -12,6 +12,7 @@
 #include "box/each.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
@@ -55,6 +56,9 @@ cmd_rename(int argc, char **argv, struct box_err *e)
 	incus_reply_free(&r);
 	if (rc == 0)
 		life_say("renamed %s to %s", res.pos[0], res.pos[1]);
+	/* its egress sets are named after it */
+	if (rc == 0)
+		rc = egress_sync_box(&c, res.pos[1], e);
 out:
 	incus_close(&c);
 	return rc;

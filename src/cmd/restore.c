@@ -13,6 +13,7 @@
 #include "box/box.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
@@ -76,6 +77,9 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 	free(body);
 	if (rc == 0)
 		life_say("restored %s to %s", res.pos[0], res.pos[1]);
+	/* the snapshot's config is back, its egress policy with it */
+	if (rc == 0)
+		rc = egress_sync_box(&c, res.pos[0], e);
 out:
 	incus_close(&c);
 	return rc;

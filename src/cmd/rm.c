@@ -11,6 +11,7 @@
 #include "box/door.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
@@ -45,6 +46,9 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 	incus_reply_free(&r);
 	if (rc == 0)
 		life_say("removed %s", res.pos[0]);
+	/* its sets and resolver lines go with it (when it had any) */
+	if (rc == 0)
+		rc = egress_sync_if(&c, 0, e);
 out:
 	incus_close(&c);
 	return rc;

@@ -14,6 +14,7 @@
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/egress_host.h"
 #include "host/firewall.h"
 #include "host/hostinfo.h"
 #include "host/nestguard.h"
@@ -307,6 +308,9 @@ converge(struct setup *s, struct box_err *e)
 	    "box: firewall %u rules live, each read back from the kernel "
 	    "and equal to the contract by content\n", s->fw.held);
 	fprintf(stderr, "box: siblings %s\n", s->fw.sibling_note);
+	/* converging raw.dnsmasq dropped the boxes' nftset lines, if any */
+	if ((rc = egress_sync_if(&s->c, 0, e)) < 0)
+		return rc;
 	local_route(s);
 	if ((rc = sysd_install_boot(s->conf.net, &live, e)) < 0)
 		return rc;

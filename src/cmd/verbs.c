@@ -11,7 +11,8 @@
 
 const struct verb box_verbs[] = {
 	{ "new", cmd_new, "--name <box> [--template <t>] [--from <box>[/<snap>]] "
-	  "[--cpu n] [--memory s] [--disk s] [--vm|--container] [--image <alias>]",
+	  "[--cpu n] [--memory s] [--disk s] [--vm|--container] [--image <alias>] "
+	  "[--egress allow:<name>,...]",
 	  "mint a box from a template, or clone one",
 	  "Mints a box: an Incus instance on the box-net profile only, tagged\n"
 	  "user.box=1 and stamped with where it came from (template, image and\n"
@@ -26,6 +27,9 @@ const struct verb box_verbs[] = {
 	  "the template's rig role if it names one and marks 'bootstrapped'.\n"
 	  "A stage that fails is named, and the half-made box removed.\n\n"
 	  "  --template <t>   the template (default blank; see box templates)\n"
+	  "  --egress <p>     the egress policy: open, or allow:<name>[,...]\n"
+	  "                   (wins over the template's BOX_EGRESS; a clone\n"
+	  "                   inherits its source's; see box help egress)\n"
 	  "  --cpu/--memory/--disk   resources, passed to Incus as given; they\n"
 	  "                   win over BOX_CPU/BOX_MEMORY/BOX_DISK, which win over\n"
 	  "                   the template (--disk sizes a VM's disk only)\n"
@@ -167,6 +171,28 @@ const struct verb box_verbs[] = {
 	  "one), and the ACL rules its doors opened.  Asks on a terminal;\n"
 	  "without one, --force is required (exit 2 otherwise).  BOX_YES is\n"
 	  "deliberately not honoured.\n", V_DESTRUCTIVE, VG_LIFECYCLE },
+	{ "egress", cmd_egress, "<box> [show|open|allow <name>...|deny "
+	  "<name>...] [--log] [--json]",
+	  "the names a box may reach (open: the internet), and what it was "
+	  "refused",
+	  "A box's egress policy travels with it (user.box.egress): open (the\n"
+	  "default: the internet, as the contract always had it) or allow:\n"
+	  "only the addresses the gateway's resolver answered for the names on\n"
+	  "its allowlist, enforced in the host kernel (every port and protocol\n"
+	  "to those addresses; DNS only through the gateway; the rest dropped\n"
+	  "and logged).  A name also admits the names under it (pypi.org\n"
+	  "admits files.pypi.org); *.name is the same, name included.\n\n"
+	  "  show         the policy, and whether the kernel holds it\n"
+	  "  allow N...   add names (an open box then reaches only those)\n"
+	  "  deny N...    take names off the allowlist (not the last one)\n"
+	  "  open         back to the internet\n"
+	  "  --log        what the kernel refused in the last hour, newest\n"
+	  "               first, named when the gateway's resolver knows it\n\n"
+	  "Set at mint with box new --egress allow:a,b or a template's\n"
+	  "BOX_EGRESS.  A change applies to new connections: a flow opened\n"
+	  "before it continues until it ends.  An address that serves many\n"
+	  "names (a CDN's) admits all of them.  Changing it needs root.\n",
+	  0, VG_BOXES },
 	{ "expose", cmd_expose, "<box> <port> [<host-port>] | <box> --list | "
 	  "<box> --remove <port>",
 	  "open a door from the host's 127.0.0.1 to a box port",

@@ -108,6 +108,11 @@ const size_t contract_nacl_egress =
  */
 const char *const contract_dnsmasq_lines[] = {
 	"no-resolv", "no-hosts", "domain-needed", "dhcp-ignore-names",
+	/* An egress allowlist holds an address for an hour after the last
+	 * answer or connection (host/egress_fw.c); dnsmasq adds addresses
+	 * only from upstream answers, never from its cache, so no answer may
+	 * be served from the cache for long. */
+	("max-cache-ttl=" CONTRACT_DNS_CACHE_TTL),
 };
 const size_t contract_ndnsmasq_lines =
     sizeof(contract_dnsmasq_lines) / sizeof(contract_dnsmasq_lines[0]);
@@ -255,6 +260,9 @@ static const struct crule rules[] = {
 	  { IIF, TO(224, 0, 0, 0, 4) }, DROP },
 	{ INET, "forward", CW_ALWAYS, "box: not 240.0.0.0/4 (reserved)",
 	  { IIF, TO(240, 0, 0, 0, 4) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: each box's egress policy (chain "
+	  CONTRACT_EGRESS_CHAIN ")",
+	  { IIF }, NFT_V_JUMP },
 	{ INET, "forward", CW_ALWAYS, "box: replies into a box",
 	  { OIF, CT(EST_REL) }, ACCEPT },
 	{ INET, "forward", CW_ALWAYS, "box: nothing else enters a box",
@@ -387,7 +395,9 @@ emit_rule(struct nft_batch *bt, const struct crule *r,
 	    r->comment);
 	for (i = 0; i < CONTRACT_MAXM && r->m[i].kind != CM_END; i++)
 		emit_match(bt, &r->m[i], env);
-	if (r->verdict != NOVERDICT)
+	if (r->verdict == NFT_V_JUMP)
+		nft_verdict(bt, r->verdict, CONTRACT_EGRESS_CHAIN);
+	else if (r->verdict != NOVERDICT)
 		nft_verdict(bt, r->verdict, NULL);
 	return nft_rule_end(bt);
 }
@@ -399,6 +409,10 @@ env_ok(const struct contract_env *env)
 	    (env->net & 0xffu) == 0;
 }
 
+static const struct nft_chain_spec egress_chain = {
+	CONTRACT_EGRESS_CHAIN, NULL, 0, 0, -1
+};
+
 int
 contract_emit(struct nft_batch *bt, const struct contract_env *env)
 {
@@ -408,6 +422,10 @@ contract_emit(struct nft_batch *bt, const struct contract_env *env)
 		return -EINVAL;
 	nft_table_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, 0);
 	nft_table_add(bt, NFT_FAM_BRIDGE, CONTRACT_NFT_TABLE, 0);
+	/* The per-box part (host/egress_fw.c) lives in a regular chain the
+	 * forward chain jumps to: created here if missing, never flushed
+	 * here, so a firewall apply keeps what the boxes' policies put. */
+	nft_chain_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, &egress_chain);
 	for (c = 0; c < contract_nchains; c++) {
 		const struct contract_chain *ch = &contract_chains[c];
 

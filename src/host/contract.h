@@ -31,6 +31,10 @@
 #define CONTRACT_POOL		"default"
 #define CONTRACT_NFT_TABLE	"box"		/* inet box, bridge box */
 #define CONTRACT_NIC		"eth0"
+/* inet box's regular chain for the boxes' egress policies (the forward
+ * chain jumps to it), and dnsmasq's cache cap that those rely on. */
+#define CONTRACT_EGRESS_CHAIN	"egress"
+#define CONTRACT_DNS_CACHE_TTL	"300"
 
 /* The legacy stack's names (teardown removes them too). */
 #define CONTRACT_LEGACY_NFT_TABLE "claudebox"

@@ -8,6 +8,7 @@
  * answer are left to the user: each is a decision, not a drift.
  */
 #include "host/doctor_int.h"
+#include "host/egress_host.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -321,6 +322,11 @@ dr_host_fix(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 			    "stack here (box setup-host builds one)");
 		else if (rc > 0)
 			rc = run_fixes(&h, e);
+		/* the repairs rewrite raw.dnsmasq without the boxes' nftset
+		 * lines (and the kernel's egress chain from the saved state):
+		 * put both back from the boxes themselves */
+		if (rc > 0 || (rc == 0 && h.net_exists))
+			rc = egress_sync_if(&h.c, 0, e);
 		else
 			rc = err_set(e, -EIO, "reading the network %s failed",
 			    BR);

@@ -1109,6 +1109,7 @@ dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 		check_dnsmasq(&h);
 		check_resolver(&h);
 		check_firewall(&h, &fw);
+		dh_check_egress(&h);
 		check_acl(&h);
 		check_profile(&h);
 		check_ports(&h);

@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "host/contract.h"
+#include "host/egress_host.h"
 #include "net/nft.h"
 #include "net/rtnl.h"
 
-#define FW_BUF		(64u << 10)
+#define FW_BUF		(256u << 10)
 #define FW_MAXCHAINS	16
-#define FW_MAXRULES	96	/* ours plus whatever someone added */
+#define FW_MAXRULES	400	/* ours, the egress chain's, and whatever
+				   someone added */
 
 /* What one read needs: the kernel's tables and the contract's rules. */
 struct fw_read_ctx {
@@ -205,6 +207,10 @@ compare_rules(struct fw_read_ctx *x, const struct contract_env *env,
 			const struct nft_rule_info *r = &x->rules[fi][k];
 
 			if (x->used[fi][k])
+				continue;
+			/* the per-box part is compared by host/egress_fw.c */
+			if (fi == 0 && strcmp(r->chain,
+			    CONTRACT_EGRESS_CHAIN) == 0)
 				continue;
 			st->extra++;
 			/* a changed rule of ours was named above */
@@ -431,6 +437,22 @@ fw_read(const char *br, uint32_t net, struct fw_status *st,
 	return with_socket(&job, e);
 }
 
+/*
+ * The boxes' egress rules as the last sync saved them, in the same batch:
+ * at boot they are back before Incus starts a box.  A state file that
+ * cannot be read is said, and the contract still goes in.
+ */
+static void
+saved_egress(struct nft_batch *bt)
+{
+	size_t n;
+	int rc = egress_emit_saved(bt, &n);
+
+	if (rc < 0)
+		fprintf(stderr, "box: the saved egress policies (%s) were not "
+		    "applied: %s\n", egress_state_path(), err_str(rc));
+}
+
 static int
 send_batch(struct nl_sock *s, const struct contract_env *env,
     struct box_err *e)
@@ -446,6 +468,8 @@ send_batch(struct nl_sock *s, const struct contract_env *env,
 	}
 	nft_batch_init(bt, buf, FW_BUF, s->seq);
 	rc = contract_emit(bt, env);
+	if (rc == 0)
+		saved_egress(bt);
 	if (rc < 0)
 		rc = err_set(e, rc, "building the firewall: %s", err_str(rc));
 	else

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/egress_fw.h"
 #include "host/subnet.h"
 
 #define BODY_MAX (64u << 10)
+#define RAW_DNSMASQ_MAX (512u << 10)
 
 int
 stack_dns_parse(const char *words, struct stack_conf *sc, struct box_err *e)
@@ -258,6 +260,27 @@ bridge_want(const struct contract_key *k, const struct stack_conf *sc,
 	}
 }
 
+/* raw.dnsmasq equal to want but for its nftset= lines, which are the
+ * boxes' egress policies (host/egress_host.c keeps them). */
+static int
+dnsmasq_same(const struct json_doc *d, int cfg, const char *want)
+{
+	char *had = malloc(RAW_DNSMASQ_MAX), *fixed = malloc(RAW_DNSMASQ_MAX);
+	int same;
+
+	if (had == NULL || fixed == NULL) {
+		free(had);
+		free(fixed);
+		return 0;
+	}
+	json_gets(d, cfg, "raw.dnsmasq", had, RAW_DNSMASQ_MAX, "");
+	egfw_dnsmasq_strip(had, fixed, RAW_DNSMASQ_MAX);
+	same = strcmp(fixed, want) == 0;
+	free(had);
+	free(fixed);
+	return same;
+}
+
 /*
  * Every contract key whose value differs, appended to drift as
  * "key (was 'old')"; the number of them.  *readdress is set when the
@@ -279,7 +302,8 @@ net_drift(const struct json_doc *d, int net, const struct stack_conf *sc,
 		int v = json_get(d, cfg, k->key);
 
 		bridge_want(k, sc, want, sizeof(want));
-		if (json_streq(d, v, want))
+		if (json_streq(d, v, want) || (k->how == CV_DNSMASQ &&
+		    dnsmasq_same(d, cfg, want)))
 			continue;
 		if (k->how == CV_GATEWAY_CIDR) {
 			*readdress = 1;

@@ -939,6 +939,9 @@ canon_skip(const char *expr, const struct nl_attr *a)
 		    a->type == NFTA_PAYLOAD_CSUM_FLAGS;
 	if (strcmp(expr, "lookup") == 0)
 		return a->type == NFTA_LOOKUP_FLAGS;
+	if (strcmp(expr, "dynset") == 0)
+		return a->type == NFTA_DYNSET_TIMEOUT ||
+		    a->type == NFTA_DYNSET_FLAGS || a->type == NFTA_DYNSET_PAD;
 	return 0;
 }
 
@@ -1017,6 +1020,19 @@ canon_attrs(struct canon *c, const struct nl_attr *nest, const char *expr,
 	return 0;
 }
 
+/* A counter's values; a malformed one is only not counted. */
+static void
+parse_counter(const struct nl_attr *data, struct nft_rule_info *ri)
+{
+	struct nl_attr tb[NFTA_COUNTER_MAX + 1];
+
+	if (nl_attr_parse_nested(data, tb, NFTA_COUNTER_MAX + 1) < 0 ||
+	    nl_attr_be64(&tb[NFTA_COUNTER_PACKETS], &ri->packets) < 0 ||
+	    nl_attr_be64(&tb[NFTA_COUNTER_BYTES], &ri->bytes) < 0)
+		return;
+	ri->has_counter = 1;
+}
+
 static int
 parse_exprs(const struct nl_attr *list, struct nft_rule_info *ri)
 {
@@ -1051,6 +1067,8 @@ parse_exprs(const struct nl_attr *list, struct nft_rule_info *ri)
 		if (tb[NFTA_EXPR_DATA].present &&
 		    canon_attrs(&c, &tb[NFTA_EXPR_DATA], name, 0) < 0)
 			return -EBOX_PROTO;
+		if (strcmp(name, "counter") == 0 && tb[NFTA_EXPR_DATA].present)
+			parse_counter(&tb[NFTA_EXPR_DATA], ri);
 		canon_put(&c, ")", 1);
 	}
 	ri->canon_trunc = c.trunc;
@@ -1227,6 +1245,345 @@ nft_list_table(struct nl_sock *s, int family, const char *table,
 		return err_set(e, -ENOSPC, "nf_tables: list %s %s: more "
 		    "chains or rules than the caller's arrays hold",
 		    fam_name(family), table);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ sets */
+
+static int
+set_name_ok(struct nft_batch *bt, const char *s)
+{
+	return name_ok(bt, s);
+}
+
+int
+nft_set_add(struct nft_batch *bt, int family, const char *table,
+    const struct nft_set_spec *sp)
+{
+	char d[NFT_DESC_LEN];
+	size_t desc;
+
+	if (name_ok(bt, table) != 0 || sp == NULL ||
+	    set_name_ok(bt, sp->name) != 0)
+		return bt->b.err;
+	if (sp->key_len == 0 || sp->key_len > NFT_SET_KEYMAX ||
+	    (sp->flags & ~(uint32_t)(NFT_SET_TIMEOUT | NFT_SET_EVAL)) != 0 ||
+	    (sp->timeout_ms != 0 && !(sp->flags & NFT_SET_TIMEOUT)))
+		return bt_fail(bt, -EINVAL);
+	snprintf(d, sizeof(d), "add set %s %s %s", fam_name(family), table,
+	    sp->name);
+	if (msg_begin(bt, NFT_MSG_NEWSET, family, NLM_F_CREATE, d) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_SET_TABLE, table);
+	nl_put_str(&bt->b, NFTA_SET_NAME, sp->name);
+	nl_put_be32(&bt->b, NFTA_SET_FLAGS, sp->flags);
+	nl_put_be32(&bt->b, NFTA_SET_KEY_TYPE, sp->key_type);
+	nl_put_be32(&bt->b, NFTA_SET_KEY_LEN, sp->key_len);
+	/* The kernel wants an id for a set added in the batch. */
+	nl_put_be32(&bt->b, NFTA_SET_ID, bt->seq);
+	if (sp->timeout_ms != 0)
+		nl_put_be64(&bt->b, NFTA_SET_TIMEOUT, sp->timeout_ms);
+	if (sp->size != 0) {
+		desc = nl_nest_begin(&bt->b, NFTA_SET_DESC);
+		nl_put_be32(&bt->b, NFTA_SET_DESC_SIZE, sp->size);
+		nl_nest_end(&bt->b, desc);
+	}
+	return nl_msg_end(&bt->b);
+}
+
+int
+nft_set_del(struct nft_batch *bt, int family, const char *table,
+    const char *name)
+{
+	char d[NFT_DESC_LEN];
+
+	if (name_ok(bt, table) != 0 || set_name_ok(bt, name) != 0)
+		return bt->b.err;
+	snprintf(d, sizeof(d), "delete set %s %s %s", fam_name(family), table,
+	    name);
+	if (msg_begin(bt, NFT_MSG_DELSET, family, 0, d) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_SET_TABLE, table);
+	nl_put_str(&bt->b, NFTA_SET_NAME, name);
+	return nl_msg_end(&bt->b);
+}
+
+int
+nft_expr_lookup(struct nft_batch *bt, uint32_t sreg, const char *set,
+    int inverted)
+{
+	struct expr x;
+
+	if (set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	if (expr_begin(bt, &x, "lookup", 1) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_LOOKUP_SET, set);
+	nl_put_be32(&bt->b, NFTA_LOOKUP_SREG, sreg);
+	if (inverted)
+		nl_put_be32(&bt->b, NFTA_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+	return expr_end(bt, &x);
+}
+
+int
+nft_expr_dynset(struct nft_batch *bt, uint32_t op, uint32_t sreg,
+    const char *set)
+{
+	struct expr x;
+
+	if (set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	if (op != NFT_DYNSET_OP_ADD && op != NFT_DYNSET_OP_UPDATE)
+		return bt_fail(bt, -EINVAL);
+	if (expr_begin(bt, &x, "dynset", 1) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_DYNSET_SET_NAME, set);
+	nl_put_be32(&bt->b, NFTA_DYNSET_OP, op);
+	nl_put_be32(&bt->b, NFTA_DYNSET_SREG_KEY, sreg);
+	return expr_end(bt, &x);
+}
+
+#define ARPHRD_ETHER_	1
+
+int
+nft_match_ether_saddr(struct nft_batch *bt, const unsigned char mac[6])
+{
+	uint16_t ether = ARPHRD_ETHER_;	/* host order, as meta loads it */
+
+	if (mac == NULL)
+		return bt_fail(bt, -EINVAL);
+	nft_expr_meta(bt, NFT_META_IIFTYPE, NFT_REG_1);
+	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &ether, sizeof(ether));
+	nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1);
+	return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, mac, 6);
+}
+
+/* One element: { KEY { VALUE }, TIMEOUT, EXPIRATION }. */
+static int
+parse_elem(const struct nl_attr *el, struct nft_set_elem *out)
+{
+	struct nl_attr tb[NFTA_SET_ELEM_MAX + 1], kv[NFTA_DATA_MAX + 1];
+
+	memset(out, 0, sizeof(*out));
+	if (nl_attr_parse_nested(el, tb, NFTA_SET_ELEM_MAX + 1) < 0 ||
+	    !tb[NFTA_SET_ELEM_KEY].present ||
+	    nl_attr_parse_nested(&tb[NFTA_SET_ELEM_KEY], kv,
+	    NFTA_DATA_MAX + 1) < 0 || !kv[NFTA_DATA_VALUE].present ||
+	    kv[NFTA_DATA_VALUE].len == 0 ||
+	    kv[NFTA_DATA_VALUE].len > NFT_SET_KEYMAX)
+		return -EBOX_PROTO;
+	out->klen = (uint32_t)kv[NFTA_DATA_VALUE].len;
+	memcpy(out->key, kv[NFTA_DATA_VALUE].data, out->klen);
+	if (tb[NFTA_SET_ELEM_TIMEOUT].present &&
+	    nl_attr_be64(&tb[NFTA_SET_ELEM_TIMEOUT], &out->timeout_ms) < 0)
+		return -EBOX_PROTO;
+	if (tb[NFTA_SET_ELEM_EXPIRATION].present &&
+	    nl_attr_be64(&tb[NFTA_SET_ELEM_EXPIRATION], &out->expires_ms) < 0)
+		return -EBOX_PROTO;
+	return 0;
+}
+
+int
+nft_parse_setelems(const struct nl_msg *m, const char *table,
+    const char *set, struct nft_set_elem *v, size_t max, size_t *n,
+    size_t *dropped)
+{
+	struct nl_attr tb[NFTA_SET_ELEM_LIST_MAX + 1], el;
+	struct nl_attr_iter it;
+	struct nft_set_elem one;
+	int r;
+
+	if (m->hdr.nlmsg_type !=
+	    (NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_NEWSETELEM))
+		return 0;
+	if ((r = nl_msg_attrs(m, sizeof(struct nfgenmsg), tb,
+	    NFTA_SET_ELEM_LIST_MAX + 1)) < 0)
+		return r;
+	if ((r = is_table(&tb[NFTA_SET_ELEM_LIST_TABLE], table)) <= 0)
+		return r;
+	if ((r = is_table(&tb[NFTA_SET_ELEM_LIST_SET], set)) <= 0)
+		return r;
+	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS].present)
+		return 1;
+	nl_attr_iter_nested(&it, &tb[NFTA_SET_ELEM_LIST_ELEMENTS]);
+	while ((r = nl_attr_next(&it, &el)) > 0) {
+		if (el.type != NFTA_LIST_ELEM)
+			continue;
+		if (parse_elem(&el, &one) < 0)
+			return -EBOX_PROTO;
+		if (*n < max)
+			v[(*n)++] = one;
+		else if (dropped != NULL)
+			(*dropped)++;
+	}
+	return r < 0 ? -EBOX_PROTO : 1;
+}
+
+int
+nft_parse_set(const struct nl_msg *m, const char *table, char *name,
+    size_t cap)
+{
+	struct nl_attr tb[NFTA_SET_MAX + 1];
+	int r;
+
+	if (m->hdr.nlmsg_type != (NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_NEWSET))
+		return 0;
+	if ((r = nl_msg_attrs(m, sizeof(struct nfgenmsg), tb,
+	    NFTA_SET_MAX + 1)) < 0)
+		return r;
+	if ((r = is_table(&tb[NFTA_SET_TABLE], table)) <= 0)
+		return r;
+	return nl_attr_str(&tb[NFTA_SET_NAME], name, cap) < 0 ? -EBOX_PROTO :
+	    1;
+}
+
+struct elem_ctx {
+	const char *table, *set;
+	struct nft_set_elem *v;
+	size_t max, n, dropped;
+};
+
+static int
+on_setelem(const struct nl_msg *m, void *arg)
+{
+	struct elem_ctx *c = arg;
+	int r = nft_parse_setelems(m, c->table, c->set, c->v, c->max, &c->n,
+	    &c->dropped);
+
+	return r < 0 ? r : 0;
+}
+
+struct sets_ctx {
+	const char *table;
+	char (*names)[NFT_NAMELEN];
+	size_t max, n;
+	int overflow;
+};
+
+static int
+on_set(const struct nl_msg *m, void *arg)
+{
+	struct sets_ctx *c = arg;
+	char name[NFT_NAMELEN];
+	int r = nft_parse_set(m, c->table, name, sizeof(name));
+
+	if (r <= 0)
+		return r;
+	if (c->n >= c->max) {
+		c->overflow = 1;
+		return 0;
+	}
+	memcpy(c->names[c->n++], name, sizeof(name));
+	return 0;
+}
+
+/* A GETSET / GETSETELEM dump of table (and set), retried when
+ * interrupted. */
+static int
+set_dump(struct nl_sock *s, int family, uint8_t msg, const char *table,
+    const char *set, nl_msg_fn fn, void *arg, void (*reset)(void *),
+    struct box_err *e)
+{
+	unsigned char req[512];
+	struct nl_buf b;
+	struct nl_error ne;
+	int r, tries;
+
+	for (tries = 0; tries < 5; tries++) {
+		reset(arg);
+		nl_buf_init(&b, req, sizeof(req));
+		nl_nfmsg_begin(&b, NFNL_SUBSYS_NFTABLES, msg, (uint8_t)family,
+		    NLM_F_DUMP, nl_seq_take(s, 1));
+		if (msg == NFT_MSG_GETSETELEM) {
+			nl_put_str(&b, NFTA_SET_ELEM_LIST_TABLE, table);
+			nl_put_str(&b, NFTA_SET_ELEM_LIST_SET, set);
+		} else {
+			nl_put_str(&b, NFTA_SET_TABLE, table);
+		}
+		if ((r = nl_msg_end(&b)) != 0)
+			return err_set(e, r, "nf_tables: list sets of %s: %s",
+			    table, err_str(r));
+		r = nl_dump(s, req, b.len, fn, arg, &ne, "nf_tables: list set",
+		    e);
+		if (r != -EINTR)
+			return r;
+	}
+	return err_set(e, -EAGAIN, "nf_tables: list %s: the set kept "
+	    "changing while it was read", set != NULL ? set : table);
+}
+
+static void
+elem_reset(void *arg)
+{
+	struct elem_ctx *c = arg;
+
+	c->n = c->dropped = 0;
+}
+
+static void
+sets_reset(void *arg)
+{
+	struct sets_ctx *c = arg;
+
+	c->n = 0;
+	c->overflow = 0;
+}
+
+int
+nft_list_setelems(struct nl_sock *s, int family, const char *table,
+    const char *set, struct nft_set_elem *v, size_t max, size_t *n,
+    size_t *total, struct box_err *e)
+{
+	struct elem_ctx c = { table, set, v, max, 0, 0 };
+	struct box_err quiet;
+	int r;
+
+	*n = 0;
+	if (total != NULL)
+		*total = 0;
+	if (table == NULL || set == NULL ||
+	    strnlen(table, NFT_NAMELEN) >= NFT_NAMELEN ||
+	    strnlen(set, NFT_NAMELEN) >= NFT_NAMELEN)
+		return err_set(e, -EINVAL, "nf_tables: list set: bad name");
+	err_clear(&quiet);
+	r = set_dump(s, family, NFT_MSG_GETSETELEM, table, set, on_setelem,
+	    &c, elem_reset, &quiet);
+	if (r == -ENOENT)
+		return -ENOENT;
+	if (r < 0) {
+		err_set(e, r, "%s", quiet.msg);
+		return r;
+	}
+	*n = c.n;
+	if (total != NULL)
+		*total = c.n + c.dropped;
+	return 0;
+}
+
+int
+nft_list_sets(struct nl_sock *s, int family, const char *table,
+    char (*names)[NFT_NAMELEN], size_t max, size_t *n, struct box_err *e)
+{
+	struct sets_ctx c = { table, names, max, 0, 0 };
+	struct box_err quiet;
+	int r;
+
+	*n = 0;
+	if (table == NULL || strnlen(table, NFT_NAMELEN) >= NFT_NAMELEN)
+		return err_set(e, -EINVAL, "nf_tables: list sets: bad name");
+	err_clear(&quiet);
+	r = set_dump(s, family, NFT_MSG_GETSET, table, NULL, on_set, &c,
+	    sets_reset, &quiet);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		err_set(e, r, "%s", quiet.msg);
+		return r;
+	}
+	if (c.overflow)
+		return err_set(e, -ENOSPC, "nf_tables: table %s has more "
+		    "than %zu sets", table, max);
+	*n = c.n;
 	return 0;
 }
 

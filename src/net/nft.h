@@ -268,6 +268,10 @@ struct nft_rule_info {
 	 * such a rule never compares equal. */
 	char canon[NFT_CANON_MAX];
 	int canon_trunc;
+	/* The last counter expression's values (has_counter: one was seen):
+	 * left out of canon, since they move. */
+	int has_counter;
+	uint64_t packets, bytes;
 };
 
 /*
@@ -304,6 +308,85 @@ int nft_parse_chain(const struct nl_msg *m, const char *table,
     struct nft_chain_info *ci);
 int nft_parse_rule(const struct nl_msg *m, const char *table,
     struct nft_rule_info *ri);
+
+/* ------------------------------------------------------------------ sets */
+
+/*
+ * Named sets of the table, as the egress policy uses them: keys of one
+ * datatype (nft's type ids: NFT_TYPE_IPV4_ADDR, or a concatenation built
+ * with NFT_TYPE_CONCAT2/3), optional timeout (flags NFT_SET_TIMEOUT,
+ * timeout_ms the default for elements added without one) and optional
+ * packet-path updates (NFT_SET_EVAL, what nft calls "dynamic").
+ * size bounds the elements (0: the kernel's default).
+ */
+#define NFT_TYPE_IPV4_ADDR	7
+#define NFT_TYPE_INET_PROTO	12
+#define NFT_TYPE_INET_SERVICE	13
+#define NFT_TYPE_CONCAT2(a, b)		((uint32_t)(a) << 6 | (uint32_t)(b))
+#define NFT_TYPE_CONCAT3(a, b, c)	((uint32_t)(a) << 12 | \
+					 (uint32_t)(b) << 6 | (uint32_t)(c))
+#define NFT_SET_KEYMAX		16	/* key bytes we build or read */
+
+struct nft_set_spec {
+	const char *name;
+	uint32_t key_type;
+	uint32_t key_len;	/* bytes, 1..NFT_SET_KEYMAX */
+	uint32_t flags;		/* NFT_SET_TIMEOUT, NFT_SET_EVAL */
+	uint64_t timeout_ms;	/* with NFT_SET_TIMEOUT; 0: none */
+	uint32_t size;		/* 0: unbounded by us */
+};
+
+/* Create the set if missing (an existing one keeps its elements). */
+int nft_set_add(struct nft_batch *bt, int family, const char *table,
+    const struct nft_set_spec *sp);
+/* Delete a set (ENOENT at send time if missing; EBUSY if a rule uses it). */
+int nft_set_del(struct nft_batch *bt, int family, const char *table,
+    const char *name);
+
+/* lookup: the key in sreg is in set (or, inverted, is not). */
+int nft_expr_lookup(struct nft_batch *bt, uint32_t sreg, const char *set,
+    int inverted);
+/* dynset: op NFT_DYNSET_OP_ADD / _UPDATE the key in sreg into set, with
+ * the set's default timeout (update refreshes an element's expiry). */
+int nft_expr_dynset(struct nft_batch *bt, uint32_t op, uint32_t sreg,
+    const char *set);
+/* ether saddr == mac, as nft writes it in an inet chain (meta iiftype
+ * ether first). */
+int nft_match_ether_saddr(struct nft_batch *bt, const unsigned char mac[6]);
+
+/* One element as read back. */
+struct nft_set_elem {
+	unsigned char key[NFT_SET_KEYMAX];
+	uint32_t klen;
+	uint64_t timeout_ms;	/* 0: none */
+	uint64_t expires_ms;	/* time left; 0: none */
+};
+
+/*
+ * Decode one NEWSETELEM dump message of table/set: the elements appended
+ * to v[*n..max) (*n moved; those beyond max counted in *dropped, which
+ * may be NULL).  1 when it was that set's, 0 another's, -EBOX_PROTO when
+ * malformed.  Pure; the fuzzer drives it.
+ */
+int nft_parse_setelems(const struct nl_msg *m, const char *table,
+    const char *set, struct nft_set_elem *v, size_t max, size_t *n,
+    size_t *dropped);
+
+/* Decode one NEWSET dump message: 1 and name when it is a set of table. */
+int nft_parse_set(const struct nl_msg *m, const char *table, char *name,
+    size_t cap);
+
+/*
+ * Read a set's elements (at most max kept, *total counts all): 0, or
+ * -ENOENT when the set does not exist, or another -errno (e set).
+ */
+int nft_list_setelems(struct nl_sock *s, int family, const char *table,
+    const char *set, struct nft_set_elem *v, size_t max, size_t *n,
+    size_t *total, struct box_err *e);
+
+/* The names of the table's sets (at most max; -ENOSPC beyond). */
+int nft_list_sets(struct nl_sock *s, int family, const char *table,
+    char (*names)[NFT_NAMELEN], size_t max, size_t *n, struct box_err *e);
 
 /* --------------------------------------------------------------- probing */
 

@@ -8,6 +8,12 @@
 #                   203.0.113.0/24; an HTTP listener on :80 and a DNS server
 #                   (dnsmasq) on :53 answering *.drill.test with
 #                   203.0.113.10 and NXDOMAIN for everything else.
+#                   For the egress test, two more addresses on its
+#                   loopback ($W_OTHER, $W_ROT; the :80 listener serves
+#                   them all) and names from a hosts directory the
+#                   resolver rereads by itself: probe.test -> $W_INET
+#                   (world_rotate ADDR moves it, e.g. to $W_ROT) and
+#                   other.test -> $W_OTHER, each with its PTR.
 #   "the LAN"       netns box-drill-lan: 192.168.77.10/24 behind the veth
 #                   drlan0 (192.168.77.1), listeners on :80 and :22.
 #   the host        a listener on 0.0.0.0:8099 (so box -> host probes have a
@@ -40,6 +46,10 @@ W_LAN_HOST=192.168.77.1
 W_LAN=192.168.77.10
 W_HOST_PORT=8099
 W_NAME=www.drill.test
+W_OTHER=203.0.113.20
+W_ROT=203.0.113.11
+W_PROBE_NAME=probe.test
+W_OTHER_NAME=other.test
 W_MARK_INET=drill-internet-ok
 W_MARK_HOST=drill-host-listener
 W_STATE=${W_STATE:-/run/box-drill}
@@ -107,18 +117,32 @@ _w_inet()
 	ip -n $W_NS_INET addr add $W_LINK_NS/30 dev eth0 &&
 	ip -n $W_NS_INET link set eth0 up &&
 	ip -n $W_NS_INET addr add $W_INET/32 dev lo &&
+	ip -n $W_NS_INET addr add $W_OTHER/32 dev lo &&
+	ip -n $W_NS_INET addr add $W_ROT/32 dev lo &&
 	ip -n $W_NS_INET route add default via $W_LINK_HOST &&
 	ip route add 203.0.113.0/24 via $W_LINK_NS dev drinet0 || return 1
 	_w_start inet-http ip netns exec $W_NS_INET $W_PY $W_PROBE serve 80 \
 	    $W_MARK_INET
+	mkdir -p "$W_STATE/hosts.d" &&
+	world_rotate $W_INET &&
+	echo "$W_OTHER $W_OTHER_NAME" >"$W_STATE/hosts.d/other" || return 1
 	_w_start inet-dns ip netns exec $W_NS_INET dnsmasq --keep-in-foreground \
 	    --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
 	    --listen-address=$W_INET --pid-file= --log-facility=- \
+	    --hostsdir="$W_STATE/hosts.d" \
 	    --address=/drill.test/$W_INET --address=/#/
 	ip -n $W_NS_INET route add unreachable $W_FORGE/32 &&
 	ip -n $W_NS_INET route add unreachable $W_NEST || return 1
 	_w_start rec-inet ip netns exec $W_NS_INET $W_PY $W_PROBE record \
 	    "$W_STATE/rec-inet.rec" udp:$W_INET:$W_REC_PORT
+}
+
+# world_rotate ADDR: probe.test answers ADDR from now on (the resolver
+# rereads its hosts directory on its own; the file is replaced whole).
+world_rotate()
+{
+	echo "$1 $W_PROBE_NAME" >"$W_STATE/probe.tmp" &&
+	mv -f "$W_STATE/probe.tmp" "$W_STATE/hosts.d/probe"
 }
 
 # _w_sec: a second bridge's worth of host address, and the host recorders.

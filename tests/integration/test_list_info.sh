@@ -39,11 +39,11 @@ api_wait PATCH /1.0/instances/${P}a '{"devices":{"expose-38123":{"type":"proxy",
 # --- box list -----------------------------------------------------------------
 out=$($BOX list 2>&1); rc=$?
 expect_eq "$rc" 0 "list exits 0"
-expect_eq "$(echo "$out" | head -1 | tr -s ' ')" "NAME STATE TYPE ADDRESS SNAPSHOTS TEMPLATE" "list header"
+expect_eq "$(echo "$out" | head -1 | tr -s ' ')" "NAME STATE TYPE ADDRESS SNAPSHOTS TEMPLATE EGRESS" "list header"
 row() { echo "$out" | awk -v n="$1" '$1 == n' | tr -s ' '; }
-expect_eq "$(row ${P}a)" "${P}a RUNNING CT $addr 0 blank" "tagged box row (address on the bridge, not the decoy)"
-expect_eq "$(row ${P}legacy)" "${P}legacy STOPPED CT - 0 claude" "legacy box row"
-expect_eq "$(row ${P}snap)" "${P}snap STOPPED CT - 2 -" "box with snapshots"
+expect_eq "$(row ${P}a)" "${P}a RUNNING CT $addr 0 blank open" "tagged box row (address on the bridge, not the decoy)"
+expect_eq "$(row ${P}legacy)" "${P}legacy STOPPED CT - 0 claude open" "legacy box row"
+expect_eq "$(row ${P}snap)" "${P}snap STOPPED CT - 2 - open" "box with snapshots"
 expect_eq "$(row ${P}plain)" "" "untagged instance not listed"
 
 # --- box list --json: box's own schema, against what the daemon says --------

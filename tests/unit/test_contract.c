@@ -128,7 +128,8 @@ TEST(contract_table_says_what_the_contract_says)
 	CHECK_INT(iso, 1);
 	CHECK_INT(contract_dnsmasq(srv, 2, raw, sizeof(raw)), 0);
 	CHECK_STR(raw, "no-resolv\nno-hosts\ndomain-needed\n"
-	    "dhcp-ignore-names\nserver=192.0.2.53\nserver=2001:db8::53");
+	    "dhcp-ignore-names\nmax-cache-ttl=300\nserver=192.0.2.53\n"
+	    "server=2001:db8::53");
 	CHECK_INT(contract_dnsmasq(srv, 2, raw, 20), -ENOSPC);
 }
 

@@ -3,11 +3,11 @@ _box()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} opts= words= boxes=0
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
+		COMPREPLY=($(compgen -W "new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
 		return
 	fi
 	case ${COMP_WORDS[1]} in
-	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --help"; words=""; boxes=0 ;;
+	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --help"; words=""; boxes=0 ;;
 	templates) opts="--help"; words=""; boxes=0 ;;
 	list|ls|ps) opts="--json --help"; words=""; boxes=0 ;;
 	info|show) opts="--json --help"; words=""; boxes=1 ;;
@@ -24,6 +24,7 @@ _box()
 	start|up) opts="--help"; words=""; boxes=1 ;;
 	restart|reboot) opts="--force --help"; words=""; boxes=1 ;;
 	rm|delete|remove|destroy) opts="--force --help"; words=""; boxes=1 ;;
+	egress) opts="--log --json --help"; words=""; boxes=1 ;;
 	expose) opts="--list --remove --help"; words=""; boxes=1 ;;
 	incus) opts="--help"; words=""; boxes=1 ;;
 	setup-host) opts="--dry-run --json --help"; words=""; boxes=0 ;;
@@ -39,7 +40,7 @@ _box()
 	use) opts="--help"; words=""; boxes=0 ;;
 	uninstall) opts="--all --purge-host --force --help"; words=""; boxes=0 ;;
 	completion) opts="--help"; words="bash zsh fish"; boxes=0 ;;
-	help) opts="--man --help"; words="new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version"; boxes=0 ;;
+	help) opts="--man --help"; words="new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version"; boxes=0 ;;
 	version) opts="--help"; words=""; boxes=0 ;;
 	esac
 	case $cur in

@@ -17,6 +17,7 @@ complete -c box -n __fish_use_subcommand -a down -d 'stop a box, or every box (g
 complete -c box -n __fish_use_subcommand -a start -d 'start a stopped box, or every box'
 complete -c box -n __fish_use_subcommand -a restart -d 'stop a box the way down does, then start it'
 complete -c box -n __fish_use_subcommand -a rm -d 'delete a box and all its snapshots (asks first)'
+complete -c box -n __fish_use_subcommand -a egress -d 'the names a box may reach (open: the internet), and what it was refused'
 complete -c box -n __fish_use_subcommand -a expose -d 'open a door from the host\'s 127.0.0.1 to a box port'
 complete -c box -n __fish_use_subcommand -a incus -d 'the escape hatch: run the incus client on a box'
 complete -c box -n __fish_use_subcommand -a setup-host -d 'build or converge the host stack (bridge, ACL, profile, firewall)'
@@ -60,6 +61,7 @@ complete -c box -n '__fish_seen_subcommand_from new create launch' -l disk
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l vm
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l container
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l image
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l egress
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l help
 complete -c box -n '__fish_seen_subcommand_from templates' -l help
 complete -c box -n '__fish_seen_subcommand_from list ls ps' -l json
@@ -100,6 +102,10 @@ complete -c box -n '__fish_seen_subcommand_from restart reboot' -a '(box list 2>
 complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -l force
 complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -l help
 complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
+complete -c box -n '__fish_seen_subcommand_from egress' -l log
+complete -c box -n '__fish_seen_subcommand_from egress' -l json
+complete -c box -n '__fish_seen_subcommand_from egress' -l help
+complete -c box -n '__fish_seen_subcommand_from egress' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
 complete -c box -n '__fish_seen_subcommand_from expose' -l list
 complete -c box -n '__fish_seen_subcommand_from expose' -l remove
 complete -c box -n '__fish_seen_subcommand_from expose' -l help
@@ -145,5 +151,5 @@ complete -c box -n '__fish_seen_subcommand_from completion' -l help
 complete -c box -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c box -n '__fish_seen_subcommand_from help' -l man
 complete -c box -n '__fish_seen_subcommand_from help' -l help
-complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
+complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
 complete -c box -n '__fish_seen_subcommand_from version' -l help

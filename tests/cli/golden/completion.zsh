@@ -5,11 +5,11 @@ _box()
 	local -a opts words
 	local boxes=0
 	if (( CURRENT == 2 )); then
-		compadd -- new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
+		compadd -- new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
 		return
 	fi
 	case $words[2] in
-	new|create|launch) opts=(--name --template --from --cpu --memory --disk --vm --container --image --help); words=(); boxes=0 ;;
+	new|create|launch) opts=(--name --template --from --cpu --memory --disk --vm --container --image --egress --help); words=(); boxes=0 ;;
 	templates) opts=(--help); words=(); boxes=0 ;;
 	list|ls|ps) opts=(--json --help); words=(); boxes=0 ;;
 	info|show) opts=(--json --help); words=(); boxes=1 ;;
@@ -26,6 +26,7 @@ _box()
 	start|up) opts=(--help); words=(); boxes=1 ;;
 	restart|reboot) opts=(--force --help); words=(); boxes=1 ;;
 	rm|delete|remove|destroy) opts=(--force --help); words=(); boxes=1 ;;
+	egress) opts=(--log --json --help); words=(); boxes=1 ;;
 	expose) opts=(--list --remove --help); words=(); boxes=1 ;;
 	incus) opts=(--help); words=(); boxes=1 ;;
 	setup-host) opts=(--dry-run --json --help); words=(); boxes=0 ;;
@@ -41,7 +42,7 @@ _box()
 	use) opts=(--help); words=(); boxes=0 ;;
 	uninstall) opts=(--all --purge-host --force --help); words=(); boxes=0 ;;
 	completion) opts=(--help); words=(bash zsh fish); boxes=0 ;;
-	help) opts=(--man --help); words=(new templates list info shell root exec tmux snapshot restore export import rename down start restart rm expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version); boxes=0 ;;
+	help) opts=(--man --help); words=(new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version); boxes=0 ;;
 	version) opts=(--help); words=(); boxes=0 ;;
 	esac
 	if [[ $PREFIX == -* ]]; then

@@ -1,0 +1,403 @@
+/*
+ * box egress <box> [show | open | allow <name>... | deny <name>...]
+ *            [--log] [--json]
+ *
+ * The box's egress policy, stored on its instance (user.box.egress) and
+ * enforced in the host kernel (host/egress_host.h).  allow adds names to
+ * the allowlist (an open box becomes allow with exactly those); deny
+ * takes names off it (the last one stays: "allow:" names at least one,
+ * and a box that should reach nothing is better off without the NIC);
+ * open goes back to the contract's internet.  Names, not addresses: the
+ * kernel learns the addresses from the gateway's answers.  --log: what
+ * the kernel refused, newest first, named by the gateway's resolver when
+ * it knows the address.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box/box.h"
+#include "box/egress.h"
+#include "cmd/cmd.h"
+#include "host/egress_host.h"
+#include "host/ptr.h"
+#include "host/stack.h"
+#include "incus/api.h"
+#include "incus/json.h"
+#include "util/clock.h"
+#include "util/opt.h"
+
+#define LOG_SHOW	64	/* destinations printed */
+#define LOG_NAMED	16	/* of those, asked about by name */
+
+static int
+store(struct incus *c, const char *box, const struct egress *p,
+    struct box_err *e)
+{
+	char *v = malloc(EGRESS_TEXTMAX), path[160], *body;
+	struct incus_reply r;
+	struct json_w w;
+	int rc;
+
+	if (v == NULL || egress_format(p, v, EGRESS_TEXTMAX) < 0) {
+		free(v);
+		return err_set(e, -ENOMEM, "the policy does not fit");
+	}
+	snprintf(path, sizeof(path), "/1.0/instances/%s", box);
+	json_w_init(&w, EGRESS_TEXTMAX * 2);
+	json_w_obj(&w);
+	json_w_key(&w, "config");
+	json_w_obj(&w);
+	json_w_key(&w, EGRESS_KEY);
+	json_w_str(&w, v);
+	json_w_end(&w, '}');
+	json_w_end(&w, '}');
+	free(v);
+	if (json_w_finish(&w, &body, NULL) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = incus_call(c, "PATCH", path, body, &r, e);
+	incus_reply_free(&r);
+	free(body);
+	return rc;
+}
+
+/* The names of argv (each may also be a comma list) onto p. */
+static int
+edit(struct egress *p, int allow, char **names, int n, struct box_err *e)
+{
+	char why[200], one[EGRESS_PATMAX + 2];
+	int i, rc;
+
+	if (n == 0)
+		return err_usage(e, "%s needs at least one name (e.g. box "
+		    "egress <box> %s pypi.org)", allow ? "allow" : "deny",
+		    allow ? "allow" : "deny");
+	for (i = 0; i < n; i++) {
+		const char *q = names[i];
+
+		while (*q != '\0') {
+			size_t l = strcspn(q, ",");
+
+			if (l == 0 || l > EGRESS_PATMAX)
+				return err_usage(e, "'%s': not a name",
+				    names[i]);
+			memcpy(one, q, l);
+			one[l] = '\0';
+			q += l + (q[l] == ',');
+			if (allow) {
+				if ((rc = egress_add(p, one, why,
+				    sizeof(why))) < 0)
+					return err_usage(e, "egress: %s", why);
+				continue;
+			}
+			rc = egress_remove(p, one);
+			if (rc == -ENOENT)
+				return err_usage(e, "'%s' is not on the "
+				    "allowlist", one);
+			if (rc == -ENOTEMPTY)
+				return err_usage(e, "'%s' is the last name on "
+				    "the allowlist; allow another first, or "
+				    "open the box (box egress <box> open)",
+				    one);
+		}
+	}
+	return 0;
+}
+
+static void
+json_policy(struct json_w *w, const struct egress *p, const char *text)
+{
+	int i;
+
+	json_w_key(w, "policy");
+	json_w_str(w, text);
+	json_w_key(w, "mode");
+	json_w_str(w, p->mode == EGRESS_ALLOW ? "allow" : "open");
+	json_w_key(w, "patterns");
+	json_w_arr(w);
+	for (i = 0; p->mode == EGRESS_ALLOW && i < p->n; i++)
+		json_w_str(w, p->pat[i]);
+	json_w_end(w, ']');
+}
+
+static int
+show(struct incus *c, const char *box, const char *text, int json,
+    struct box_err *e)
+{
+	struct egress *p = malloc(sizeof(*p));
+	struct egfw_box *b = NULL;
+	struct egfw_held h;
+	size_t n = 0, i, extra;
+	int rc, found = -1, held = 0, readable, checked = 1;
+	struct box_err ke;
+
+	memset(&h, 0, sizeof(h));
+	if (p == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	readable = egress_parse(strcmp(text, "invalid (nothing allowed)") ?
+	    text : "", p, NULL, 0) == 0;
+	if ((rc = egress_gather(c, &b, &n, NULL, e)) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (strcmp(b[i].name, box) == 0)
+			found = (int)i;
+	err_clear(&ke);
+	if (found >= 0 && b[found].pol.mode == EGRESS_ALLOW) {
+		struct egfw_held *all = calloc(n, sizeof(*all));
+
+		if (all != NULL && egfw_read(b, n, all, &extra, &ke) == 0) {
+			h = all[found];
+			held = h.rules_ok && h.sets_ok;
+			if (!held && h.why[0] == '\0')
+				snprintf(h.why, sizeof(h.why), "%s",
+				    b[found].has_mac ? "not held" :
+				    "its NIC has no MAC yet");
+		} else {
+			checked = 0;
+			snprintf(h.why, sizeof(h.why), "the kernel could not "
+			    "be read: %.160s", ke.msg[0] ? ke.msg : "no memory");
+		}
+		free(all);
+	}
+	if (json) {
+		struct json_w w;
+		char *out;
+
+		json_w_init(&w, 1 << 20);
+		json_w_obj(&w);
+		json_w_key(&w, "box");
+		json_w_str(&w, box);
+		json_policy(&w, p, text);
+		json_w_key(&w, "kernel");
+		json_w_obj(&w);
+		json_w_key(&w, "enforced");
+		json_w_bool(&w, p->mode == EGRESS_ALLOW || !readable);
+		json_w_key(&w, "held");
+		json_w_bool(&w, held);
+		json_w_key(&w, "addresses");
+		json_w_int(&w, (long long)h.naddr);
+		json_w_key(&w, "refused");
+		json_w_int(&w, (long long)h.refused);
+		json_w_key(&w, "why");
+		if (h.why[0] && !held)
+			json_w_str(&w, h.why);
+		else
+			json_w_null(&w);
+		json_w_end(&w, '}');
+		json_w_end(&w, '}');
+		if (json_w_finish(&w, &out, NULL) == 0) {
+			printf("%s\n", out);
+			free(out);
+		}
+	} else {
+		printf("egress %s: %s\n", box, text);
+		if (p->mode != EGRESS_ALLOW && readable)
+			printf("  kernel: nothing to hold (open: the "
+			    "contract's internet)\n");
+		else if (held)
+			printf("  kernel: held — %zu address%s answered for "
+			    "its names, %llu packet%s refused\n", h.naddr,
+			    h.naddr == 1 ? "" : "es",
+			    (unsigned long long)h.refused,
+			    h.refused == 1 ? "" : "s");
+		else if (!checked)
+			printf("  kernel: not checked — %s (sudo box egress %s "
+			    "show reads it)\n", h.why, box);
+		else
+			printf("  kernel: NOT HELD — %s (fix: sudo box firewall "
+			    "apply, or set the policy again)\n", h.why);
+	}
+out:
+	free(b);
+	free(p);
+	return rc;
+}
+
+static const char *
+proto_name(uint8_t p, char *buf, size_t cap)
+{
+	if (p == 6)
+		return "tcp";
+	if (p == 17)
+		return "udp";
+	if (p == 1)
+		return "icmp";
+	snprintf(buf, cap, "proto-%u", p);
+	return buf;
+}
+
+static int
+show_log(struct incus *c, const char *box, int json, struct box_err *e)
+{
+	struct egfw_refused *v = calloc(EGFW_LOG_SIZE, sizeof(*v));
+	char names[LOG_NAMED][PTR_NAME_MAX], a[20], pb[16];
+	size_t n = 0, total = 0, i;
+	uint64_t refused = 0;
+	uint32_t net = 0, gw;
+	struct box_err ignore;
+	int rc;
+
+	if (v == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = egfw_log(box, v, EGFW_LOG_SIZE, &n, &total, &refused, e);
+	if (rc == -ENOENT) {
+		err_clear(e);
+		rc = 0;		/* open: nothing is refused by policy */
+	}
+	if (rc < 0)
+		goto out;
+	err_clear(&ignore);
+	stack_bridge_net(c, &net, &ignore);
+	gw = net | 1;
+	for (i = 0; i < n && i < LOG_NAMED; i++)
+		if (net == 0 || !ptr_ask(gw, v[i].addr, 300, names[i],
+		    sizeof(names[i])))
+			names[i][0] = '\0';
+	if (json) {
+		struct json_w w;
+		char *out;
+
+		json_w_init(&w, 1 << 20);
+		json_w_obj(&w);
+		json_w_key(&w, "box");
+		json_w_str(&w, box);
+		json_w_key(&w, "refused_packets");
+		json_w_int(&w, (long long)refused);
+		json_w_key(&w, "destinations");
+		json_w_arr(&w);
+		for (i = 0; i < n && i < LOG_SHOW; i++) {
+			struct in_addr ia = { htonl(v[i].addr) };
+
+			inet_ntop(AF_INET, &ia, a, sizeof(a));
+			json_w_obj(&w);
+			json_w_key(&w, "address");
+			json_w_str(&w, a);
+			json_w_key(&w, "proto");
+			json_w_str(&w, proto_name(v[i].proto, pb, sizeof(pb)));
+			json_w_key(&w, "port");
+			if (v[i].proto == 6 || v[i].proto == 17)
+				json_w_int(&w, v[i].port);
+			else
+				json_w_null(&w);
+			json_w_key(&w, "name");
+			if (i < LOG_NAMED && names[i][0])
+				json_w_str(&w, names[i]);
+			else
+				json_w_null(&w);
+			json_w_key(&w, "seconds_ago");
+			json_w_int(&w, (long long)(v[i].age_ms / 1000));
+			json_w_end(&w, '}');
+		}
+		json_w_end(&w, ']');
+		json_w_key(&w, "more");
+		json_w_int(&w, (long long)(total > LOG_SHOW ? total - LOG_SHOW :
+		    0));
+		json_w_end(&w, '}');
+		if (json_w_finish(&w, &out, NULL) == 0) {
+			printf("%s\n", out);
+			free(out);
+		}
+		goto out;
+	}
+	printf("refused for %s: %llu packet%s, %zu destination%s (the last "
+	    "hour, newest first)\n", box, (unsigned long long)refused,
+	    refused == 1 ? "" : "s", total, total == 1 ? "" : "s");
+	for (i = 0; i < n && i < LOG_SHOW; i++) {
+		struct in_addr ia = { htonl(v[i].addr) };
+		char port[16] = "";
+
+		inet_ntop(AF_INET, &ia, a, sizeof(a));
+		if (v[i].proto == 6 || v[i].proto == 17)
+			snprintf(port, sizeof(port), "/%u", v[i].port);
+		printf("  %-15s %s%-6s %-30s %llus ago\n", a,
+		    proto_name(v[i].proto, pb, sizeof(pb)), port,
+		    i < LOG_NAMED && names[i][0] ? names[i] : "-",
+		    (unsigned long long)(v[i].age_ms / 1000));
+	}
+out:
+	free(v);
+	return rc;
+}
+
+int
+cmd_egress(int argc, char **argv, struct box_err *e)
+{
+	struct opt opts[] = {
+		{ "--json", NULL, 0, NULL, 0 },
+		{ "--log", NULL, 0, NULL, 0 },
+		{ NULL, NULL, 0, NULL, 0 }
+	};
+	struct opt_result res;
+	struct incus_reply r;
+	struct egress *p = NULL;
+	struct incus c;
+	char *text = NULL;
+	const char *what, *box;
+	long long t0;
+	int rc;
+
+	if ((rc = opt_parse(argc, argv, opts, &res, e)) < 0)
+		return rc;
+	if (res.npos < 1 || res.dashdash)
+		return err_usage(e, "usage: box egress <box> [show|open|allow "
+		    "<name>...|deny <name>...] [--log] [--json]");
+	box = res.pos[0];
+	what = res.npos > 1 ? res.pos[1] : "show";
+	if (strcmp(what, "show") != 0 && strcmp(what, "open") != 0 &&
+	    strcmp(what, "allow") != 0 && strcmp(what, "deny") != 0)
+		return err_usage(e, "egress: '%s' is not show, open, allow or "
+		    "deny", what);
+	if ((strcmp(what, "show") == 0 || strcmp(what, "open") == 0) &&
+	    res.npos > 2)
+		return err_usage(e, "egress %s takes no names", what);
+	if (opts[1].seen && strcmp(what, "show") != 0)
+		return err_usage(e, "--log reads the log; it changes nothing");
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	p = malloc(sizeof(*p));
+	text = malloc(EGRESS_TEXTMAX + 32);
+	if (p == NULL || text == NULL) {
+		rc = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = box_fetch(&c, box, 0, &r, NULL, e)) < 0)
+		goto out;
+	egress_effective(&r.doc, r.metadata, text, EGRESS_TEXTMAX + 32);
+	incus_reply_free(&r);
+	if (opts[1].seen) {
+		rc = show_log(&c, box, opts[0].seen, e);
+		goto out;
+	}
+	if (strcmp(what, "show") == 0) {
+		rc = show(&c, box, text, opts[0].seen, e);
+		goto out;
+	}
+	if (egress_parse(strcmp(text, "invalid (nothing allowed)") ? text :
+	    "", p, NULL, 0) < 0)
+		p->mode = EGRESS_OPEN;
+	if (strcmp(what, "open") == 0)
+		p->mode = EGRESS_OPEN;
+	else if ((rc = edit(p, strcmp(what, "allow") == 0, res.pos + 2,
+	    res.npos - 2, e)) < 0)
+		goto out;
+	t0 = clock_ms();
+	if ((rc = store(&c, box, p, e)) < 0)
+		goto out;
+	if ((rc = egress_sync(&c, e)) < 0) {
+		err_context(e, "the policy is stored on %s but the kernel "
+		    "does not hold it", box);
+		goto out;
+	}
+	egress_format(p, text, EGRESS_TEXTMAX + 32);
+	if (!opts[0].seen)
+		printf("box: egress %s is now %s (kernel and resolver in "
+		    "%lld ms)\n", box, text, clock_ms() - t0);
+	rc = show(&c, box, text, opts[0].seen, e);
+out:
+	free(p);
+	free(text);
+	incus_close(&c);
+	return rc;
+}

@@ -1,0 +1,241 @@
+/* The egress policy: the stored value, the resolver's lines, the state
+ * file, the kernel rules' shape, and the PTR reader. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "t.h"
+
+#include "box/egress.h"
+#include "host/egress_fw.h"
+#include "host/egress_host.h"
+#include "host/ptr.h"
+#include "net/nft.h"
+
+static struct egress pol;
+
+static int
+parses(const char *s)
+{
+	char why[200];
+
+	return egress_parse(s, &pol, why, sizeof(why));
+}
+
+TEST(egress_parse_accepts_the_format)
+{
+	char buf[512];
+
+	CHECK_INT(parses(NULL), 0);
+	CHECK_INT(pol.mode, EGRESS_OPEN);
+	CHECK_INT(parses(""), 0);
+	CHECK_INT(parses("open"), 0);
+	CHECK_INT(pol.mode, EGRESS_OPEN);
+	CHECK_INT(parses("allow:github.com,*.npmjs.org,pypi.org"), 0);
+	CHECK_INT(pol.mode, EGRESS_ALLOW);
+	CHECK_INT(pol.n, 3);
+	CHECK_STR(pol.pat[1], "*.npmjs.org");
+	CHECK_INT(egress_format(&pol, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "allow:github.com,*.npmjs.org,pypi.org");
+	CHECK_INT(egress_format(&pol, buf, 10), -ENOSPC);
+	CHECK_INT(parses("allow:a-1.b2.example"), 0);
+	CHECK_INT(parses("allow:xn--bcher-kva.example"), 0);
+}
+
+TEST(egress_parse_refuses_everything_else)
+{
+	static const char *const bad[] = {
+		"allow:", "allow:,", "allow:a.com,", "allow:,a.com",
+		"allow:Github.com", "allow:github", "allow:1.2.3.4",
+		"allow:github.com.", "allow:.github.com", "allow:a..com",
+		"allow:-a.com", "allow:a-.com", "allow:a_b.com",
+		"allow:*.", "allow:*", "allow:**.a.com", "allow:a.*.com",
+		"allow:a.com,a.com", "allow: a.com", "allow:a.com ",
+		"deny:a.com", "Open", "allow", "allow:a.com\nserver=1.2.3.4",
+		"allow:a.com/b", "allow:a#b.com", "allow:a.123",
+	};
+	char big[400], many[64 * 8 + 16];
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parses(bad[i]) != -EINVAL)
+			t_fail(__FILE__, __LINE__, "accepted '%s'", bad[i]);
+	/* a label of 64, a name of 254 */
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "allow:", 6);
+	memcpy(big + 6 + 64, ".com", 5);
+	CHECK_INT(parses(big), -EINVAL);
+	for (i = 6; i < 6 + 254; i++)
+		big[i] = (i - 6) % 10 == 9 ? '.' : 'a';
+	big[6 + 250] = 'c';
+	big[6 + 254] = '\0';
+	CHECK_INT(parses(big), -EINVAL);
+	big[6 + 253] = '\0';
+	CHECK_INT(parses(big), 0);
+	/* 64 patterns fit, 65 do not */
+	n = snprintf(many, sizeof(many), "allow:");
+	for (i = 0; i < 64; i++)
+		n += snprintf(many + n, sizeof(many) - (size_t)n, "%sa%zu.io",
+		    i ? "," : "", i);
+	CHECK_INT(parses(many), 0);
+	CHECK_INT(pol.n, 64);
+	snprintf(many + n, sizeof(many) - (size_t)n, ",z.io");
+	CHECK_INT(parses(many), -EINVAL);
+}
+
+TEST(egress_add_and_remove)
+{
+	char why[200], buf[256];
+
+	CHECK_INT(parses("open"), 0);
+	CHECK_INT(egress_add(&pol, "pypi.org", why, sizeof(why)), 0);
+	CHECK_INT(egress_add(&pol, "pypi.org", why, sizeof(why)), 0);
+	CHECK_INT(egress_add(&pol, "*.npmjs.org", why, sizeof(why)), 0);
+	CHECK_INT(egress_add(&pol, "Bad.org", why, sizeof(why)), -EINVAL);
+	egress_format(&pol, buf, sizeof(buf));
+	CHECK_STR(buf, "allow:pypi.org,*.npmjs.org");
+	CHECK_INT(egress_remove(&pol, "x.org"), -ENOENT);
+	CHECK_INT(egress_remove(&pol, "pypi.org"), 0);
+	CHECK_INT(egress_remove(&pol, "*.npmjs.org"), -ENOTEMPTY);
+	egress_format(&pol, buf, sizeof(buf));
+	CHECK_STR(buf, "allow:*.npmjs.org");
+	CHECK_STR(egress_domain("*.npmjs.org"), "npmjs.org");
+	CHECK_INT(egress_covers("example.com", "api.example.com"), 1);
+	CHECK_INT(egress_covers("example.com", "example.com"), 1);
+	CHECK_INT(egress_covers("example.com", "badexample.com"), 0);
+	CHECK_INT(egress_covers("api.example.com", "example.com"), 0);
+}
+
+static struct egfw_box boxes[3];
+
+static void
+three_boxes(void)
+{
+	memset(boxes, 0, sizeof(boxes));
+	snprintf(boxes[0].name, 64, "a");
+	egress_parse("allow:example.com,pypi.org", &boxes[0].pol, NULL, 0);
+	snprintf(boxes[1].name, 64, "b");
+	egress_parse("allow:*.api.example.com", &boxes[1].pol, NULL, 0);
+	snprintf(boxes[2].name, 64, "c");	/* open */
+	boxes[0].has_mac = boxes[1].has_mac = boxes[2].has_mac = 1;
+	boxes[0].mac[5] = 1;
+	boxes[1].mac[5] = 2;
+	boxes[2].mac[5] = 3;
+}
+
+/* dnsmasq applies the longest matching line alone: a's example.com must
+ * be on api.example.com's line too. */
+TEST(egress_dnsmasq_lines_cover_the_longest_match)
+{
+	char buf[1024];
+
+	three_boxes();
+	CHECK_INT(egfw_dnsmasq(boxes, 3, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "nftset=/api.example.com/4#inet#box#ea-a,"
+	    "4#inet#box#ea-b\n"
+	    "nftset=/example.com/4#inet#box#ea-a\n"
+	    "nftset=/pypi.org/4#inet#box#ea-a");
+	CHECK_INT(egfw_dnsmasq(boxes, 3, buf, 40), -ENOSPC);
+	boxes[0].has_mac = 0;	/* not enforced: no lines */
+	CHECK_INT(egfw_dnsmasq(boxes, 1, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "");
+	egfw_dnsmasq_strip("no-resolv\nnftset=/a.b/4#inet#box#ea-a\n"
+	    "server=1.2.3.4\nnftset=/c.d/x", buf, sizeof(buf));
+	CHECK_STR(buf, "no-resolv\nserver=1.2.3.4");
+}
+
+TEST(egress_set_names_fit_nft)
+{
+	char a[NFT_NAMELEN], l[NFT_NAMELEN], longn[64];
+
+	egfw_set_names("work", a, l);
+	CHECK_STR(a, "ea-work");
+	CHECK_STR(l, "er-work");
+	memset(longn, 'x', 63);
+	longn[63] = '\0';
+	egfw_set_names(longn, a, l);
+	CHECK_INT(strlen(a), 63);
+	CHECK(strncmp(a, "ea-xxxx", 7) == 0);
+	CHECK(strcmp(a + 3, l + 3) == 0);
+	longn[62] = 'y';	/* another long name: another set */
+	{
+		char b[NFT_NAMELEN], m[NFT_NAMELEN];
+
+		egfw_set_names(longn, b, m);
+		CHECK(strcmp(a, b) != 0);
+	}
+}
+
+TEST(egress_emit_one_batch)
+{
+	static unsigned char buf[64 << 10];
+	static struct nft_batch bt;
+	char stale[3][NFT_NAMELEN] = { "ea-gone", "ea-a", "other" };
+
+	three_boxes();
+	nft_batch_init(&bt, buf, sizeof(buf), 1);
+	CHECK_INT(egfw_emit(&bt, boxes, 3, stale, 3), 0);
+	/* flush, 2 boxes x (2 sets + 6 rules), one stale set deleted */
+	CHECK_INT(bt.nmsg, 1 + 2 * 8 + 1);
+	CHECK_INT(bt.nrules, 12);
+	CHECK(strstr(nft_batch_desc(&bt, 1 + 18), "delete set inet box "
+	    "ea-gone") != NULL);
+	CHECK_INT(nft_batch_end(&bt), 0);
+}
+
+TEST(egress_state_file_round_trip)
+{
+	static struct egfw_box b[4];
+	const char *text = "# comment\nv1\n"
+	    "work 00:16:3e:aa:bb:cc allow:pypi.org,*.npmjs.org\n"
+	    "bad name 00:16:3e:aa:bb:cc allow:x.org\n"
+	    "odd 00:16:3e:aa:bb allow:x.org\n"
+	    "dark 00:16:3e:00:00:01 none\n"
+	    "junk 00:16:3e:00:00:02 allow:NOT\n";
+	size_t n;
+
+	CHECK_INT(egress_state_parse(text, strlen(text), b, 4, &n), 0);
+	CHECK_INT(n, 3);
+	CHECK_STR(b[0].name, "work");
+	CHECK_INT(b[0].mac[5], 0xcc);
+	CHECK_INT(b[0].pol.n, 2);
+	CHECK_STR(b[1].name, "dark");
+	CHECK_INT(b[1].pol.mode, EGRESS_ALLOW);	/* nothing allowed */
+	CHECK_INT(b[1].pol.n, 0);
+	CHECK_INT(b[2].pol.n, 0);		/* unreadable: nothing */
+	CHECK_INT(egress_state_parse("v2\n", 3, b, 4, &n), -EINVAL);
+	CHECK_INT(egress_state_parse(text, strlen(text), b, 1, &n), -ENOSPC);
+}
+
+TEST(egress_ptr_reads_an_answer)
+{
+	unsigned char q[128], a[256];
+	char name[PTR_NAME_MAX];
+	int n;
+
+	n = ptr_build(0xcb007114u, 0x4242, q, sizeof(q));	/* .20 */
+	CHECK(n > 12);
+	CHECK(memcmp(q + 12, "\x02" "20" "\x03" "113", 7) == 0);
+	memcpy(a, q, (size_t)n);
+	a[2] = 0x81;
+	a[3] = 0x80;
+	a[7] = 1;			/* one answer */
+	memcpy(a + n, "\xc0\x0c\x00\x0c\x00\x01\x00\x00\x00\x00\x00\x0c"
+	    "\x05Other\x04test\x00", 24);
+	CHECK_INT(ptr_reply(a, (size_t)n + 24, 0x4242, name, sizeof(name)), 1);
+	CHECK_STR(name, "other.test");
+	CHECK_INT(ptr_reply(a, (size_t)n + 24, 0x4243, name, sizeof(name)),
+	    -EBOX_PROTO);
+	CHECK_INT(ptr_reply(a, (size_t)n + 20, 0x4242, name, sizeof(name)),
+	    -EBOX_PROTO);
+	a[n + 13] = 0x01;		/* a control byte in the name */
+	CHECK_INT(ptr_reply(a, (size_t)n + 24, 0x4242, name, sizeof(name)),
+	    -EBOX_PROTO);
+	a[n + 13] = 'o';
+	a[n + 12] = 0xc0;		/* a pointer loop */
+	a[n + 13] = (unsigned char)(n + 12);
+	CHECK_INT(ptr_reply(a, (size_t)n + 24, 0x4242, name, sizeof(name)),
+	    -EBOX_PROTO);
+	a[3] = 0x83;			/* NXDOMAIN */
+	CHECK_INT(ptr_reply(a, (size_t)n, 0x4242, name, sizeof(name)), 0);
+}
