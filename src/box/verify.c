@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "box/egress.h"
 #include "box/life.h"
 #include "host/contract.h"
 #include "incus/exec.h"
@@ -153,13 +154,23 @@ add(struct plan *p, const char *id, const char *clause, const char *kind,
 int
 verify_policy_read(const char *v, char *allow, size_t cap)
 {
+	struct egress pol;
+	char why[160];
+	size_t k = 0;
+	int i, n;
+
 	allow[0] = '\0';
-	if (v == NULL || *v == '\0' || strcmp(v, "open") == 0)
-		return 0;
-	if (strncmp(v, "allow:", 6) != 0 || v[6] == '\0' ||
-	    strlen(v + 6) >= cap)
+	if (egress_parse(v, &pol, why, sizeof(why)) < 0)
 		return -EINVAL;
-	snprintf(allow, cap, "%s", v + 6);
+	if (pol.mode != EGRESS_ALLOW)
+		return 0;
+	for (i = 0; i < pol.n; i++) {
+		n = snprintf(allow + k, cap - k, "%s%s", i ? "," : "",
+		    pol.pat[i]);
+		if (n < 0 || (size_t)n >= cap - k)
+			return -EINVAL;
+		k += (size_t)n;
+	}
 	return 1;
 }
 

@@ -34,8 +34,7 @@ int verify_box(struct incus *c, const char *name, int json,
 /*
  * The box's egress policy, read from its config (user.box.egress): absent
  * or "open" -> 0; "allow:<pattern>,..." -> 1 with the list copied into
- * allow; anything else -> -EINVAL.  A stand-in until box/egress.c parses
- * the policy for real: swap this one function.
+ * allow; anything egress_parse (box/egress.c) refuses -> -EINVAL.
  */
 int verify_policy_read(const char *value, char *allow, size_t cap);
 

@@ -16,8 +16,8 @@
 #     host       the input chain's "a box never reaches the host" rule
 #     forged/arp the box's NIC without mac/ipv4 filtering
 #     ipv6       a global IPv6 address and route inside the box
-#     egress     an allow policy with nothing enforcing it (until the
-#                enforcement lands: then the refused name must not connect)
+#     egress     an allow policy whose chain was emptied (until the
+#                allowlist is put back: then the refused name must not connect)
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -235,25 +235,28 @@ else
 	fail "adding an IPv6 address in $A"
 fi
 
-# --- the policy -------------------------------------------------------------
-$D call PATCH /1.0/instances/$A '{"config":{"user.box.egress":"allow:www.drill.test"}}' >/dev/null 2>&1 ||
-    fail "setting $A's policy"
+# --- the policy, enforced -------------------------------------------------
+# box egress puts the allowlist into the kernel; the world answers
+# probe.test and other.test with two different addresses, so the refused
+# name's verdict is about the policy, not about a shared address.
+eg=$($BOX egress $A allow $W_PROBE_NAME 2>&1) || fail "box egress $A allow $W_PROBE_NAME: $eg"
+export BOX_VERIFY_ALLOWED=$W_PROBE_NAME:80 BOX_VERIFY_REFUSED=$W_OTHER_NAME:80
 verify $A allow
-if $BOX help egress >/dev/null 2>&1; then
-	# enforced (box/egress.c merged): the world answers every *.drill.test
-	# with one address, so a refused name may share the allowed one's
-	# address and connect: verify reports exactly that, and it is true
-	note_r=$(probe allow refused)
-	echo "note: with the egress policy enforced, other.drill.test: $note_r"
-	case $note_r in
-	"held "*|"breach connected (other.drill.test is $W_INET)") ok "policy allow, enforced: the refused name is blocked or shares the allowed address" ;;
-	*) fail "policy allow, enforced: the refused name: $note_r" ;;
-	esac
-else
-	expect_judge allow 1 "egress" "policy allow:$W_NAME with nothing enforcing it: verify reports the refused name connecting, exit 1"
-fi
+expect_judge allow 0 "" "policy allow:$W_PROBE_NAME enforced: every clause held, exit 0"
 expect_contains "$(probe allow allowed)" "held connected" "policy allow: the allowed name connected (the baseline)"
-$D call PATCH /1.0/instances/$A '{"config":{"user.box.egress":""}}' >/dev/null 2>&1
+case $(probe allow refused) in
+"held "*) ok "policy allow: the refused name ($W_OTHER_NAME, $W_OTHER) got nowhere: $(probe allow refused)" ;;
+*) fail "policy allow: the refused name: $(probe allow refused)" ;;
+esac
+# control: the allowlist's chain emptied -> the refused name connects
+nft flush chain inet box egress >/dev/null 2>&1 || fail "flushing inet box egress"
+verify $A allow_gone
+expect_judge allow_gone 1 "egress" "the egress chain emptied: verify reports the refused name connecting, exit 1"
+$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring)"
+verify $A allow_back
+expect_judge allow_back 0 "" "firewall apply put the allowlist back: verify passes"
+eg=$($BOX egress $A open 2>&1) || fail "box egress $A open: $eg"
+export BOX_VERIFY_ALLOWED=$W_NAME:80 BOX_VERIFY_REFUSED=other.drill.test:80
 verify $A final
 expect_judge final 0 "" "policy open again: verify passes"
 
