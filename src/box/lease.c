@@ -14,6 +14,7 @@
 
 #include "box/lease.h"
 #include "host/nicfilter.h"
+#include "incus/api.h"
 
 static int
 parse_ipv4(const char *s, uint32_t *out)
@@ -210,11 +211,9 @@ segment_ok(const char *s)
 int
 lease_path(const char *net, const char *file, char *buf, size_t cap)
 {
-	const char *dir = getenv("INCUS_DIR");
+	const char *dir = incus_daemon_dir();
 	int n;
 
-	if (dir == NULL || dir[0] == '\0')
-		dir = "/var/lib/incus";
 	if (!segment_ok(net))
 		return -EINVAL;
 	n = snprintf(buf, cap, "%s/networks/%s/%s", dir, net, file);

@@ -40,31 +40,6 @@ await_dnsmasq(int old)
 	return pid;
 }
 
-static int
-patch_raw(struct dh_ctx *h, const char *raw, struct box_err *e)
-{
-	struct incus_reply rep;
-	struct json_w w;
-	char *body;
-	int rc;
-
-	json_w_init(&w, 1 << 16);
-	json_w_obj(&w);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, "raw.dnsmasq");
-	json_w_str(&w, raw);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	if ((rc = json_w_finish(&w, &body, NULL)) < 0)
-		return err_set(e, rc, "building the request");
-	rc = incus_do(&h->c, "PATCH", "/1.0/networks/" BR, body, 120, &rep, e);
-	free(body);
-	if (rc == 0)
-		incus_reply_free(&rep);
-	return rc;
-}
-
 /*
  * Incus restarts a network's dnsmasq only when a key of the network
  * changes (a PUT of the same config, or a user.* key, does nothing), so
@@ -78,9 +53,9 @@ restart_network(struct dh_ctx *h, struct box_err *e)
 	int rc;
 
 	snprintf(raw, sizeof(raw), "%s\n", h->cfg[K_RAW]);
-	rc = patch_raw(h, raw, e);
+	rc = stack_patch_dnsmasq(&h->c, raw, e);
 	if (rc == 0)
-		rc = patch_raw(h, h->cfg[K_RAW], e);
+		rc = stack_patch_dnsmasq(&h->c, h->cfg[K_RAW], e);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 
 #include "box/box.h"
 #include "host/contract.h"
+#include "host/stack.h"
 #include "incus/json.h"
 
 #define LIST "/1.0/instances?recursion=1&filter=config.user.box+eq+1+or+" \
@@ -105,31 +106,6 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
 /* --- raw.dnsmasq -------------------------------------------------------------- */
 
 static int
-patch_raw(struct incus *c, const char *raw, struct box_err *e)
-{
-	struct incus_reply r;
-	struct json_w w;
-	char *body;
-	int rc;
-
-	json_w_init(&w, RAW_MAX * 2);
-	json_w_obj(&w);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, "raw.dnsmasq");
-	json_w_str(&w, raw);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	rc = incus_call(c, "PATCH", "/1.0/networks/" CONTRACT_BRIDGE, body,
-	    &r, e);
-	incus_reply_free(&r);
-	free(body);
-	return rc;
-}
-
-static int
 sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
     struct box_err *e)
 {
@@ -172,7 +148,7 @@ sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
 			err_clear(e);
 			usleep(300 * 1000);
 		}
-		if ((rc = patch_raw(c, want, e)) == 0)
+		if ((rc = stack_patch_dnsmasq(c, want, e)) == 0)
 			break;
 	}
 	if (rc < 0)

@@ -24,20 +24,6 @@
 #include "host/stack.h"
 #include "host/sysd.h"
 
-static const char *
-daemon_dir(void)
-{
-	const char *dir = getenv("INCUS_DIR");
-	struct stat st;
-
-	if (dir != NULL && *dir != '\0')
-		return dir;
-	if (stat("/var/lib/incus/unix.socket", &st) != 0 &&
-	    stat("/run/incus/unix.socket", &st) == 0)
-		return "/run/incus";
-	return "/var/lib/incus";
-}
-
 static int
 name_ok(const char *s)
 {
@@ -76,9 +62,9 @@ grant_user_lookup(const char *name, struct grant_user *u, struct box_err *e)
 	    (int)sizeof(u->bridge))
 		snprintf(u->bridge, sizeof(u->bridge), "user-%u", u->uid);
 	snprintf(u->state_dir, sizeof(u->state_dir), "%s/users/%u",
-	    daemon_dir(), u->uid);
+	    incus_daemon_dir(), u->uid);
 	snprintf(u->socket, sizeof(u->socket), "%s/" TIER_USER_SOCKET,
-	    daemon_dir());
+	    incus_daemon_dir());
 	return 0;
 }
 

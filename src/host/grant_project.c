@@ -25,43 +25,11 @@ static const struct { const char *key, *value; } project_keys[] = {
 };
 #define NPROJECT_KEYS (sizeof(project_keys) / sizeof(project_keys[0]))
 
-static int
-send_json(struct incus *c, const char *method, const char *path,
-    struct json_w *w, struct box_err *e)
-{
-	struct incus_reply r;
-	char *body;
-	int rc;
-
-	rc = json_w_finish(w, &body, NULL);
-	if (rc < 0)
-		return err_set(e, rc, "building the request for %s", path);
-	rc = incus_do(c, method, path, body, 120, &r, e);
-	free(body);
-	if (rc == 0)
-		incus_reply_free(&r);
-	return rc;
-}
-
-/* GET where 404 means absent (0), not failure. */
-static int
-get_opt(struct incus *c, const char *path, struct incus_reply *r,
-    struct box_err *e)
-{
-	int rc = incus_call(c, "GET", path, NULL, r, e);
-
-	if (rc == -ENOENT) {
-		err_clear(e);
-		return 0;
-	}
-	return rc < 0 ? rc : 1;
-}
-
 int
 grant_object_exists(struct incus *c, const char *path, struct box_err *e)
 {
 	struct incus_reply r;
-	int rc = get_opt(c, path, &r, e);
+	int rc = incus_get_opt(c, path, &r, e);
 
 	if (rc > 0)
 		incus_reply_free(&r);
@@ -84,7 +52,7 @@ grant_project_features(struct incus *c, const char *project, int *own,
 
 	*own = 0;
 	snprintf(path, sizeof(path), "/1.0/projects/%s", project);
-	rc = get_opt(c, path, &r, e);
+	rc = incus_get_opt(c, path, &r, e);
 	if (rc <= 0)
 		return rc;
 	cfg = json_get(&r.doc, r.metadata, "config");
@@ -128,7 +96,7 @@ grant_preempt_bridge(struct incus *c, const struct grant_user *u,
 	json_w_str(&w, "none");
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
-	rc = send_json(c, "POST", "/1.0/networks", &w, e);
+	rc = incus_send_json(c, "POST", "/1.0/networks", &w, 120, e);
 	if (rc == 0)
 		*created = 1;
 	return rc;
@@ -173,7 +141,7 @@ grant_create_project(struct incus *c, const struct grant_user *u,
 	}
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
-	return send_json(c, "POST", "/1.0/projects", &w, e);
+	return incus_send_json(c, "POST", "/1.0/projects", &w, 120, e);
 }
 
 static int
@@ -237,7 +205,7 @@ default_drop_nics(struct incus *pc, int *changed, struct box_err *e)
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
 	incus_reply_free(&r);
-	rc = send_json(pc, "PUT", "/1.0/profiles/default", &w, e);
+	rc = incus_send_json(pc, "PUT", "/1.0/profiles/default", &w, 120, e);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -298,7 +266,7 @@ project_config(struct incus *c, const struct grant_user *u, struct box_err *e)
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
 	incus_reply_free(&r);
-	return send_json(c, "PUT", path, &w, e);
+	return incus_send_json(c, "PUT", path, &w, 120, e);
 }
 
 int
@@ -386,7 +354,7 @@ grant_project_check(struct incus *c, const char *project, char *bad,
 
 	bad[0] = '\0';
 	snprintf(path, sizeof(path), "/1.0/projects/%s", project);
-	rc = get_opt(c, path, &r, e);
+	rc = incus_get_opt(c, path, &r, e);
 	if (rc <= 0) {
 		if (rc == 0)
 			note(bad, cap, "the project is missing");

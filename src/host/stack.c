@@ -65,20 +65,6 @@ dnsmasq_raw(const struct stack_conf *sc, char *buf, size_t cap)
 		buf[0] = '\0';		/* never matches: converge reports it */
 }
 
-/* GET that treats 404 as "absent" (returns 0) rather than failure. */
-static int
-get_opt(struct incus *c, const char *path, struct incus_reply *r,
-    struct box_err *e)
-{
-	int rc = incus_call(c, "GET", path, NULL, r, e);
-
-	if (rc == -ENOENT) {
-		err_clear(e);
-		return 0;
-	}
-	return rc < 0 ? rc : 1;
-}
-
 int
 stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e)
 {
@@ -88,7 +74,7 @@ stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e)
 	int rc;
 
 	*net = 0;
-	rc = get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
+	rc = incus_get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
 	if (rc <= 0)
 		return rc;
 	json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
@@ -175,24 +161,6 @@ acl_matches(const struct json_doc *d, int acl, const struct stack_conf *sc)
 	return 1;
 }
 
-static int
-send_json(struct incus *c, const char *method, const char *path,
-    struct json_w *w, struct box_err *e)
-{
-	struct incus_reply r;
-	char *body;
-	int rc;
-
-	rc = json_w_finish(w, &body, NULL);
-	if (rc < 0)
-		return err_set(e, rc, "building the request for %s", path);
-	rc = incus_do(c, method, path, body, 120, &r, e);
-	free(body);
-	if (rc == 0)
-		incus_reply_free(&r);
-	return rc;
-}
-
 int
 stack_ensure_acl(struct incus *c, const struct stack_conf *sc, int *changed,
     struct box_err *e)
@@ -204,7 +172,7 @@ stack_ensure_acl(struct incus *c, const struct stack_conf *sc, int *changed,
 	int rc, exists;
 
 	*changed = 0;
-	exists = get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);
+	exists = incus_get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);
 	if (exists < 0)
 		return exists;
 	if (exists && acl_matches(&r.doc, r.metadata, sc)) {
@@ -230,8 +198,8 @@ stack_ensure_acl(struct incus *c, const struct stack_conf *sc, int *changed,
 	json_w_key(&w, "ingress");
 	json_w_raw(&w, ingress, ilen);
 	json_w_end(&w, '}');
-	rc = send_json(c, exists ? "PUT" : "POST", exists ?
-	    "/1.0/network-acls/" STACK_ACL : "/1.0/network-acls", &w, e);
+	rc = incus_send_json(c, exists ? "PUT" : "POST", exists ?
+	    "/1.0/network-acls/" STACK_ACL : "/1.0/network-acls", &w, 120, e);
 	if (exists)
 		incus_reply_free(&r);
 	if (rc == 0)
@@ -357,7 +325,7 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 	*changed = 0;
 	if (corrected != NULL && cap > 0)
 		corrected[0] = '\0';
-	exists = get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
+	exists = incus_get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
 	if (exists < 0)
 		return exists;
 	if (exists) {
@@ -387,8 +355,8 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 	net_config(&w, sc, !exists);
 	json_w_end(&w, '}');
 	/* PATCH merges: keys box does not own stay as the admin set them. */
-	rc = send_json(c, exists ? "PATCH" : "POST", exists ?
-	    "/1.0/networks/" STACK_BRIDGE : "/1.0/networks", &w, e);
+	rc = incus_send_json(c, exists ? "PATCH" : "POST", exists ?
+	    "/1.0/networks/" STACK_BRIDGE : "/1.0/networks", &w, 120, e);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -447,7 +415,7 @@ stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 	int exists, rc;
 
 	*changed = 0;
-	exists = get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
+	exists = incus_get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
 	if (exists < 0)
 		return exists;
 	if (exists) {
@@ -475,8 +443,8 @@ stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 	device_json(&w, "root", contract_root_keys, contract_nroot_keys);
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
-	rc = send_json(c, exists ? "PUT" : "POST", exists ?
-	    "/1.0/profiles/" STACK_PROFILE : "/1.0/profiles", &w, e);
+	rc = incus_send_json(c, exists ? "PUT" : "POST", exists ?
+	    "/1.0/profiles/" STACK_PROFILE : "/1.0/profiles", &w, 120, e);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -489,7 +457,7 @@ stack_profile_check(struct incus *c, int *exists, int *ok, struct box_err *e)
 	int rc;
 
 	*ok = 0;
-	rc = get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
+	rc = incus_get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
 	*exists = rc > 0;
 	if (rc <= 0)
 		return rc;
@@ -517,7 +485,7 @@ create_pool(struct incus *c, const char *driver, struct box_err *e)
 	json_w_obj(&w);
 	json_w_end(&w, '}');
 	json_w_end(&w, '}');
-	return send_json(c, "POST", "/1.0/storage-pools", &w, e);
+	return incus_send_json(c, "POST", "/1.0/storage-pools", &w, 120, e);
 }
 
 int
@@ -551,7 +519,7 @@ static int
 observe_pool(struct incus *c, struct stack_state *st, struct box_err *e)
 {
 	struct incus_reply r;
-	int rc = get_opt(c, "/1.0/storage-pools/" STACK_POOL, &r, e);
+	int rc = incus_get_opt(c, "/1.0/storage-pools/" STACK_POOL, &r, e);
 
 	if (rc <= 0)
 		return rc;
@@ -620,7 +588,7 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 	memset(st, 0, sizeof(*st));
 	if ((rc = observe_pool(c, st, e)) < 0)
 		return rc;
-	rc = get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
+	rc = incus_get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -635,7 +603,7 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 			    "ipv4.address is not the decided subnet's");
 		incus_reply_free(&r);
 	}
-	rc = get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);
+	rc = incus_get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -645,7 +613,7 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 		    r.metadata, "ingress"));
 		incus_reply_free(&r);
 	}
-	rc = get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
+	rc = incus_get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -654,4 +622,21 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 		incus_reply_free(&r);
 	}
 	return observe_boxes(c, st, e);
+}
+
+int
+stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e)
+{
+	struct json_w w;
+
+	json_w_init(&w, 6 * strlen(raw) + 256);	/* worst escaping */
+	json_w_obj(&w);
+	json_w_key(&w, "config");
+	json_w_obj(&w);
+	json_w_key(&w, "raw.dnsmasq");
+	json_w_str(&w, raw);
+	json_w_end(&w, '}');
+	json_w_end(&w, '}');
+	return incus_send_json(c, "PATCH", "/1.0/networks/" STACK_BRIDGE, &w,
+	    120, e);
 }

@@ -95,4 +95,10 @@ int stack_vm_doors(struct incus *c, struct box_err *e);
  */
 int stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e);
 
+/*
+ * Set boxnet's raw.dnsmasq alone (a PATCH: the bridge's other keys stay);
+ * Incus restarts its dnsmasq when the value changed.
+ */
+int stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e);
+
 #endif

@@ -36,8 +36,8 @@ incus_set_user_default(const char *socket_name, const char *project)
 }
 
 /* The daemon directory the incus client would use. */
-static const char *
-incus_dir(void)
+const char *
+incus_daemon_dir(void)
 {
 	const char *dir = getenv("INCUS_DIR");
 	struct stat st;
@@ -63,7 +63,7 @@ user_defaults(struct incus *c, const char *env, char *path, size_t cap)
 	if (user_socket[0] == '\0')
 		return;
 	if (env == NULL || *env == '\0')
-		snprintf(path, cap, "%s/%s", incus_dir(), user_socket);
+		snprintf(path, cap, "%s/%s", incus_daemon_dir(), user_socket);
 	base = strrchr(path, '/');
 	base = base != NULL ? base + 1 : path;
 	if (c->project[0] == '\0' && strcmp(base, user_socket) == 0)
@@ -200,6 +200,37 @@ incus_path(const struct incus *c, const char *path, char *buf, size_t cap)
 		    strchr(path, '?') ? '&' : '?', proj);
 	}
 	return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+}
+
+int
+incus_get_opt(struct incus *c, const char *path, struct incus_reply *r,
+    struct box_err *e)
+{
+	int rc = incus_call(c, "GET", path, NULL, r, e);
+
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	return rc < 0 ? rc : 1;
+}
+
+int
+incus_send_json(struct incus *c, const char *method, const char *path,
+    struct json_w *w, int timeout_s, struct box_err *e)
+{
+	struct incus_reply r;
+	char *body;
+	int rc;
+
+	rc = json_w_finish(w, &body, NULL);
+	if (rc < 0)
+		return err_set(e, rc, "building the request for %s", path);
+	rc = incus_do(c, method, path, body, timeout_s, &r, e);
+	free(body);
+	if (rc == 0)
+		incus_reply_free(&r);
+	return rc;
 }
 
 void

@@ -89,6 +89,20 @@ int incus_do(struct incus *c, const char *method, const char *path,
 
 void incus_reply_free(struct incus_reply *r);
 
+/* GET where 404 means absent: 1 (r filled), 0 absent, or -errno. */
+int incus_get_opt(struct incus *c, const char *path, struct incus_reply *r,
+    struct box_err *e);
+
+/* The body w holds, sent with incus_do(); the reply dropped. */
+int incus_send_json(struct incus *c, const char *method, const char *path,
+    struct json_w *w, int timeout_s, struct box_err *e);
+
+/*
+ * The daemon's directory: INCUS_DIR, else /var/lib/incus (or /run/incus
+ * where only that one has a socket).
+ */
+const char *incus_daemon_dir(void);
+
 /*
  * A fresh connection of its own (websockets take a connection over for
  * good, so they never use the shared one).
