@@ -51,9 +51,11 @@
  *   volatile.cpu.nodes           cpuset,     the NUMA nodes a start picked
  *                                balanced
  *   volatile.<dev>.name          [a-z0-9._-] a NIC's name inside the guest
- *   volatile.<dev>.host_name     veth|tap +  snapshots only: one taken while
- *                                8 hex       the box ran records its host
- *                                             side interface; only the form
+ *   volatile.<dev>.host_name     veth|tap +  a snapshot taken while the box
+ *                                8 hex       ran records its host side
+ *                                             interface, and a restore copies
+ *                                             it onto the instance (import
+ *                                             drops that one); only the form
  *                                             Incus generates, never a name
  *                                             that could be a host's own
  *                                             (Incus removes the interface
@@ -62,7 +64,6 @@
  * Refused on purpose though Incus writes them: volatile.apply_template (the
  * daemon would render templates from the file, on the host, at first
  * start; a box export has always been started once, so never has it),
- * volatile.<dev>.host_name on the instance (a stopped box has none),
  * volatile.<dev>.last_state.* (which host interface or device to hand back
  * or delete when the box stops) and apply_quota, and the cluster ones.
  *
@@ -307,7 +308,13 @@ vet_key(const char *key, const char *v, int snapshot)
 		    DIGITS "._-", 15) ? NULL : "not an interface name";
 	if (is_dev_key(key, ".hwaddr"))
 		return only(v, HEX "ABCDEF:", 32) ? NULL : "not a MAC address";
-	if (snapshot && is_dev_key(key, ".host_name"))
+	/*
+	 * On a snapshot, and on an instance too: restoring a snapshot taken
+	 * while the box ran copies the key onto the stopped instance.
+	 * Import drops the instance's (as it drops the MAC), so no start
+	 * reuses a name another box's interface may hold.
+	 */
+	if (is_dev_key(key, ".host_name"))
 		return generated_ifname(v) ? NULL : "names a host interface";
 	return "";
 }

@@ -260,7 +260,10 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	return rc;
 }
 
-/* Incus's own MAC addresses (and our pin key) stay behind. */
+/*
+ * Incus's own MAC addresses and host-side interface names (a restored
+ * box carries its snapshot's), and our pin key, stay behind.
+ */
 static int
 drop_key(const char *key)
 {
@@ -269,7 +272,8 @@ drop_key(const char *key)
 	if (door_source_key(key))
 		return 1;
 	return strncmp(key, "volatile.", 9) == 0 && n > 16 &&
-	    strcmp(key + n - 7, ".hwaddr") == 0;
+	    (strcmp(key + n - 7, ".hwaddr") == 0 ||
+	    strcmp(key + n - 10, ".host_name") == 0);
 }
 
 /* The refusal: one message naming every item (listed above it too when
