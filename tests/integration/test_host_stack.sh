@@ -51,6 +51,7 @@ expect_eq "$(cfg raw.dnsmasq)" "no-resolv
 no-hosts
 domain-needed
 dhcp-ignore-names
+max-cache-ttl=300
 server=127.0.0.1" "dnsmasq pinned to BOX_DNS, never the host's resolvers or /etc/hosts; no DHCP names"
 expect_eq "$(cfg security.acls)" "box-isolate" "ACL on the network"
 expect_eq "$(cfg security.acls.default.ingress.action)" "drop" "inbound dropped by default"
@@ -59,7 +60,7 @@ acl=$(api GET /1.0/network-acls/box-isolate | json "' '.join(r['action'] + ':' +
 expect_eq "$acl" "allow:$gw/32 drop:10.0.0.0/8 drop:172.16.0.0/12 drop:192.168.0.0/16 drop:169.254.0.0/16 drop:100.64.0.0/10" "ACL egress rules"
 prof=$(api GET /1.0/profiles/box-net | json "json.dumps(j['metadata']['devices'], sort_keys=True)")
 expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.ipv4_filtering": "true", "security.ipv6_filtering": "true", "security.mac_filtering": "true", "security.port_isolation": "true", "type": "nic"}, "root": {"path": "/", "pool": "default", "type": "disk"}}' "box-net profile devices: an isolated NIC filtered to its MAC and lease"
-expect_eq "$(nft_box)" "bridge/forward:2 inet/expose-snat:1 inet/forward:17 inet/input:6" "firewall as the kernel holds it (nft -j)"
+expect_eq "$(nft_box)" "bridge/forward:2 inet/egress:0 inet/expose-snat:1 inet/forward:18 inet/input:6" "firewall as the kernel holds it (nft -j)"
 # The rules by content, through the nft program's own reader: the known
 # answer, with this host's subnet put in.
 net=${gw%.1}.0
@@ -128,7 +129,7 @@ expect_contains "$out" "acl       ok (unchanged)" "second run changes no ACL"
 expect_contains "$out" "profile   ok (unchanged)" "second run changes no profile"
 after=$(state)
 expect_eq "$after" "$before" "second run: identical Incus objects and nft tables"
-expect_eq "$(nft_box)" "bridge/forward:2 inet/expose-snat:1 inet/forward:17 inet/input:6" "no duplicate rules after a re-run"
+expect_eq "$(nft_box)" "bridge/forward:2 inet/egress:0 inet/expose-snat:1 inet/forward:18 inet/input:6" "no duplicate rules after a re-run"
 n=$(api GET /1.0/network-acls/box-isolate | json "len(j['metadata']['ingress'])")
 expect_eq "$n" 1 "an expose door in the ACL survives setup-host"
 
