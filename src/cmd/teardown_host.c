@@ -227,18 +227,28 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (res.npos > 0 || res.dashdash)
 		return err_usage(e, "teardown-host takes no arguments");
+	/*
+	 * Consent first: without it (BOX_YES no or malformed, no --yes, no
+	 * terminal) nothing else is looked at, whoever asks - exit 2.  The
+	 * question itself waits until the tier and the nested guard allow
+	 * the teardown.
+	 */
+	if ((yes = consent_env(e)) < 0)
+		return yes;
+	yes = yes || opts[0].seen;
+	if (!yes && !isatty(STDIN_FILENO))
+		return prompt_consent("tear down the host stack",
+		    "--yes (or BOX_YES=1)", e);
 	if ((rc = tier_require_admin("teardown-host", e)) < 0 ||
 	    (rc = nestguard_check("teardown-host", NG_CHANGE, NULL, e)) < 0)
 		return rc;
-	if ((yes = consent_env(e)) < 0)
-		return yes;
 	fprintf(stderr,
 	    "box: teardown-host removes every box on this host, the "
 	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
 	    "host firewall and its boot unit%s.\n", opts[1].seen ?
 	    ", and Incus itself" : "");
 	granted_projects();
-	if (opts[0].seen || yes)
+	if (yes)
 		fprintf(stderr,
 		    "box: confirmed non-interactively (--yes/BOX_YES)\n");
 	else if ((rc = prompt_consent("tear down the host stack",
