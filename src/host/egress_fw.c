@@ -425,17 +425,24 @@ judge_box(struct egfw_rd *x, const struct egfw_box *b, int *used,
 	snprintf(h->why, sizeof(h->why), "the kernel holds none of its rules");
 }
 
+/* The table's chains and rules, into x's own arrays. */
 static int
-read_table(struct nl_sock *s, struct egfw_rd *x, struct box_err *e)
+read_rules(struct nl_sock *s, struct egfw_rd *x, struct box_err *e)
 {
-	int rc;
-
 	memset(&x->ti, 0, sizeof(x->ti));
 	x->ti.chains = x->chains;
 	x->ti.maxchains = RD_CHAINS;
 	x->ti.rules = x->rules;
 	x->ti.maxrules = RD_RULES;
-	if ((rc = nft_list_table(s, INET, TABLE, &x->ti, e)) < 0)
+	return nft_list_table(s, INET, TABLE, &x->ti, e);
+}
+
+static int
+read_table(struct nl_sock *s, struct egfw_rd *x, struct box_err *e)
+{
+	int rc;
+
+	if ((rc = read_rules(s, x, e)) < 0)
 		return rc;
 	return nft_list_sets(s, INET, TABLE, x->sets, EGFW_MAXSETS,
 	    &x->nsets, e);
@@ -583,12 +590,7 @@ egfw_log(const char *box, struct egfw_refused *v, size_t max, size_t *n,
 	}
 	qsort(v, *n, sizeof(*v), cmp_age);
 	/* The drop rule's counter. */
-	memset(&x->ti, 0, sizeof(x->ti));
-	x->ti.chains = x->chains;
-	x->ti.maxchains = RD_CHAINS;
-	x->ti.rules = x->rules;
-	x->ti.maxrules = RD_RULES;
-	if ((rc = nft_list_table(s, INET, TABLE, &x->ti, e)) < 0)
+	if ((rc = read_rules(s, x, e)) < 0)
 		goto out;
 	snprintf(cm, sizeof(cm), "box %s: refused: not an allowed name's "
 	    "address", box);
