@@ -2,7 +2,8 @@
  * fuzz_json - the JSON parser and every accessor on arbitrary bytes.  A
  * parsed document is walked whole (children, lookups, string decoding,
  * integers) and re-emitted through the writer, which must accept what the
- * parser accepted, and the result must parse again.
+ * parser accepted, and the result must parse again.  The top value is
+ * also read as a config map and as a device map (src/incus/kv.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "incus/json.h"
+#include "incus/kv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,6 +66,26 @@ emit(const struct json_doc *d, int i, struct json_w *w, int depth)
 	}
 }
 
+/* What kv.c accepts it must find again and write back. */
+static void
+read_maps(const struct json_doc *d)
+{
+	struct incus_kvs m = { 0 };
+	struct incus_devices dv = { 0 };
+	size_t i;
+
+	if (incus_kv_from_json(&m, d, 0) == 0)
+		for (i = 0; i < m.n; i++)
+			if (incus_kv_get(&m, m.v[i].key) != m.v[i].value)
+				__builtin_trap();
+	if (incus_dev_from_json(&dv, d, 0) == 0)
+		for (i = 0; i < dv.n; i++)
+			if (incus_dev_get(&dv, dv.v[i].name) != &dv.v[i].kv)
+				__builtin_trap();
+	incus_kv_free(&m);
+	incus_dev_free(&dv);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -76,6 +98,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err_clear(&e);
 	if (json_parse(&d, (const char *)data, size, &e) < 0)
 		return 0;
+	read_maps(&d);
 	json_w_init(&w, 1 << 22);
 	emit(&d, 0, &w, 0);
 	/* A decoded string may hold a NUL or be truncated mid-character. */
