@@ -28,21 +28,19 @@
 static int
 project_made(struct incus *c, const struct grant_user *u, struct box_err *e)
 {
-	char path[64];
 	struct box_err touch;
 	int rc;
 
-	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
 	err_clear(&touch);
 	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, &touch);
-	if (rc == 0 && grant_object_exists(c, path, e) > 0) {
+	if (rc == 0 && grant_project_exists(c, u->project, e) > 0) {
 		printf("  project: %s (incus-user made it, or had it)\n",
 		    u->project);
 		return 0;
 	}
 	if (e->code != 0)
 		return e->code;
-	if (grant_object_exists(c, path, e) > 0) {
+	if (grant_project_exists(c, u->project, e) > 0) {
 		/* Made behind incus-user's back: it cannot set the user up. */
 		*e = touch;
 		err_fix(e, "%s was not made by incus-user, which refuses to "

@@ -105,12 +105,10 @@ purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 static int
 keep(struct incus *c, const struct grant_user *u, struct box_err *e)
 {
-	char path[64];
 	int rc;
 
 	warn_sessions(u);
-	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
-	rc = grant_object_exists(c, path, e);
+	rc = grant_project_exists(c, u->project, e);
 	if (rc < 0)
 		return rc;
 	if (rc > 0)

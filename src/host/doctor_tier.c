@@ -20,6 +20,7 @@
 #include "host/stack.h"
 #include "incus/api.h"
 #include "incus/json.h"
+#include "incus/project.h"
 
 static void
 first_running_box(struct incus *c, struct dr_report *r,
@@ -150,27 +151,22 @@ int
 dr_user_projects(struct incus *c, char names[][64], int max,
     struct box_err *e)
 {
-	struct incus_reply rep;
-	char url[256];
-	int rc, i, n = 0;
+	struct incus_projects l;
+	int rc, n = 0;
+	size_t i;
 
-	rc = incus_call(c, "GET", "/1.0/projects", NULL, &rep, e);
+	rc = incus_project_list(c, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = json_child(&rep.doc, rep.metadata); i >= 0;
-	    i = json_next(&rep.doc, i)) {
-		const char *p;
+	for (i = 0; i < l.n; i++) {
+		const char *p = l.v[i].name;
 
-		if (json_str(&rep.doc, i, url, sizeof(url)) < 0)
-			continue;
-		p = strrchr(url, '/');
-		if (p == NULL || strncmp(p + 1, "user-", 5) != 0 ||
-		    strlen(p + 1) >= 64)
+		if (strncmp(p, "user-", 5) != 0 || strlen(p) >= 64)
 			continue;
 		if (n < max)
-			snprintf(names[n], 64, "%s", p + 1);
+			snprintf(names[n], 64, "%s", p);
 		n++;
 	}
-	incus_reply_free(&rep);
+	incus_projects_free(&l);
 	return n;
 }

@@ -12,7 +12,9 @@
 
 #include "host/contract.h"
 #include "host/stack.h"
+#include "incus/certificate.h"
 #include "incus/json.h"
+#include "incus/project.h"
 
 #define BODY_MAX (64u << 10)
 
@@ -37,6 +39,21 @@ grant_object_exists(struct incus *c, const char *path, struct box_err *e)
 }
 
 int
+grant_project_exists(struct incus *c, const char *project,
+    struct box_err *e)
+{
+	struct incus_project p;
+	int rc = incus_project_get(c, project, &p, e);
+
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	incus_project_free(&p);
+	return rc < 0 ? rc : 1;
+}
+
+int
 grant_project_features(struct incus *c, const char *project, int *own,
     struct box_err *e)
 {
@@ -45,22 +62,22 @@ grant_project_features(struct incus *c, const char *project, int *own,
 		{ "features.profiles", GRANT_OWN_PROFILES },
 		{ "features.storage.volumes", GRANT_OWN_VOLUMES },
 	};
-	struct incus_reply r;
-	char path[96];
-	int rc, cfg;
+	struct incus_project p;
+	int rc;
 	size_t i;
 
 	*own = 0;
-	snprintf(path, sizeof(path), "/1.0/projects/%s", project);
-	rc = incus_get_opt(c, path, &r, e);
-	if (rc <= 0)
+	rc = incus_project_get(c, project, &p, e);
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	if (rc < 0)
 		return rc;
-	cfg = json_get(&r.doc, r.metadata, "config");
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (json_streq(&r.doc, json_get(&r.doc, cfg, f[i].key),
-		    "true"))
+		if (strcmp(incus_kv_or(&p.config, f[i].key, ""), "true") == 0)
 			*own |= f[i].bit;
-	incus_reply_free(&r);
+	incus_project_free(&p);
 	return 1;
 }
 
@@ -106,42 +123,45 @@ int
 grant_create_project(struct incus *c, const struct grant_user *u,
     struct box_err *e)
 {
+	/* incus-user's own keys (cmd/incus-user/server.go), then box's. */
+	static const struct { const char *key, *value; } stock[] = {
+		{ "features.images", "true" },
+		{ "features.networks", "false" },
+		{ "features.networks.zones", "true" },
+		{ "features.profiles", "true" },
+		{ "features.storage.volumes", "true" },
+		{ "features.storage.buckets", "true" },
+		{ "restricted.containers.nesting", "allow" },
+		{ "restricted.devices.disk", "allow" },
+		{ "restricted.devices.gpu", "allow" },
+	};
+	struct incus_kvs cfg = { 0 };
 	char desc[160], uid[16], gid[16];
-	struct json_w w;
+	int rc = 0;
+	size_t i;
 
 	snprintf(uid, sizeof(uid), "%u", u->uid);
 	snprintf(gid, sizeof(gid), "%u", u->gid);
 	snprintf(desc, sizeof(desc), "User restricted project for \"%s\" "
 	    "(%u), made by box grant", u->name, u->uid);
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	json_w_key(&w, "name");
-	json_w_str(&w, u->project);
-	json_w_key(&w, "description");
-	json_w_str(&w, desc);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	/* incus-user's own keys (cmd/incus-user/server.go), then box's. */
-	json_w_key(&w, "features.images"); json_w_str(&w, "true");
-	json_w_key(&w, "features.networks"); json_w_str(&w, "false");
-	json_w_key(&w, "features.networks.zones"); json_w_str(&w, "true");
-	json_w_key(&w, "features.profiles"); json_w_str(&w, "true");
-	json_w_key(&w, "features.storage.volumes"); json_w_str(&w, "true");
-	json_w_key(&w, "features.storage.buckets"); json_w_str(&w, "true");
-	json_w_key(&w, "restricted.containers.nesting");
-	json_w_str(&w, "allow");
-	json_w_key(&w, "restricted.devices.disk"); json_w_str(&w, "allow");
-	json_w_key(&w, "restricted.devices.disk.paths"); json_w_str(&w, u->home);
-	json_w_key(&w, "restricted.devices.gpu"); json_w_str(&w, "allow");
-	json_w_key(&w, "restricted.idmap.uid"); json_w_str(&w, uid);
-	json_w_key(&w, "restricted.idmap.gid"); json_w_str(&w, gid);
-	for (size_t i = 0; i < NPROJECT_KEYS; i++) {
-		json_w_key(&w, project_keys[i].key);
-		json_w_str(&w, project_keys[i].value);
-	}
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	return incus_send_json(c, "POST", "/1.0/projects", &w, 120, e);
+	for (i = 0; i < sizeof(stock) / sizeof(stock[0]) && rc == 0; i++)
+		rc = incus_kv_set(&cfg, stock[i].key, stock[i].value);
+	if (rc == 0)
+		rc = incus_kv_set(&cfg, "restricted.devices.disk.paths",
+		    u->home);
+	if (rc == 0)
+		rc = incus_kv_set(&cfg, "restricted.idmap.uid", uid);
+	if (rc == 0)
+		rc = incus_kv_set(&cfg, "restricted.idmap.gid", gid);
+	for (i = 0; i < NPROJECT_KEYS && rc == 0; i++)
+		rc = incus_kv_set(&cfg, project_keys[i].key,
+		    project_keys[i].value);
+	if (rc == 0)
+		rc = incus_project_create(c, u->project, desc, &cfg, e);
+	else
+		rc = err_set(e, rc, "building the project %s", u->project);
+	incus_kv_free(&cfg);
+	return rc;
 }
 
 static int
@@ -220,53 +240,22 @@ default_drop_nics(struct incus *pc, int *changed, struct box_err *e)
 static int
 project_config(struct incus *c, const struct grant_user *u, struct box_err *e)
 {
-	struct incus_reply r;
-	struct json_w w;
-	char path[64], key[256];
-	int rc, cfg, k;
+	struct incus_project p;
+	int rc;
 	size_t i;
 
-	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
+	rc = incus_project_get(c, u->project, &p, e);
 	if (rc < 0)
 		return rc;
-	cfg = json_get(&r.doc, r.metadata, "config");
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	json_w_key(&w, "description");
-	{
-		size_t n;
-		const char *raw = json_raw(&r.doc, json_get(&r.doc,
-		    r.metadata, "description"), &n);
-
-		json_w_raw(&w, raw != NULL ? raw : "\"\"", raw != NULL ? n : 2);
-	}
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	for (k = json_child(&r.doc, cfg); k >= 0;
-	    k = json_next(&r.doc, json_next(&r.doc, k))) {
-		size_t n;
-		const char *raw;
-
-		if (json_str(&r.doc, k, key, sizeof(key)) < 0)
-			continue;
-		for (i = 0; i < NPROJECT_KEYS; i++)
-			if (strcmp(key, project_keys[i].key) == 0)
-				break;
-		if (i < NPROJECT_KEYS)
-			continue;
-		raw = json_raw(&r.doc, json_next(&r.doc, k), &n);
-		json_w_key(&w, key);
-		json_w_raw(&w, raw, n);
-	}
-	for (i = 0; i < NPROJECT_KEYS; i++) {
-		json_w_key(&w, project_keys[i].key);
-		json_w_str(&w, project_keys[i].value);
-	}
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	incus_reply_free(&r);
-	return incus_send_json(c, "PUT", path, &w, 120, e);
+	for (i = 0; i < NPROJECT_KEYS && rc == 0; i++)
+		rc = incus_kv_set(&p.config, project_keys[i].key,
+		    project_keys[i].value);
+	if (rc == 0)
+		rc = incus_project_put(c, &p, e);
+	else
+		rc = err_set(e, rc, "changing the project %s", u->project);
+	incus_project_free(&p);
+	return rc;
 }
 
 int
@@ -347,36 +336,37 @@ int
 grant_project_check(struct incus *c, const char *project, char *bad,
     size_t cap, struct box_err *e)
 {
+	struct incus_project p;
 	struct incus_reply r;
 	struct incus pc;
-	char path[64], line[160];
-	int rc, cfg, dev, k, problems = 0, exists, ok;
+	char line[160];
+	int rc, dev, k, problems = 0, exists, ok;
 
 	bad[0] = '\0';
-	snprintf(path, sizeof(path), "/1.0/projects/%s", project);
-	rc = incus_get_opt(c, path, &r, e);
-	if (rc <= 0) {
-		if (rc == 0)
-			note(bad, cap, "the project is missing");
-		return rc < 0 ? rc : 1;
+	rc = incus_project_get(c, project, &p, e);
+	if (rc == -ENOENT) {
+		err_clear(e);
+		note(bad, cap, "the project is missing");
+		return 1;
 	}
-	cfg = json_get(&r.doc, r.metadata, "config");
-	if (!json_streq(&r.doc, json_get(&r.doc, cfg, "features.profiles"),
-	    "true")) {
-		incus_reply_free(&r);
+	if (rc < 0)
+		return rc;
+	if (strcmp(incus_kv_or(&p.config, "features.profiles", ""),
+	    "true") != 0) {
+		incus_project_free(&p);
 		note(bad, cap, "features.profiles is not true (its profiles "
 		    "are the default project's)");
 		return 1;
 	}
 	for (size_t i = 0; i < NPROJECT_KEYS; i++)
-		if (!json_streq(&r.doc, json_get(&r.doc, cfg,
-		    project_keys[i].key), project_keys[i].value)) {
+		if (strcmp(incus_kv_or(&p.config, project_keys[i].key, ""),
+		    project_keys[i].value) != 0) {
 			snprintf(line, sizeof(line), "%s is not '%s'",
 			    project_keys[i].key, project_keys[i].value);
 			note(bad, cap, line);
 			problems++;
 		}
-	incus_reply_free(&r);
+	incus_project_free(&p);
 	rc = grant_project_client(c, project, &pc, e);
 	if (rc < 0)
 		return rc;
@@ -408,25 +398,23 @@ int
 grant_trust_fps(struct incus *c, unsigned uid, char fps[][80], int max,
     struct box_err *e)
 {
-	struct incus_reply r;
-	char want[32], name[64];
-	int rc, i, n = 0;
+	struct incus_certificates l;
+	char want[32];
+	int rc, n = 0;
+	size_t i;
 
 	snprintf(want, sizeof(want), "incus-user-%u", uid);
-	rc = incus_call(c, "GET", "/1.0/certificates?recursion=1", NULL, &r,
-	    e);
+	rc = incus_certificate_list(c, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0;
-	    i = json_next(&r.doc, i)) {
-		json_gets(&r.doc, i, "name", name, sizeof(name), "");
-		if (strcmp(name, want) != 0)
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(l.v[i].name, want) != 0)
 			continue;
 		if (n < max)
-			json_gets(&r.doc, i, "fingerprint", fps[n],
-			    sizeof(fps[0]), "");
+			snprintf(fps[n], sizeof(fps[0]), "%s",
+			    l.v[i].fingerprint);
 		n++;
 	}
-	incus_reply_free(&r);
+	incus_certificates_free(&l);
 	return n;
 }

@@ -16,6 +16,9 @@
 
 /* 1 when GET path answers, 0 on 404, < 0 otherwise. */
 int grant_object_exists(struct incus *c, const char *path, struct box_err *e);
+/* 1 when project exists, 0 when it does not, < 0 otherwise. */
+int grant_project_exists(struct incus *c, const char *project,
+    struct box_err *e);
 
 /*
  * Create u's private bridge before incus-user does, with

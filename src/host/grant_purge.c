@@ -16,7 +16,10 @@
 #include <unistd.h>
 
 #include "host/grant_project.h"
+#include "incus/certificate.h"
+#include "incus/image.h"
 #include "incus/json.h"
+#include "incus/project.h"
 
 #define PURGE_WAIT_S 120
 
@@ -97,6 +100,29 @@ purge_instances(struct incus *pc, int *count, struct box_err *e)
 	    count, e);
 }
 
+/* The project's own images (only called when it has its own store). */
+static int
+purge_images(struct incus *pc, int *count, struct box_err *e)
+{
+	struct incus_images l;
+	int rc;
+	size_t i;
+
+	*count = 0;
+	rc = incus_image_list(pc, &l, e);
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		rc = incus_image_delete(pc, l.v[i].fingerprint, PURGE_WAIT_S,
+		    e);
+		if (rc == 0)
+			(*count)++;
+		else
+			err_context(e, "deleting the image %.12s",
+			    l.v[i].fingerprint);
+	}
+	incus_images_free(&l);
+	return rc;
+}
+
 /* Custom volumes of the project, in every pool. */
 static int
 purge_volumes(struct incus *pc, int *count, struct box_err *e)
@@ -164,7 +190,6 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 	char path[96], fps[8][80];
 	int rc, n, i, exists, own = 0;
 
-	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
 	exists = grant_project_features(c, u->project, &own, e);
 	if (exists < 0)
 		return exists;
@@ -181,8 +206,7 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		 * DEFAULT project's under this project's name.
 		 */
 		if (rc == 0 && (own & GRANT_OWN_IMAGES) &&
-		    (rc = delete_listed(&pc, "/1.0/images", "/1.0/images",
-		    NULL, &n, e)) == 0)
+		    (rc = purge_images(&pc, &n, e)) == 0)
 			printf("  deleted %d image(s)\n", n);
 		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
 		    (rc = delete_listed(&pc, "/1.0/profiles",
@@ -194,12 +218,11 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		incus_close(&pc);
 		if (rc < 0)
 			return rc;
-		rc = incus_do(c, "DELETE", path, NULL, PURGE_WAIT_S, &d, e);
+		rc = incus_project_delete(c, u->project, PURGE_WAIT_S, e);
 		if (rc < 0) {
 			err_context(e, "deleting the project %s", u->project);
 			return rc;
 		}
-		incus_reply_free(&d);
 		printf("  deleted the project %s\n", u->project);
 	}
 	snprintf(path, sizeof(path), "/1.0/networks/%s", u->bridge);
@@ -216,11 +239,9 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && i < 8; i++) {
-		snprintf(path, sizeof(path), "/1.0/certificates/%.70s", fps[i]);
-		rc = incus_do(c, "DELETE", path, NULL, 30, &d, e);
+		rc = incus_certificate_delete(c, fps[i], e);
 		if (rc < 0)
 			return rc;
-		incus_reply_free(&d);
 		printf("  removed the trust entry incus-user-%u\n", u->uid);
 	}
 	rc = remove_dir(u->state_dir, 0);
@@ -249,8 +270,7 @@ grant_absent(struct incus *c, const struct grant_user *u, char *left,
 	int rc;
 
 	left[0] = '\0';
-	snprintf(path, sizeof(path), "/1.0/projects/%s", u->project);
-	if ((rc = grant_object_exists(c, path, e)) < 0)
+	if ((rc = grant_project_exists(c, u->project, e)) < 0)
 		return rc;
 	if (rc) {
 		snprintf(what, sizeof(what), "project %s", u->project);

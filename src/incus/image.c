@@ -1,0 +1,249 @@
+/*
+ * image.c - local images and their aliases read into structs.  See
+ * image.h.
+ */
+#include "incus/image.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LIST_MAX	4096	/* images in one list we accept */
+#define ALIASES_MAX	256	/* aliases on one image */
+
+static char *
+tok_strdup(const struct json_doc *d, int i)
+{
+	size_t n;
+	char *s;
+
+	if (json_type(d, i) != JSON_STRING)
+		return NULL;
+	n = (size_t)d->tok[i].len + 1;
+	if ((s = malloc(n)) == NULL)
+		return NULL;
+	if (json_str(d, i, s, n) < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int
+is_fingerprint(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n < INCUS_IMAGE_FP &&
+	    strspn(s, "0123456789abcdefABCDEF") == n;
+}
+
+static int
+fingerprint(const struct json_doc *d, int i, char *buf)
+{
+	if (json_str(d, i, buf, INCUS_IMAGE_FP) < 0 || !is_fingerprint(buf))
+		return -EBADMSG;
+	return 0;
+}
+
+/* "container" / "virtual-machine"; absent is a container (old daemons). */
+static int
+image_type(const struct json_doc *d, int t, int *out)
+{
+	if (t == JSON_NONE || json_streq(d, t, "container"))
+		*out = INCUS_IMAGE_CONTAINER;
+	else if (json_streq(d, t, "virtual-machine"))
+		*out = INCUS_IMAGE_VM;
+	else if (json_type(d, t) == JSON_STRING)
+		*out = INCUS_IMAGE_OTHER;
+	else
+		return -EBADMSG;
+	return 0;
+}
+
+static void
+image_free(struct incus_image *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->naliases; i++)
+		free(im->aliases[i]);
+	free(im->aliases);
+	memset(im, 0, sizeof(*im));
+}
+
+/* "aliases": [{"name": "...", "description": "..."}, ...] */
+static int
+image_aliases(struct incus_image *im, const struct json_doc *d, int arr)
+{
+	int i, n;
+
+	if (arr == JSON_NONE || json_type(d, arr) == JSON_NULL)
+		return 0;
+	if (json_type(d, arr) != JSON_ARRAY)
+		return -EBADMSG;
+	if ((n = json_count(d, arr)) > ALIASES_MAX)
+		return -E2BIG;
+	if (n == 0)
+		return 0;
+	if ((im->aliases = calloc((size_t)n, sizeof(char *))) == NULL)
+		return -ENOMEM;
+	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
+		int name = json_get(d, i, "name");
+
+		if (json_type(d, name) != JSON_STRING)
+			return -EBADMSG;
+		if ((im->aliases[im->naliases] = tok_strdup(d, name)) == NULL)
+			return -ENOMEM;
+		im->naliases++;
+	}
+	return 0;
+}
+
+static int
+image_parse(struct incus_image *im, const struct json_doc *d, int obj)
+{
+	int t, rc;
+
+	memset(im, 0, sizeof(*im));
+	im->size = -1;
+	if (json_type(d, obj) != JSON_OBJECT ||
+	    fingerprint(d, json_get(d, obj, "fingerprint"),
+	    im->fingerprint) < 0 ||
+	    image_type(d, json_get(d, obj, "type"), &im->type) < 0)
+		return -EBADMSG;
+	t = json_get(d, obj, "public");
+	if (t != JSON_NONE && json_type(d, t) != JSON_TRUE &&
+	    json_type(d, t) != JSON_FALSE)
+		return -EBADMSG;
+	im->public_ = json_type(d, t) == JSON_TRUE;
+	t = json_get(d, obj, "size");
+	if (t != JSON_NONE && (json_int(d, t, &im->size) < 0 || im->size < 0))
+		return -EBADMSG;
+	rc = image_aliases(im, d, json_get(d, obj, "aliases"));
+	if (rc < 0)
+		image_free(im);
+	return rc;
+}
+
+int
+incus_images_parse(struct incus_images *l, const struct json_doc *d, int arr)
+{
+	int i, rc = 0;
+	size_t n;
+
+	memset(l, 0, sizeof(*l));
+	if (json_type(d, arr) != JSON_ARRAY)
+		return -EBADMSG;
+	n = (size_t)json_count(d, arr);
+	if (n > LIST_MAX)
+		return -E2BIG;
+	if (n == 0)
+		return 0;
+	if ((l->v = calloc(n, sizeof(l->v[0]))) == NULL)
+		return -ENOMEM;
+	for (i = json_child(d, arr); i >= 0 && rc == 0; i = json_next(d, i))
+		if ((rc = image_parse(&l->v[l->n], d, i)) == 0)
+			l->n++;
+	if (rc < 0)
+		incus_images_free(l);
+	return rc;
+}
+
+void
+incus_images_free(struct incus_images *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		image_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int
+incus_image_alias_parse(struct incus_image_alias *a, const struct json_doc *d,
+    int obj)
+{
+	int name;
+
+	memset(a, 0, sizeof(*a));
+	if (json_type(d, obj) != JSON_OBJECT ||
+	    fingerprint(d, json_get(d, obj, "target"), a->target) < 0 ||
+	    image_type(d, json_get(d, obj, "type"), &a->type) < 0)
+		return -EBADMSG;
+	name = json_get(d, obj, "name");
+	if (json_type(d, name) != JSON_STRING)
+		return -EBADMSG;
+	return (a->name = tok_strdup(d, name)) != NULL ? 0 : -ENOMEM;
+}
+
+void
+incus_image_alias_free(struct incus_image_alias *a)
+{
+	free(a->name);
+	memset(a, 0, sizeof(*a));
+}
+
+static int
+bad_reply(struct box_err *e, int rc, const char *what)
+{
+	return err_set(e, rc == -EBADMSG ? -EBOX_PROTO : rc, "the daemon's "
+	    "%s is not one box understands (%s)", what, err_str(rc));
+}
+
+int
+incus_image_list(struct incus *c, struct incus_images *out,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = incus_call(c, "GET", "/1.0/images?recursion=1", NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	rc = incus_images_parse(out, &r.doc, r.metadata);
+	incus_reply_free(&r);
+	return rc < 0 ? bad_reply(e, rc, "image list") : 0;
+}
+
+int
+incus_image_delete(struct incus *c, const char *fp, int timeout_s,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char path[96];
+	int rc;
+
+	if (!is_fingerprint(fp))
+		return err_set(e, -EINVAL, "'%.80s' is not an image "
+		    "fingerprint", fp);
+	snprintf(path, sizeof(path), "/1.0/images/%s", fp);
+	rc = incus_do(c, "DELETE", path, NULL, timeout_s, &r, e);
+	if (rc == 0)
+		incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_image_alias_get(struct incus *c, const char *name,
+    struct incus_image_alias *a, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[700], esc[600];
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if (name[0] == '\0' || url_escape(name, esc, sizeof(esc)) < 0)
+		return err_set(e, -ENAMETOOLONG, "image alias '%.80s' is "
+		    "empty or too long", name);
+	snprintf(path, sizeof(path), "/1.0/images/aliases/%s", esc);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	rc = incus_image_alias_parse(a, &r.doc, r.metadata);
+	incus_reply_free(&r);
+	return rc < 0 ? bad_reply(e, rc, "image alias") : 0;
+}
