@@ -3,7 +3,8 @@
  * parsed document is walked whole (children, lookups, string decoding,
  * integers) and re-emitted through the writer, which must accept what the
  * parser accepted, and the result must parse again.  The top value is
- * also read as a config map and as a device map (src/incus/kv.c).
+ * also read as a config map and as a device map (src/incus/kv.c), and as
+ * an instance, an instance list and an instance state (incus/instance.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "incus/json.h"
+#include "incus/instance.h"
 #include "incus/kv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -86,6 +88,44 @@ read_maps(const struct json_doc *d)
 	incus_dev_free(&dv);
 }
 
+/* What instance.c accepts is whole; what it refuses leaves nothing. */
+static void
+read_instances(const struct json_doc *d)
+{
+	struct incus_instance in;
+	struct incus_instance_list l;
+	struct incus_inst_state st;
+	struct box_err e;
+	size_t i, k;
+
+	err_clear(&e);
+	if (incus_instance_from_json(d, 0, INCUS_INST_RAW, &in, &e) == 0) {
+		if (in.description == NULL || in.raw == NULL)
+			__builtin_trap();
+		for (i = 0; i < in.state.nnic; i++)
+			for (k = 0; k < in.state.nic[i].naddr; k++)
+				if (strlen(in.state.nic[i].addr[k].address) >=
+				    sizeof(in.state.nic[i].addr[k].address))
+					__builtin_trap();
+		incus_instance_free(&in);
+	} else if (in.description != NULL || in.raw != NULL) {
+		__builtin_trap();
+	}
+	if (incus_instance_list_from_json(d, 0, 0, &l, &e) == 0) {
+		for (i = 0; i < l.n; i++)
+			if (l.v[i].description == NULL)
+				__builtin_trap();
+		incus_instance_list_free(&l);
+	} else if (l.v != NULL) {
+		__builtin_trap();
+	}
+	if (incus_state_from_json(d, 0, &st, &e) == 0)
+		for (i = 0; i < st.nnic; i++)
+			if (incus_state_nic(&st, st.nic[i].name) == NULL)
+				__builtin_trap();
+	incus_state_free(&st);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -99,6 +139,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (json_parse(&d, (const char *)data, size, &e) < 0)
 		return 0;
 	read_maps(&d);
+	read_instances(&d);
 	json_w_init(&w, 1 << 22);
 	emit(&d, 0, &w, 0);
 	/* A decoded string may hold a NUL or be truncated mid-character. */

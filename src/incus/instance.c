@@ -1,0 +1,425 @@
+/*
+ * instance.c - reading instances into owned structs (see instance.h).
+ */
+#include "incus/instance.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "/1.0/instances/<name><suffix>" with the name escaped. */
+int
+incus_inst_path(char *buf, size_t cap, const char *name, const char *suffix)
+{
+	char esc[3 * INCUS_INST_NAME_MAX];
+	int n;
+
+	if (name[0] == '\0' || url_escape(name, esc, sizeof(esc)) < 0)
+		return -ENAMETOOLONG;
+	n = snprintf(buf, cap, "/1.0/instances/%s%s", esc, suffix);
+	return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * Member key of obj as a string into buf: absent or null leaves "", a
+ * non-string or one that does not fit refuses the reply.
+ */
+static int
+field(const struct json_doc *d, int obj, const char *key, char *buf,
+    size_t cap, struct box_err *e)
+{
+	int v = json_get(d, obj, key);
+
+	buf[0] = '\0';
+	if (v == JSON_NONE || json_type(d, v) == JSON_NULL)
+		return 0;
+	if (json_type(d, v) != JSON_STRING || json_str(d, v, buf, cap) < 0) {
+		buf[0] = '\0';
+		return err_set(e, -EBADMSG, "the daemon's \"%s\" is not a "
+		    "string of at most %zu bytes", key, cap - 1);
+	}
+	return 0;
+}
+
+static int
+field_dup(const struct json_doc *d, int obj, const char *key, char **out,
+    struct box_err *e)
+{
+	int v = json_get(d, obj, key);
+	size_t cap;
+
+	*out = NULL;
+	if (v == JSON_NONE || json_type(d, v) == JSON_NULL)
+		return (*out = strdup("")) != NULL ? 0 :
+		    err_set(e, -ENOMEM, "out of memory");
+	if (json_type(d, v) != JSON_STRING)
+		return err_set(e, -EBADMSG, "the daemon's \"%s\" is not a "
+		    "string", key);
+	cap = (size_t)d->tok[v].len + 1;
+	if ((*out = malloc(cap)) == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if (json_str(d, v, *out, cap) < 0) {
+		free(*out);
+		*out = NULL;
+		return err_set(e, -EBADMSG, "the daemon's \"%s\" does not "
+		    "decode", key);
+	}
+	return 0;
+}
+
+static int
+flag(const struct json_doc *d, int obj, const char *key, int *out,
+    struct box_err *e)
+{
+	int v = json_get(d, obj, key), t = json_type(d, v);
+
+	*out = t == JSON_TRUE;
+	if (v == JSON_NONE || t == JSON_TRUE || t == JSON_FALSE ||
+	    t == JSON_NULL)
+		return 0;
+	return err_set(e, -EBADMSG, "the daemon's \"%s\" is not a boolean",
+	    key);
+}
+
+static int
+map_err(int rc, const char *what, struct box_err *e)
+{
+	return rc == -ENOMEM ? err_set(e, rc, "out of memory") :
+	    err_set(e, rc, "the daemon's \"%s\" is not a map of strings%s",
+	    what, rc == -E2BIG ? " of a size we accept" : "");
+}
+
+static int
+nic_from_json(const struct json_doc *d, int k, struct incus_nic_state *n,
+    struct box_err *e)
+{
+	int obj = json_next(d, k), list, a, rc;
+
+	if (json_str(d, k, n->name, sizeof(n->name)) < 0 ||
+	    json_type(d, obj) != JSON_OBJECT)
+		return err_set(e, -EBADMSG, "the daemon sent an odd network "
+		    "entry in an instance's state");
+	if ((rc = field(d, obj, "host_name", n->host_name,
+	    sizeof(n->host_name), e)) < 0)
+		return rc;
+	list = json_get(d, obj, "addresses");
+	if (list == JSON_NONE || json_type(d, list) == JSON_NULL)
+		return 0;
+	if (json_type(d, list) != JSON_ARRAY)
+		return err_set(e, -EBADMSG, "the daemon's addresses of %s are "
+		    "not a list", n->name);
+	if (json_count(d, list) > INCUS_INST_ADDRS_MAX)
+		return err_set(e, -E2BIG, "more than %d addresses on %s",
+		    INCUS_INST_ADDRS_MAX, n->name);
+	n->addr = calloc((size_t)json_count(d, list) + 1, sizeof(*n->addr));
+	if (n->addr == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (a = json_child(d, list); a >= 0; a = json_next(d, a)) {
+		struct incus_addr *ad = &n->addr[n->naddr];
+
+		if (json_type(d, a) != JSON_OBJECT)
+			return err_set(e, -EBADMSG, "an address of %s is not "
+			    "an object", n->name);
+		if ((rc = field(d, a, "family", ad->family,
+		    sizeof(ad->family), e)) < 0 ||
+		    (rc = field(d, a, "address", ad->address,
+		    sizeof(ad->address), e)) < 0 ||
+		    (rc = field(d, a, "netmask", ad->netmask,
+		    sizeof(ad->netmask), e)) < 0 ||
+		    (rc = field(d, a, "scope", ad->scope,
+		    sizeof(ad->scope), e)) < 0)
+			return rc;
+		n->naddr++;
+	}
+	return 0;
+}
+
+int
+incus_state_from_json(const struct json_doc *d, int obj,
+    struct incus_inst_state *st, struct box_err *e)
+{
+	int nets, k, rc, pid;
+
+	memset(st, 0, sizeof(*st));
+	if (json_type(d, obj) != JSON_OBJECT)
+		return err_set(e, -EBADMSG, "the daemon sent no instance "
+		    "state");
+	if ((rc = field(d, obj, "status", st->status, sizeof(st->status),
+	    e)) < 0)
+		return rc;
+	pid = json_get(d, obj, "pid");
+	if (pid != JSON_NONE && json_type(d, pid) != JSON_NULL &&
+	    json_int(d, pid, &st->pid) < 0)
+		return err_set(e, -EBADMSG, "the daemon's pid is not a "
+		    "number");
+	nets = json_get(d, obj, "network");
+	if (nets == JSON_NONE || json_type(d, nets) == JSON_NULL)
+		return 0;
+	if (json_type(d, nets) != JSON_OBJECT)
+		return err_set(e, -EBADMSG, "the daemon's instance network "
+		    "state is not an object");
+	if (json_count(d, nets) > INCUS_INST_NICS_MAX)
+		return err_set(e, -E2BIG, "more than %d interfaces in one "
+		    "instance", INCUS_INST_NICS_MAX);
+	st->nic = calloc((size_t)json_count(d, nets) + 1, sizeof(*st->nic));
+	if (st->nic == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (k = json_child(d, nets); k >= 0; k = json_next(d, json_next(d, k))) {
+		rc = nic_from_json(d, k, &st->nic[st->nnic], e);
+		st->nnic++;
+		if (rc < 0)
+			return rc;
+		if (incus_state_nic(st, st->nic[st->nnic - 1].name) !=
+		    &st->nic[st->nnic - 1])
+			return err_set(e, -EBADMSG, "interface %s appears "
+			    "twice", st->nic[st->nnic - 1].name);
+	}
+	return 0;
+}
+
+const struct incus_nic_state *
+incus_state_nic(const struct incus_inst_state *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nnic; i++)
+		if (strcmp(st->nic[i].name, name) == 0)
+			return &st->nic[i];
+	return NULL;
+}
+
+void
+incus_state_free(struct incus_inst_state *st)
+{
+	size_t i;
+
+	for (i = 0; st->nic != NULL && i < st->nnic; i++)
+		free(st->nic[i].addr);
+	free(st->nic);
+	memset(st, 0, sizeof(*st));
+}
+
+static int
+profiles_from_json(const struct json_doc *d, int obj,
+    struct incus_instance *in, struct box_err *e)
+{
+	int v = json_get(d, obj, "profiles"), k;
+	size_t cap;
+
+	if (v == JSON_NONE || json_type(d, v) == JSON_NULL)
+		return 0;
+	if (json_type(d, v) != JSON_ARRAY)
+		return err_set(e, -EBADMSG, "the daemon's profiles are not a "
+		    "list");
+	if (json_count(d, v) > INCUS_INST_PROFILES_MAX)
+		return err_set(e, -E2BIG, "more than %d profiles",
+		    INCUS_INST_PROFILES_MAX);
+	in->profiles = calloc((size_t)json_count(d, v) + 1, sizeof(char *));
+	if (in->profiles == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (k = json_child(d, v); k >= 0; k = json_next(d, k)) {
+		if (json_type(d, k) != JSON_STRING)
+			return err_set(e, -EBADMSG, "a profile name is not a "
+			    "string");
+		cap = (size_t)d->tok[k].len + 1;
+		if ((in->profiles[in->nprofiles] = malloc(cap)) == NULL)
+			return err_set(e, -ENOMEM, "out of memory");
+		in->nprofiles++;
+		if (json_str(d, k, in->profiles[in->nprofiles - 1], cap) < 0)
+			return err_set(e, -EBADMSG, "a profile name does not "
+			    "decode");
+	}
+	return 0;
+}
+
+static int
+inst_parse(const struct json_doc *d, int obj, unsigned flags,
+    struct incus_instance *in, struct box_err *e)
+{
+	int rc, v;
+
+	if (json_type(d, obj) != JSON_OBJECT)
+		return err_set(e, -EBADMSG, "the daemon sent no instance "
+		    "object");
+	if ((rc = field(d, obj, "name", in->name, sizeof(in->name), e)) < 0 ||
+	    (rc = field(d, obj, "status", in->status, sizeof(in->status),
+	    e)) < 0 ||
+	    (rc = field(d, obj, "type", in->type, sizeof(in->type), e)) < 0 ||
+	    (rc = field(d, obj, "project", in->project, sizeof(in->project),
+	    e)) < 0 ||
+	    (rc = field(d, obj, "architecture", in->architecture,
+	    sizeof(in->architecture), e)) < 0 ||
+	    (rc = field(d, obj, "created_at", in->created_at,
+	    sizeof(in->created_at), e)) < 0 ||
+	    (rc = field(d, obj, "last_used_at", in->last_used_at,
+	    sizeof(in->last_used_at), e)) < 0 ||
+	    (rc = field_dup(d, obj, "description", &in->description, e)) < 0 ||
+	    (rc = flag(d, obj, "ephemeral", &in->ephemeral, e)) < 0 ||
+	    (rc = flag(d, obj, "stateful", &in->stateful, e)) < 0 ||
+	    (rc = profiles_from_json(d, obj, in, e)) < 0)
+		return rc;
+	if ((rc = incus_kv_from_json(&in->config, d,
+	    json_get(d, obj, "config"))) < 0)
+		return map_err(rc, "config", e);
+	if ((rc = incus_kv_from_json(&in->expanded_config, d,
+	    json_get(d, obj, "expanded_config"))) < 0)
+		return map_err(rc, "expanded_config", e);
+	if ((rc = incus_dev_from_json(&in->devices, d,
+	    json_get(d, obj, "devices"))) < 0)
+		return map_err(rc, "devices", e);
+	if ((rc = incus_dev_from_json(&in->expanded_devices, d,
+	    json_get(d, obj, "expanded_devices"))) < 0)
+		return map_err(rc, "expanded_devices", e);
+	v = json_get(d, obj, "snapshots");
+	in->nsnapshots = json_type(d, v) == JSON_ARRAY ? json_count(d, v) : 0;
+	v = json_get(d, obj, "state");
+	if (v != JSON_NONE && json_type(d, v) != JSON_NULL) {
+		in->has_state = 1;
+		if ((rc = incus_state_from_json(d, v, &in->state, e)) < 0)
+			return rc;
+	}
+	if (flags & INCUS_INST_RAW) {
+		size_t n;
+		const char *raw = json_raw(d, obj, &n);
+
+		if (raw == NULL || (in->raw = malloc(n + 1)) == NULL)
+			return err_set(e, -ENOMEM, "out of memory");
+		memcpy(in->raw, raw, n);
+		in->raw[n] = '\0';
+		in->raw_len = n;
+	}
+	return 0;
+}
+
+int
+incus_instance_from_json(const struct json_doc *d, int obj, unsigned flags,
+    struct incus_instance *inst, struct box_err *e)
+{
+	int rc;
+
+	memset(inst, 0, sizeof(*inst));
+	rc = inst_parse(d, obj, flags, inst, e);
+	if (rc < 0)
+		incus_instance_free(inst);
+	return rc;
+}
+
+void
+incus_instance_free(struct incus_instance *in)
+{
+	size_t i;
+
+	free(in->description);
+	for (i = 0; in->profiles != NULL && i < in->nprofiles; i++)
+		free(in->profiles[i]);
+	free(in->profiles);
+	incus_kv_free(&in->config);
+	incus_kv_free(&in->expanded_config);
+	incus_dev_free(&in->devices);
+	incus_dev_free(&in->expanded_devices);
+	incus_state_free(&in->state);
+	free(in->raw);
+	memset(in, 0, sizeof(*in));
+}
+
+int
+incus_instance_list_from_json(const struct json_doc *d, int arr,
+    unsigned flags, struct incus_instance_list *list, struct box_err *e)
+{
+	int i, rc;
+
+	memset(list, 0, sizeof(*list));
+	if (json_type(d, arr) != JSON_ARRAY)
+		return err_set(e, -EBOX_PROTO, "the daemon sent no instance "
+		    "list");
+	if (json_count(d, arr) > INCUS_INST_LIST_MAX)
+		return err_set(e, -E2BIG, "more than %d instances",
+		    INCUS_INST_LIST_MAX);
+	list->v = calloc((size_t)json_count(d, arr) + 1, sizeof(*list->v));
+	if (list->v == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
+		rc = incus_instance_from_json(d, i, flags, &list->v[list->n],
+		    e);
+		if (rc < 0) {
+			incus_instance_list_free(list);
+			return rc;
+		}
+		list->n++;
+	}
+	return 0;
+}
+
+void
+incus_instance_list_free(struct incus_instance_list *list)
+{
+	size_t i;
+
+	for (i = 0; list->v != NULL && i < list->n; i++)
+		incus_instance_free(&list->v[i]);
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+int
+incus_instance_get(struct incus *c, const char *name, unsigned flags,
+    struct incus_instance *inst, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[256];
+	int rc;
+
+	memset(inst, 0, sizeof(*inst));
+	if (incus_inst_path(path, sizeof(path), name,
+	    (flags & INCUS_INST_STATE) ? "?recursion=1" : "") < 0)
+		return err_set(e, -EINVAL, "odd instance name '%.80s'", name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0)
+		rc = incus_instance_from_json(&r.doc, r.metadata, flags, inst,
+		    e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_instance_list(struct incus *c, const char *filter, unsigned flags,
+    struct incus_instance_list *list, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[512];
+	int rc, n;
+
+	memset(list, 0, sizeof(*list));
+	n = snprintf(path, sizeof(path), "/1.0/instances?recursion=%d%s%s",
+	    (flags & INCUS_INST_STATE) ? 2 : 1, filter ? "&filter=" : "",
+	    filter ? filter : "");
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return err_set(e, -ENAMETOOLONG, "the instance filter is too "
+		    "long");
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0)
+		rc = incus_instance_list_from_json(&r.doc, r.metadata, flags,
+		    list, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_instance_state(struct incus *c, const char *name,
+    struct incus_inst_state *st, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[256];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (incus_inst_path(path, sizeof(path), name, "/state") < 0)
+		return err_set(e, -EINVAL, "odd instance name '%.80s'", name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0 && (rc = incus_state_from_json(&r.doc, r.metadata, st,
+	    e)) < 0)
+		incus_state_free(st);
+	incus_reply_free(&r);
+	return rc;
+}

@@ -1,0 +1,118 @@
+/*
+ * instance.h - Incus instances as owned structs: read one or the list
+ * (with or without their state), and act on them (create, edit, state
+ * changes, snapshots, files, metadata templates).
+ *
+ * Callers never see a reply or a path: they name an instance and get a
+ * struct incus_instance, whose maps are struct incus_kvs / incus_devices
+ * (incus/kv.h).  An absent instance is -ENOENT from _get (never a half-filled
+ * struct); the daemon's own error text is in e for everything else.
+ *
+ * Parsing is bounded: a field longer than its buffer, a value of the wrong
+ * type, or more NICs/addresses/profiles than the limits below refuses the
+ * whole reply (-EBADMSG / -E2BIG) rather than keeping a truncated name.
+ */
+#ifndef BOX_INSTANCE_H
+#define BOX_INSTANCE_H
+
+#include <stddef.h>
+
+#include "incus/api.h"
+#include "incus/json.h"
+#include "incus/kv.h"
+#include "util/err.h"
+
+#define INCUS_INST_NAME_MAX	64	/* with the NUL */
+#define INCUS_INST_NICS_MAX	64
+#define INCUS_INST_ADDRS_MAX	64
+#define INCUS_INST_PROFILES_MAX	64
+#define INCUS_INST_LIST_MAX	100000
+
+/* _get / _list flags. */
+#define INCUS_INST_STATE	0x1	/* with its state (get: recursion=1,
+					 * list: recursion=2) */
+#define INCUS_INST_RAW		0x2	/* keep the daemon's bytes (--json) */
+
+struct incus_addr {
+	char family[8];		/* "inet", "inet6" */
+	char address[64];
+	char netmask[8];
+	char scope[16];		/* "global", "link", "local" */
+};
+
+struct incus_nic_state {
+	char name[16];		/* inside: "eth0", "lo" */
+	char host_name[16];	/* the host side ("veth1234"), or "" */
+	struct incus_addr *addr;
+	size_t naddr;
+};
+
+struct incus_inst_state {
+	char status[32];
+	long long pid;		/* 0 when stopped or unsaid */
+	struct incus_nic_state *nic;
+	size_t nnic;
+};
+
+struct incus_instance {
+	char name[INCUS_INST_NAME_MAX];
+	char status[32];	/* "Running", "Stopped", ... */
+	char type[32];		/* "container" / "virtual-machine" */
+	char project[64];
+	char architecture[32];
+	char created_at[64];
+	char last_used_at[64];
+	char *description;	/* never NULL after a successful read */
+	int ephemeral, stateful;
+	char **profiles;
+	size_t nprofiles;
+	struct incus_kvs config, expanded_config;
+	struct incus_devices devices, expanded_devices;
+	int has_state;		/* the reply carried "state" */
+	struct incus_inst_state state;
+	int nsnapshots;		/* entries of "snapshots" (recursion >= 1) */
+	char *raw;		/* INCUS_INST_RAW: the daemon's object */
+	size_t raw_len;
+};
+
+struct incus_instance_list {
+	struct incus_instance *v;
+	size_t n;
+};
+
+/* Read one.  -ENOENT when there is no such instance. */
+int incus_instance_get(struct incus *c, const char *name, unsigned flags,
+    struct incus_instance *inst, struct box_err *e);
+
+/*
+ * Read them all.  filter is the value of the daemon's filter parameter,
+ * already URL-encoded ("config.user.box+eq+1"), or NULL for every one.
+ */
+int incus_instance_list(struct incus *c, const char *filter, unsigned flags,
+    struct incus_instance_list *list, struct box_err *e);
+
+/* GET .../state: status, pid, NICs. */
+int incus_instance_state(struct incus *c, const char *name,
+    struct incus_inst_state *st, struct box_err *e);
+
+void incus_instance_free(struct incus_instance *inst);
+void incus_instance_list_free(struct incus_instance_list *list);
+void incus_state_free(struct incus_inst_state *st);
+
+/* The parsers behind the reads (exposed for tests and the fuzzer). */
+int incus_instance_from_json(const struct json_doc *d, int obj,
+    unsigned flags, struct incus_instance *inst, struct box_err *e);
+int incus_instance_list_from_json(const struct json_doc *d, int arr,
+    unsigned flags, struct incus_instance_list *list, struct box_err *e);
+int incus_state_from_json(const struct json_doc *d, int obj,
+    struct incus_inst_state *st, struct box_err *e);
+
+/* "/1.0/instances/<name><suffix>", the name escaped: 0 or -ENAMETOOLONG. */
+int incus_inst_path(char *buf, size_t cap, const char *name,
+    const char *suffix);
+
+/* A NIC of the state by its inside name, or NULL. */
+const struct incus_nic_state *incus_state_nic(const struct incus_inst_state *st,
+    const char *name);
+
+#endif
