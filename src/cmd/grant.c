@@ -140,7 +140,7 @@ preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
 {
 	int rc, created;
 
-	rc = grant_object_exists(c, "/1.0/networks/" CONTRACT_BRIDGE, e);
+	rc = grant_network_exists(c, CONTRACT_BRIDGE, e);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {

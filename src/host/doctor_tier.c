@@ -19,40 +19,34 @@
 #include "host/grant_project.h"
 #include "host/stack.h"
 #include "incus/api.h"
-#include "incus/json.h"
+#include "incus/instance.h"
 #include "incus/project.h"
 
 static void
 first_running_box(struct incus *c, struct dr_report *r,
     const struct dr_opts *o)
 {
-	struct incus_reply rep;
+	struct incus_instance_list l;
 	struct box_err e;
-	char name[128];
-	int i, cfg;
+	size_t i;
 
 	err_clear(&e);
-	if (incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &rep,
-	    &e) < 0) {
+	if (incus_instance_list(c, NULL, 0, &l, &e) < 0) {
 		dr_add(r, "tier.boxes", "your boxes", DR_FAIL, "", "%s", e.msg);
 		return;
 	}
-	for (i = json_child(&rep.doc, rep.metadata); i >= 0;
-	    i = json_next(&rep.doc, i)) {
-		cfg = json_get(&rep.doc, i, "config");
-		if (!json_streq(&rep.doc, json_get(&rep.doc, cfg, "user.box"),
-		    "1") || !json_streq(&rep.doc, json_get(&rep.doc, i,
-		    "status"), "Running"))
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(incus_kv_or(&l.v[i].config, "user.box", ""),
+		    "1") != 0 || strcmp(l.v[i].status, "Running") != 0)
 			continue;
-		json_gets(&rep.doc, i, "name", name, sizeof(name), "");
 		if (o->probe_boxes)
-			dr_box_probe(c, name, r, o);
+			dr_box_probe(c, l.v[i].name, r, o);
 		break;
 	}
-	if (i < 0)
+	if (i == l.n)
 		dr_add(r, "tier.boxes", "your boxes", DR_INFO, "",
 		    "no running box to look inside");
-	incus_reply_free(&rep);
+	incus_instance_list_free(&l);
 }
 
 int
@@ -86,7 +80,7 @@ dr_restricted(struct dr_report *r, const struct dr_opts *o,
 		    "MAC/IPv4/IPv6 filters, a root disk)" : "not the "
 		    "contract's: box new refuses to mint from it");
 	}
-	rc = grant_object_exists(&c, "/1.0/networks/" CONTRACT_BRIDGE, e);
+	rc = grant_network_exists(&c, CONTRACT_BRIDGE, e);
 	if (rc < 0)
 		err_clear(e);
 	dr_add(r, "tier.bridge", CONTRACT_BRIDGE, rc > 0 ? DR_PASS : DR_FAIL,

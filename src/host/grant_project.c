@@ -13,10 +13,9 @@
 #include "host/contract.h"
 #include "host/stack.h"
 #include "incus/certificate.h"
-#include "incus/json.h"
+#include "incus/network.h"
+#include "incus/profile.h"
 #include "incus/project.h"
-
-#define BODY_MAX (64u << 10)
 
 /* What box sets on the project over incus-user's stock config. */
 static const struct { const char *key, *value; } project_keys[] = {
@@ -28,14 +27,18 @@ static const struct { const char *key, *value; } project_keys[] = {
 #define NPROJECT_KEYS (sizeof(project_keys) / sizeof(project_keys[0]))
 
 int
-grant_object_exists(struct incus *c, const char *path, struct box_err *e)
+grant_network_exists(struct incus *c, const char *name, struct box_err *e)
 {
-	struct incus_reply r;
-	int rc = incus_get_opt(c, path, &r, e);
+	struct incus_network n;
+	int rc = incus_network_get(c, name, &n, e);
 
-	if (rc > 0)
-		incus_reply_free(&r);
-	return rc;
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	if (rc == 0)
+		incus_network_free(&n);
+	return rc < 0 ? rc : 1;
 }
 
 int
@@ -85,35 +88,29 @@ int
 grant_preempt_bridge(struct incus *c, const struct grant_user *u,
     int *created, struct box_err *e)
 {
-	char path[64], desc[160];
-	struct json_w w;
+	char name[sizeof(u->bridge)], type[] = "bridge", desc[160];
+	struct incus_network n = { 0 };
 	int rc;
 
 	*created = 0;
-	snprintf(path, sizeof(path), "/1.0/networks/%s", u->bridge);
-	rc = grant_object_exists(c, path, e);
+	rc = grant_network_exists(c, u->bridge, e);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
+	snprintf(name, sizeof(name), "%s", u->bridge);
 	snprintf(desc, sizeof(desc), "box: incus-user's bridge for %s, made "
 	    "first without addresses (its own would probe for a subnet); "
 	    "the project may use only " CONTRACT_BRIDGE, u->project);
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	json_w_key(&w, "name");
-	json_w_str(&w, u->bridge);
-	json_w_key(&w, "type");
-	json_w_str(&w, "bridge");
-	json_w_key(&w, "description");
-	json_w_str(&w, desc);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, "ipv4.address");
-	json_w_str(&w, "none");
-	json_w_key(&w, "ipv6.address");
-	json_w_str(&w, "none");
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	rc = incus_send_json(c, "POST", "/1.0/networks", &w, 120, e);
+	n.name = name;
+	n.type = type;
+	n.description = desc;
+	rc = incus_kv_set(&n.config, "ipv4.address", "none");
+	if (rc == 0)
+		rc = incus_kv_set(&n.config, "ipv6.address", "none");
+	if (rc == 0)
+		rc = incus_network_create(c, &n, e);
+	else
+		rc = err_set(e, rc, "building the bridge %s", u->bridge);
+	incus_kv_free(&n.config);
 	if (rc == 0)
 		*created = 1;
 	return rc;
@@ -164,68 +161,47 @@ grant_create_project(struct incus *c, const struct grant_user *u,
 	return rc;
 }
 
+/* Any NIC among the devices? */
 static int
-is_nic(const struct json_doc *d, int dev)
+has_nic(const struct incus_devices *d)
 {
-	return json_streq(d, json_get(d, dev, "type"), "nic");
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (strcmp(incus_kv_or(&d->v[i].kv, "type", ""), "nic") == 0)
+			return 1;
+	return 0;
 }
 
 /* The project's default profile without any NIC (incus-user's eth0). */
 static int
 default_drop_nics(struct incus *pc, int *changed, struct box_err *e)
 {
-	struct incus_reply r;
-	struct json_w w;
-	int rc, dev, k, nics = 0;
+	static char desc[] = "Default Incus profile (no NIC: boxes use "
+	    "box-net)";
+	struct incus_profile p;
+	int rc = 0;
+	size_t i;
 
 	*changed = 0;
-	rc = incus_call(pc, "GET", "/1.0/profiles/default", NULL, &r, e);
+	rc = incus_profile_get(pc, "default", &p, e);
 	if (rc < 0)
 		return rc;
-	dev = json_get(&r.doc, r.metadata, "devices");
-	for (k = json_child(&r.doc, dev); k >= 0;
-	    k = json_next(&r.doc, json_next(&r.doc, k)))
-		nics += is_nic(&r.doc, json_next(&r.doc, k));
-	if (nics == 0) {
-		incus_reply_free(&r);
+	if (!has_nic(&p.devices)) {
+		incus_profile_free(&p);
 		return 0;
 	}
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	json_w_key(&w, "description");
-	json_w_raw(&w, "\"Default Incus profile (no NIC: boxes use box-net)\"",
-	    strlen("\"Default Incus profile (no NIC: boxes use box-net)\""));
-	json_w_key(&w, "config");
-	{
-		size_t n;
-		const char *raw = json_raw(&r.doc, json_get(&r.doc,
-		    r.metadata, "config"), &n);
-
-		if (raw != NULL)
-			json_w_raw(&w, raw, n);
-		else
-			json_w_raw(&w, "{}", 2);
-	}
-	json_w_key(&w, "devices");
-	json_w_obj(&w);
-	for (k = json_child(&r.doc, dev); k >= 0;
-	    k = json_next(&r.doc, json_next(&r.doc, k))) {
-		int v = json_next(&r.doc, k);
-		char name[128];
-		size_t n;
-		const char *raw;
-
-		if (is_nic(&r.doc, v) ||
-		    json_str(&r.doc, k, name, sizeof(name)) < 0)
-			continue;
-		raw = json_raw(&r.doc, v, &n);
-		json_w_key(&w, name);
-		json_w_raw(&w, raw, n);
-	}
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	incus_reply_free(&r);
-	rc = incus_send_json(pc, "PUT", "/1.0/profiles/default", &w, 120, e);
+	for (i = p.devices.n; i-- > 0 && rc >= 0;)
+		if (strcmp(incus_kv_or(&p.devices.v[i].kv, "type", ""),
+		    "nic") == 0)
+			rc = incus_dev_del(&p.devices, p.devices.v[i].name);
+	free(p.description);
+	p.description = strdup(desc);
+	if (p.description == NULL || rc < 0)
+		rc = err_set(e, -ENOMEM, "changing the default profile");
+	else
+		rc = incus_profile_put(pc, "default", &p, e);
+	incus_profile_free(&p);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -337,10 +313,10 @@ grant_project_check(struct incus *c, const char *project, char *bad,
     size_t cap, struct box_err *e)
 {
 	struct incus_project p;
-	struct incus_reply r;
+	struct incus_profile prof;
 	struct incus pc;
 	char line[160];
-	int rc, dev, k, problems = 0, exists, ok;
+	int rc, problems = 0, exists, ok;
 
 	bad[0] = '\0';
 	rc = incus_project_get(c, project, &p, e);
@@ -370,17 +346,13 @@ grant_project_check(struct incus *c, const char *project, char *bad,
 	rc = grant_project_client(c, project, &pc, e);
 	if (rc < 0)
 		return rc;
-	rc = incus_call(&pc, "GET", "/1.0/profiles/default", NULL, &r, e);
+	rc = incus_profile_get(&pc, "default", &prof, e);
 	if (rc == 0) {
-		dev = json_get(&r.doc, r.metadata, "devices");
-		for (k = json_child(&r.doc, dev); k >= 0;
-		    k = json_next(&r.doc, json_next(&r.doc, k)))
-			if (is_nic(&r.doc, json_next(&r.doc, k))) {
-				note(bad, cap, "the default profile has a NIC");
-				problems++;
-				break;
-			}
-		incus_reply_free(&r);
+		if (has_nic(&prof.devices)) {
+			note(bad, cap, "the default profile has a NIC");
+			problems++;
+		}
+		incus_profile_free(&prof);
 		rc = stack_profile_check(&pc, &exists, &ok, e);
 	}
 	incus_close(&pc);

@@ -14,8 +14,9 @@
 #include "incus/api.h"
 #include "util/err.h"
 
-/* 1 when GET path answers, 0 on 404, < 0 otherwise. */
-int grant_object_exists(struct incus *c, const char *path, struct box_err *e);
+/* 1 when the network name exists, 0 when it does not, < 0 otherwise. */
+int grant_network_exists(struct incus *c, const char *name,
+    struct box_err *e);
 /* 1 when project exists, 0 when it does not, < 0 otherwise. */
 int grant_project_exists(struct incus *c, const char *project,
     struct box_err *e);

@@ -18,6 +18,11 @@
 #include "host/grant_project.h"
 #include "incus/certificate.h"
 #include "incus/image.h"
+#include "incus/instance.h"
+#include "incus/instance_host.h"
+#include "incus/network.h"
+#include "incus/profile.h"
+#include "incus/profile_host.h"
 #include "incus/json.h"
 #include "incus/project.h"
 
@@ -77,27 +82,52 @@ delete_listed(struct incus *pc, const char *list, const char *prefix,
 static int
 purge_instances(struct incus *pc, int *count, struct box_err *e)
 {
-	struct incus_reply r, d;
-	char name[256], path[512];
-	int rc, i;
+	struct incus_instance_list l;
+	int rc;
+	size_t i;
 
-	rc = incus_call(pc, "GET", "/1.0/instances", NULL, &r, e);
+	*count = 0;
+	rc = incus_instance_list(pc, NULL, 0, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0;
-	    i = json_next(&r.doc, i)) {
-		if (url_name(&r.doc, i, name, sizeof(name)) < 0)
-			continue;
-		snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
-		/* A stopped box answers the stop with an error: fine. */
-		if (incus_do(pc, "PUT", path, "{\"action\":\"stop\","
-		    "\"force\":true}", PURGE_WAIT_S, &d, e) == 0)
-			incus_reply_free(&d);
+	/* A stopped box answers the stop with an error: fine. */
+	for (i = 0; i < l.n; i++) {
+		incus_instance_host_stop(pc, l.v[i].name, 1, PURGE_WAIT_S, e);
 		err_clear(e);
 	}
-	incus_reply_free(&r);
-	return delete_listed(pc, "/1.0/instances", "/1.0/instances", NULL,
-	    count, e);
+	for (i = 0; i < l.n && rc == 0; i++) {
+		rc = incus_instance_host_delete(pc, l.v[i].name, PURGE_WAIT_S,
+		    e);
+		if (rc == 0)
+			(*count)++;
+		else
+			err_context(e, "deleting the instance %s", l.v[i].name);
+	}
+	incus_instance_list_free(&l);
+	return rc;
+}
+
+/* The project's own profiles but its default (which cannot go). */
+static int
+purge_profiles(struct incus *pc, int *count, struct box_err *e)
+{
+	struct incus_profile_names l;
+	int rc;
+	size_t i;
+
+	*count = 0;
+	rc = incus_profile_host_names(pc, &l, e);
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		if (strcmp(l.v[i], "default") == 0)
+			continue;
+		rc = incus_profile_delete(pc, l.v[i], e);
+		if (rc == 0)
+			(*count)++;
+		else
+			err_context(e, "deleting the profile %s", l.v[i]);
+	}
+	incus_profile_names_free(&l);
+	return rc;
 }
 
 /* The project's own images (only called when it has its own store). */
@@ -186,8 +216,7 @@ int
 grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 {
 	struct incus pc;
-	struct incus_reply d;
-	char path[96], fps[8][80];
+	char fps[8][80];
 	int rc, n, i, exists, own = 0;
 
 	exists = grant_project_features(c, u->project, &own, e);
@@ -209,8 +238,7 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		    (rc = purge_images(&pc, &n, e)) == 0)
 			printf("  deleted %d image(s)\n", n);
 		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
-		    (rc = delete_listed(&pc, "/1.0/profiles",
-		    "/1.0/profiles", "default", &n, e)) == 0)
+		    (rc = purge_profiles(&pc, &n, e)) == 0)
 			printf("  deleted %d profile(s)\n", n);
 		if (rc == 0 && (own & GRANT_OWN_VOLUMES) &&
 		    (rc = purge_volumes(&pc, &n, e)) == 0 && n)
@@ -225,16 +253,13 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		}
 		printf("  deleted the project %s\n", u->project);
 	}
-	snprintf(path, sizeof(path), "/1.0/networks/%s", u->bridge);
-	rc = incus_do(c, "DELETE", path, NULL, PURGE_WAIT_S, &d, e);
+	rc = incus_network_delete(c, u->bridge, e);
 	if (rc == -ENOENT)
 		err_clear(e);
 	else if (rc < 0)
 		return rc;
-	else {
-		incus_reply_free(&d);
+	else
 		printf("  deleted the bridge %s\n", u->bridge);
-	}
 	n = grant_trust_fps(c, u->uid, fps, 8, e);
 	if (n < 0)
 		return n;
@@ -265,7 +290,7 @@ int
 grant_absent(struct incus *c, const struct grant_user *u, char *left,
     size_t cap, struct box_err *e)
 {
-	char path[96], fps[2][80], what[256];
+	char fps[2][80], what[256];
 	struct stat st;
 	int rc;
 
@@ -276,8 +301,7 @@ grant_absent(struct incus *c, const struct grant_user *u, char *left,
 		snprintf(what, sizeof(what), "project %s", u->project);
 		survivor(left, cap, what);
 	}
-	snprintf(path, sizeof(path), "/1.0/networks/%s", u->bridge);
-	if ((rc = grant_object_exists(c, path, e)) < 0)
+	if ((rc = grant_network_exists(c, u->bridge, e)) < 0)
 		return rc;
 	if (rc) {
 		snprintf(what, sizeof(what), "bridge %s", u->bridge);

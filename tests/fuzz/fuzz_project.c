@@ -1,6 +1,6 @@
 /*
  * fuzz_project - the project, trust store and image parsers (src/incus/
- * project.c, certificate.c, image.c) on arbitrary bytes.  Every parser
+ * project.c, certificate.c, image.c, profile_host.c) on arbitrary bytes.  Every parser
  * reads the same document; what one accepts must hold its own promises:
  * names never empty, fingerprints hex (they go into URLs), every config
  * key found again, and all of it freed without a leak.
@@ -11,6 +11,7 @@
 
 #include "incus/certificate.h"
 #include "incus/image.h"
+#include "incus/profile_host.h"
 #include "incus/project.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,6 +86,20 @@ images(const struct json_doc *d)
 	}
 }
 
+static void
+profile_names(const struct json_doc *d)
+{
+	struct incus_profile_names l;
+	size_t i;
+
+	if (incus_profile_names_parse(&l, d, 0) != 0)
+		return;
+	for (i = 0; i < l.n; i++)
+		if (l.v[i] == NULL)
+			__builtin_trap();
+	incus_profile_names_free(&l);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -97,6 +112,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	projects(&d);
 	certificates(&d);
 	images(&d);
+	profile_names(&d);
 	json_free(&d);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "incus/api.h"
 #include "incus/certificate.h"
 #include "incus/image.h"
+#include "incus/profile_host.h"
 #include "incus/project.h"
 #include "t.h"
 
@@ -490,4 +491,33 @@ TEST(certificate_and_image_calls)
 	    "GET /1.0/images/aliases/nope \n"
 	    "GET /1.0/images?recursion=1&project=user-7 \n"
 	    "DELETE /1.0/images/ab12?project=user-7 \n");
+}
+
+TEST(profile_names_parse_urls_and_refuse_others)
+{
+	static const char *bad[] = {
+		"{}", "[1]", "[\"/1.0/profiles/\"]", "[\"/1.0/networks/x\"]",
+		"[\"/1.0/profiles/a/b\"]", "[\"/1.0/profiles/a%2\"]",
+		"[\"/1.0/profiles/a%00b\"]",
+	};
+	struct incus_profile_names l;
+	struct json_doc d;
+	size_t i;
+
+	CHECK(doc("[\"/1.0/profiles/default?project=user-7\","
+	    "\"/1.0/profiles/box-net\",\"/1.0/profiles/a%20b%2Fc\"]", &d) == 0);
+	CHECK_INT(incus_profile_names_parse(&l, &d, 0), 0);
+	CHECK_INT(l.n, 3);
+	CHECK_STR(l.v[0], "default");
+	CHECK_STR(l.v[1], "box-net");
+	CHECK_STR(l.v[2], "a b/c");
+	incus_profile_names_free(&l);
+	json_free(&d);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(doc(bad[i], &d) == 0);
+		if (incus_profile_names_parse(&l, &d, 0) != -EBADMSG)
+			t_fail(__FILE__, __LINE__, "accepted %s", bad[i]);
+		CHECK(l.n == 0 && l.v == NULL);
+		json_free(&d);
+	}
 }

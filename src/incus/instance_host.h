@@ -1,0 +1,21 @@
+/*
+ * instance_host.h - the instance actions src/host/ needs that instance.h
+ * (the instance helper's) does not offer yet: a forced stop and a delete,
+ * each waited on.  Kept apart, with names of their own, so that the
+ * instance layer can grow its own without a clash; fold these into it
+ * when it has them.
+ */
+#ifndef BOX_INSTANCE_HOST_H
+#define BOX_INSTANCE_HOST_H
+
+#include "incus/api.h"
+#include "util/err.h"
+
+/* PUT state {"action":"stop","force":force}; a stopped one fails. */
+int incus_instance_host_stop(struct incus *c, const char *name, int force,
+    int timeout_s, struct box_err *e);
+/* DELETE the instance (stopped) and wait: 0, -ENOENT, or -errno. */
+int incus_instance_host_delete(struct incus *c, const char *name,
+    int timeout_s, struct box_err *e);
+
+#endif
