@@ -9,8 +9,11 @@
 
 #include "host/egress_fw.h"
 #include "host/subnet.h"
+#include "incus/acl.h"
+#include "incus/network.h"
+#include "incus/profile.h"
+#include "incus/storage.h"
 
-#define BODY_MAX (64u << 10)
 #define RAW_DNSMASQ_MAX (512u << 10)
 
 int
@@ -65,36 +68,54 @@ dnsmasq_raw(const struct stack_conf *sc, char *buf, size_t cap)
 		buf[0] = '\0';		/* never matches: converge reports it */
 }
 
+/*
+ * The bridge as Incus holds it: 1 with n filled, 0 when there is none (e
+ * cleared: absence is an answer here), or -errno.
+ */
+static int
+bridge_get(struct incus *c, struct incus_network *n, struct box_err *e)
+{
+	int rc = incus_network_get(c, STACK_BRIDGE, n, e);
+
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	return rc < 0 ? rc : 1;
+}
+
 int
 stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e)
 {
-	struct incus_reply r;
-	char addr[48];
+	struct incus_network n;
 	unsigned a, b, d, x;
 	int rc;
 
 	*net = 0;
-	rc = incus_get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
+	rc = bridge_get(c, &n, e);
 	if (rc <= 0)
 		return rc;
-	json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
-	    "ipv4.address", addr, sizeof(addr), "");
-	incus_reply_free(&r);
-	if (sscanf(addr, "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 && a < 256 &&
-	    b < 256 && d < 256)
+	if (sscanf(incus_kv_or(&n.config, "ipv4.address", ""),
+	    "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 && a < 256 && b < 256 &&
+	    d < 256)
 		*net = a << 24 | b << 16 | d << 8;
+	incus_network_free(&n);
 	return 1;
 }
 
 /* --- the ACL ----------------------------------------------------------- */
 
-/* A rule key that narrows the rule: absent, or "", is none. */
+/* A rule member that narrows the rule: absent, or "", is none. */
 static int
-json_absent_or_empty(const struct json_doc *d, int obj, const char *key)
+absent_or_empty(const char *v)
 {
-	int v = json_get(d, obj, key);
+	return v == NULL || *v == '\0';
+}
 
-	return v < 0 || json_streq(d, v, "");
+static int
+same(const char *v, const char *want)
+{
+	return v != NULL && strcmp(v, want) == 0;
 }
 
 /* The destination of contract ACL rule i: a CIDR, or the gateway /32. */
@@ -110,98 +131,100 @@ acl_dest(const struct stack_conf *sc, size_t i, char *buf, size_t cap)
 		strcat(buf, "/32");
 }
 
-static void
-acl_egress(struct json_w *w, const struct stack_conf *sc)
+/* The contract's egress rules for sc, in order. */
+static int
+acl_egress(struct incus_acl_rules *l, const struct stack_conf *sc)
 {
 	char dest[48];
 	size_t i;
+	int rc;
 
-	json_w_arr(w);
 	for (i = 0; i < contract_nacl_egress; i++) {
+		struct incus_acl_rule r = {
+			.action = (char *)contract_acl_egress[i].action,
+			.destination = dest,
+			.state = "enabled",
+			.description =
+			    (char *)contract_acl_egress[i].description,
+		};
+
 		acl_dest(sc, i, dest, sizeof(dest));
-		json_w_obj(w);
-		json_w_key(w, "action");
-		json_w_str(w, contract_acl_egress[i].action);
-		json_w_key(w, "destination");
-		json_w_str(w, dest);
-		json_w_key(w, "state");
-		json_w_str(w, "enabled");
-		if (contract_acl_egress[i].description != NULL) {
-			json_w_key(w, "description");
-			json_w_str(w, contract_acl_egress[i].description);
-		}
-		json_w_end(w, '}');
+		if ((rc = incus_acl_rule_add(l, &r)) < 0)
+			return rc;
 	}
-	json_w_end(w, ']');
+	return 0;
 }
 
 /* Do the egress rules of an existing ACL equal the contract's, in order? */
 static int
-acl_matches(const struct json_doc *d, int acl, const struct stack_conf *sc)
+acl_matches(const struct incus_acl *a, const struct stack_conf *sc)
 {
-	int eg = json_get(d, acl, "egress"), r = json_child(d, eg);
-	char want[48], v[64];
+	char want[48];
 	size_t i;
 
-	if (json_count(d, eg) != (int)contract_nacl_egress)
+	if (a->egress.n != contract_nacl_egress)
 		return 0;
-	for (i = 0; i < contract_nacl_egress; i++, r = json_next(d, r)) {
+	for (i = 0; i < contract_nacl_egress; i++) {
+		const struct incus_acl_rule *r = &a->egress.v[i];
+
 		acl_dest(sc, i, want, sizeof(want));
-		if (strcmp(json_gets(d, r, "action", v, sizeof(v), ""),
-		    contract_acl_egress[i].action) != 0 ||
-		    strcmp(json_gets(d, r, "destination", v, sizeof(v), ""),
-		    want) != 0 ||
-		    strcmp(json_gets(d, r, "state", v, sizeof(v), ""),
-		    "enabled") != 0 || !json_absent_or_empty(d, r, "protocol") ||
-		    !json_absent_or_empty(d, r, "source") ||
-		    !json_absent_or_empty(d, r, "destination_port") ||
-		    !json_absent_or_empty(d, r, "icmp_type"))
+		if (!same(r->action, contract_acl_egress[i].action) ||
+		    !same(r->destination, want) ||
+		    !same(r->state, "enabled") ||
+		    !absent_or_empty(r->protocol) ||
+		    !absent_or_empty(r->source) ||
+		    !absent_or_empty(r->destination_port) ||
+		    !absent_or_empty(r->icmp_type))
 			return 0;
 	}
 	return 1;
+}
+
+/* The ACL: 1 with a filled, 0 when there is none (e cleared), or -errno. */
+static int
+acl_get(struct incus *c, struct incus_acl *a, struct box_err *e)
+{
+	int rc = incus_acl_get(c, STACK_ACL, a, e);
+
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	return rc < 0 ? rc : 1;
 }
 
 int
 stack_ensure_acl(struct incus *c, const struct stack_conf *sc, int *changed,
     struct box_err *e)
 {
-	struct incus_reply r;
-	struct json_w w;
-	const char *ingress = "[]";
-	size_t ilen = 2;
+	struct incus_acl had, want = {
+		.name = STACK_ACL,
+		.description = "box: a box reaches the internet, nothing "
+		    "private",
+	};
 	int rc, exists;
 
 	*changed = 0;
-	exists = incus_get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);
+	exists = acl_get(c, &had, e);
 	if (exists < 0)
 		return exists;
-	if (exists && acl_matches(&r.doc, r.metadata, sc)) {
-		incus_reply_free(&r);
+	if (exists && acl_matches(&had, sc)) {
+		incus_acl_free(&had);
 		return 0;
 	}
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	if (!exists) {
-		json_w_key(&w, "name");
-		json_w_str(&w, STACK_ACL);
-	} else {
-		int in = json_get(&r.doc, r.metadata, "ingress");
-
-		/* Keep the ingress rules verbatim: they are expose's doors. */
-		if (json_type(&r.doc, in) == JSON_ARRAY)
-			ingress = json_raw(&r.doc, in, &ilen);
-	}
-	json_w_key(&w, "description");
-	json_w_str(&w, "box: a box reaches the internet, nothing private");
-	json_w_key(&w, "egress");
-	acl_egress(&w, sc);
-	json_w_key(&w, "ingress");
-	json_w_raw(&w, ingress, ilen);
-	json_w_end(&w, '}');
-	rc = incus_send_json(c, exists ? "PUT" : "POST", exists ?
-	    "/1.0/network-acls/" STACK_ACL : "/1.0/network-acls", &w, 120, e);
+	rc = acl_egress(&want.egress, sc);
+	if (rc < 0)
+		rc = err_set(e, rc, "out of memory");
+	else if (exists)
+		/* Keep the ingress rules as they are: they are expose's doors. */
+		rc = incus_acl_put(c, STACK_ACL, &(struct incus_acl){
+		    .description = want.description, .egress = want.egress,
+		    .ingress = had.ingress }, e);
+	else
+		rc = incus_acl_create(c, &want, e);
+	incus_acl_rules_free(&want.egress);
 	if (exists)
-		incus_reply_free(&r);
+		incus_acl_free(&had);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -231,22 +254,18 @@ bridge_want(const struct contract_key *k, const struct stack_conf *sc,
 /* raw.dnsmasq equal to want but for its nftset= lines, which are the
  * boxes' egress policies (host/egress_host.c keeps them). */
 static int
-dnsmasq_same(const struct json_doc *d, int cfg, const char *want)
+dnsmasq_same(const struct incus_kvs *cfg, const char *want)
 {
-	char *had = malloc(RAW_DNSMASQ_MAX), *fixed = malloc(RAW_DNSMASQ_MAX);
-	int same;
+	char *fixed = malloc(RAW_DNSMASQ_MAX);
+	int eq;
 
-	if (had == NULL || fixed == NULL) {
-		free(had);
-		free(fixed);
+	if (fixed == NULL)
 		return 0;
-	}
-	json_gets(d, cfg, "raw.dnsmasq", had, RAW_DNSMASQ_MAX, "");
-	egfw_dnsmasq_strip(had, fixed, RAW_DNSMASQ_MAX);
-	same = strcmp(fixed, want) == 0;
-	free(had);
+	egfw_dnsmasq_strip(incus_kv_or(cfg, "raw.dnsmasq", ""), fixed,
+	    RAW_DNSMASQ_MAX);
+	eq = strcmp(fixed, want) == 0;
 	free(fixed);
-	return same;
+	return eq;
 }
 
 /*
@@ -255,10 +274,11 @@ dnsmasq_same(const struct json_doc *d, int cfg, const char *want)
  * bridge's own address differs (that one is never changed).
  */
 static int
-net_drift(const struct json_doc *d, int net, const struct stack_conf *sc,
+net_drift(const struct incus_network *net, const struct stack_conf *sc,
     char *drift, size_t cap, int *readdress)
 {
-	int cfg = json_get(d, net, "config"), n = 0;
+	const struct incus_kvs *cfg = &net->config;
+	int n = 0;
 	char want[512], had[96];
 	size_t i, o = 0;
 
@@ -267,25 +287,25 @@ net_drift(const struct json_doc *d, int net, const struct stack_conf *sc,
 	*readdress = 0;
 	for (i = 0; i < contract_nbridge_keys; i++) {
 		const struct contract_key *k = &contract_bridge_keys[i];
-		int v = json_get(d, cfg, k->key);
+		const char *v = incus_kv_get(cfg, k->key);
 
 		bridge_want(k, sc, want, sizeof(want));
-		if (json_streq(d, v, want) || (k->how == CV_DNSMASQ &&
-		    dnsmasq_same(d, cfg, want)))
+		if (same(v, want) || (k->how == CV_DNSMASQ &&
+		    dnsmasq_same(cfg, want)))
 			continue;
 		if (k->how == CV_GATEWAY_CIDR) {
 			*readdress = 1;
 			continue;
 		}
-		json_gets(d, cfg, k->key, had, sizeof(had), "");
+		snprintf(had, sizeof(had), "%s", v ? v : "");
 		for (char *p = had; *p; p++)	/* one line per key */
 			if (*p == '\n')
 				*p = ' ';
 		if (o < cap)
 			o += (size_t)snprintf(drift + o, cap - o, "%s%s "
 			    "(was %s%s%s)", n ? ", " : "", k->key,
-			    v < 0 ? "unset" : "'", v < 0 ? "" : had,
-			    v < 0 ? "" : "'");
+			    v == NULL ? "unset" : "'", v == NULL ? "" : had,
+			    v == NULL ? "" : "'");
 		n++;
 	}
 	if (o >= cap && cap > 4)
@@ -293,46 +313,47 @@ net_drift(const struct json_doc *d, int net, const struct stack_conf *sc,
 	return n;
 }
 
-static void
-net_config(struct json_w *w, const struct stack_conf *sc, int create)
+static int
+net_config(struct incus_kvs *cfg, const struct stack_conf *sc, int create)
 {
 	char want[512];
 	size_t i;
+	int rc;
 
-	json_w_key(w, "config");
-	json_w_obj(w);
 	for (i = 0; i < contract_nbridge_keys; i++) {
 		const struct contract_key *k = &contract_bridge_keys[i];
 
 		if (k->how == CV_GATEWAY_CIDR && !create)
 			continue;	/* never re-addressed */
 		bridge_want(k, sc, want, sizeof(want));
-		json_w_key(w, k->key);
-		json_w_str(w, want);
+		if ((rc = incus_kv_set(cfg, k->key, want)) < 0)
+			return rc;
 	}
-	json_w_end(w, '}');
+	return 0;
 }
 
 int
 stack_ensure_network(struct incus *c, const struct stack_conf *sc,
     int *changed, char *corrected, size_t cap, struct box_err *e)
 {
-	struct incus_reply r;
-	struct json_w w;
+	struct incus_network had, want = {
+		.name = STACK_BRIDGE,
+		.type = "bridge",
+		.description = "box: the bridge boxes live on",
+	};
 	char drift[512];
 	int exists, rc, readdress = 0;
 
 	*changed = 0;
 	if (corrected != NULL && cap > 0)
 		corrected[0] = '\0';
-	exists = incus_get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
+	exists = bridge_get(c, &had, e);
 	if (exists < 0)
 		return exists;
 	if (exists) {
-		int n = net_drift(&r.doc, r.metadata, sc, drift,
-		    sizeof(drift), &readdress);
+		int n = net_drift(&had, sc, drift, sizeof(drift), &readdress);
 
-		incus_reply_free(&r);
+		incus_network_free(&had);
 		if (readdress)
 			return err_set(e, -EEXIST, "the bridge %s exists on "
 			    "another subnet than the one decided; box never "
@@ -342,21 +363,16 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 		if (corrected != NULL)
 			snprintf(corrected, cap, "%s", drift);
 	}
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	if (!exists) {
-		json_w_key(&w, "name");
-		json_w_str(&w, STACK_BRIDGE);
-		json_w_key(&w, "type");
-		json_w_str(&w, "bridge");
-		json_w_key(&w, "description");
-		json_w_str(&w, "box: the bridge boxes live on");
-	}
-	net_config(&w, sc, !exists);
-	json_w_end(&w, '}');
-	/* PATCH merges: keys box does not own stay as the admin set them. */
-	rc = incus_send_json(c, exists ? "PATCH" : "POST", exists ?
-	    "/1.0/networks/" STACK_BRIDGE : "/1.0/networks", &w, 120, e);
+	rc = net_config(&want.config, sc, !exists);
+	if (rc < 0)
+		rc = err_set(e, rc, "out of memory");
+	else if (exists)
+		/* PATCH merges: keys box does not own stay as the admin set
+		 * them. */
+		rc = incus_network_patch(c, STACK_BRIDGE, &want.config, e);
+	else
+		rc = incus_network_create(c, &want, e);
+	incus_kv_free(&want.config);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -366,85 +382,92 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 
 /* Does device dev hold exactly the contract keys kv[0..n)? */
 static int
-device_exact(const struct json_doc *d, int dev, const struct contract_key *kv,
+device_exact(const struct incus_kvs *dev, const struct contract_key *kv,
     size_t n)
 {
 	size_t i;
 
-	if (json_count(d, dev) != (int)n)
+	if (dev == NULL || dev->n != n)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!json_streq(d, json_get(d, dev, kv[i].key), kv[i].value))
+		if (!same(incus_kv_get(dev, kv[i].key), kv[i].value))
 			return 0;
 	return 1;
 }
 
 static int
-profile_matches(const struct json_doc *d, int p)
+profile_matches(const struct incus_profile *p)
 {
-	int dev = json_get(d, p, "devices");
-
-	return json_count(d, json_get(d, p, "config")) == 0 &&
-	    json_count(d, dev) == 2 &&
-	    device_exact(d, json_get(d, dev, CONTRACT_NIC), contract_nic_keys,
-	    contract_nnic_keys) &&
-	    device_exact(d, json_get(d, dev, "root"), contract_root_keys,
-	    contract_nroot_keys);
+	return p->config.n == 0 && p->devices.n == 2 &&
+	    device_exact(incus_dev_get(&p->devices, CONTRACT_NIC),
+	    contract_nic_keys, contract_nnic_keys) &&
+	    device_exact(incus_dev_get(&p->devices, "root"),
+	    contract_root_keys, contract_nroot_keys);
 }
 
-static void
-device_json(struct json_w *w, const char *name, const struct contract_key *kv,
-    size_t n)
+/* Device name with exactly the contract keys kv[0..n), added to d. */
+static int
+device_add(struct incus_devices *d, const char *name,
+    const struct contract_key *kv, size_t n)
 {
+	struct incus_kvs m = { 0 };
 	size_t i;
+	int rc = 0;
 
-	json_w_key(w, name);
-	json_w_obj(w);
-	for (i = 0; i < n; i++) {
-		json_w_key(w, kv[i].key);
-		json_w_str(w, kv[i].value);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = incus_kv_set(&m, kv[i].key, kv[i].value);
+	if (rc == 0)
+		rc = incus_dev_set(d, name, &m);
+	incus_kv_free(&m);
+	return rc;
+}
+
+/* The profile: 1 with p filled, 0 when there is none (e cleared), -errno. */
+static int
+profile_get(struct incus *c, struct incus_profile *p, struct box_err *e)
+{
+	int rc = incus_profile_get(c, STACK_PROFILE, p, e);
+
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
 	}
-	json_w_end(w, '}');
+	return rc < 0 ? rc : 1;
 }
 
 int
 stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 {
-	struct incus_reply r;
-	struct json_w w;
+	struct incus_profile had, want = {
+		.name = STACK_PROFILE,
+		.description = "box: an isolated, filtered NIC and a root "
+		    "disk, nothing else",
+	};
 	int exists, rc;
 
 	*changed = 0;
-	exists = incus_get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
+	exists = profile_get(c, &had, e);
 	if (exists < 0)
 		return exists;
 	if (exists) {
-		int ok = profile_matches(&r.doc, r.metadata);
+		int ok = profile_matches(&had);
 
-		incus_reply_free(&r);
+		incus_profile_free(&had);
 		if (ok)
 			return 0;
 	}
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	if (!exists) {
-		json_w_key(&w, "name");
-		json_w_str(&w, STACK_PROFILE);
-	}
-	json_w_key(&w, "description");
-	json_w_str(&w, "box: an isolated, filtered NIC and a root disk, "
-	    "nothing else");
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_end(&w, '}');
-	json_w_key(&w, "devices");
-	json_w_obj(&w);
-	device_json(&w, CONTRACT_NIC, contract_nic_keys, contract_nnic_keys);
-	device_json(&w, "root", contract_root_keys, contract_nroot_keys);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	rc = incus_send_json(c, exists ? "PUT" : "POST", exists ?
-	    "/1.0/profiles/" STACK_PROFILE : "/1.0/profiles", &w, 120, e);
+	rc = device_add(&want.devices, CONTRACT_NIC, contract_nic_keys,
+	    contract_nnic_keys);
+	if (rc == 0)
+		rc = device_add(&want.devices, "root", contract_root_keys,
+		    contract_nroot_keys);
+	if (rc < 0)
+		rc = err_set(e, rc, "out of memory");
+	else if (exists)
+		rc = incus_profile_put(c, STACK_PROFILE, &want, e);
+	else
+		rc = incus_profile_create(c, &want, e);
+	incus_dev_free(&want.devices);
 	if (rc == 0)
 		*changed = 1;
 	return rc;
@@ -453,16 +476,16 @@ stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 int
 stack_profile_check(struct incus *c, int *exists, int *ok, struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_profile p;
 	int rc;
 
 	*ok = 0;
-	rc = incus_get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
+	rc = profile_get(c, &p, e);
 	*exists = rc > 0;
 	if (rc <= 0)
 		return rc;
-	*ok = profile_matches(&r.doc, r.metadata);
-	incus_reply_free(&r);
+	*ok = profile_matches(&p);
+	incus_profile_free(&p);
 	return 0;
 }
 
@@ -471,21 +494,13 @@ stack_profile_check(struct incus *c, int *exists, int *ok, struct box_err *e)
 static int
 create_pool(struct incus *c, const char *driver, struct box_err *e)
 {
-	struct json_w w;
+	struct incus_pool p = {
+		.name = STACK_POOL,
+		.driver = (char *)driver,
+		.description = "box: storage for boxes",
+	};
 
-	json_w_init(&w, BODY_MAX);
-	json_w_obj(&w);
-	json_w_key(&w, "name");
-	json_w_str(&w, STACK_POOL);
-	json_w_key(&w, "driver");
-	json_w_str(&w, driver);
-	json_w_key(&w, "description");
-	json_w_str(&w, "box: storage for boxes");
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	return incus_send_json(c, "POST", "/1.0/storage-pools", &w, 120, e);
+	return incus_pool_create(c, &p, e);
 }
 
 int
@@ -518,15 +533,19 @@ stack_ensure_pool(struct incus *c, struct stack_state *st, int *created,
 static int
 observe_pool(struct incus *c, struct stack_state *st, struct box_err *e)
 {
-	struct incus_reply r;
-	int rc = incus_get_opt(c, "/1.0/storage-pools/" STACK_POOL, &r, e);
+	struct incus_pool p;
+	int rc = incus_pool_get(c, STACK_POOL, &p, e);
 
-	if (rc <= 0)
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	if (rc < 0)
 		return rc;
 	st->pool_exists = 1;
-	json_gets(&r.doc, r.metadata, "driver", st->pool_driver,
-	    sizeof(st->pool_driver), "?");
-	incus_reply_free(&r);
+	snprintf(st->pool_driver, sizeof(st->pool_driver), "%s",
+	    p.driver ? p.driver : "?");
+	incus_pool_free(&p);
 	return 0;
 }
 
@@ -582,44 +601,41 @@ int
 stack_observe(struct incus *c, const struct stack_conf *sc,
     struct stack_state *st, struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_network n;
+	struct incus_acl a;
+	struct incus_profile p;
 	int rc, readdress;
 
 	memset(st, 0, sizeof(*st));
 	if ((rc = observe_pool(c, st, e)) < 0)
 		return rc;
-	rc = incus_get_opt(c, "/1.0/networks/" STACK_BRIDGE, &r, e);
-	if (rc < 0)
+	if ((rc = bridge_get(c, &n, e)) < 0)
 		return rc;
 	if (rc > 0) {
 		st->net_exists = 1;
-		json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
-		    "ipv4.address", st->net_addr, sizeof(st->net_addr), "");
-		st->net_keys_ok = net_drift(&r.doc, r.metadata, sc,
-		    st->net_drift, sizeof(st->net_drift), &readdress) == 0 &&
-		    !readdress;
+		snprintf(st->net_addr, sizeof(st->net_addr), "%s",
+		    incus_kv_or(&n.config, "ipv4.address", ""));
+		st->net_keys_ok = net_drift(&n, sc, st->net_drift,
+		    sizeof(st->net_drift), &readdress) == 0 && !readdress;
 		if (readdress)
 			snprintf(st->net_drift, sizeof(st->net_drift),
 			    "ipv4.address is not the decided subnet's");
-		incus_reply_free(&r);
+		incus_network_free(&n);
 	}
-	rc = incus_get_opt(c, "/1.0/network-acls/" STACK_ACL, &r, e);
-	if (rc < 0)
+	if ((rc = acl_get(c, &a, e)) < 0)
 		return rc;
 	if (rc > 0) {
 		st->acl_exists = 1;
-		st->acl_ok = acl_matches(&r.doc, r.metadata, sc);
-		st->acl_ingress = json_count(&r.doc, json_get(&r.doc,
-		    r.metadata, "ingress"));
-		incus_reply_free(&r);
+		st->acl_ok = acl_matches(&a, sc);
+		st->acl_ingress = (int)a.ingress.n;
+		incus_acl_free(&a);
 	}
-	rc = incus_get_opt(c, "/1.0/profiles/" STACK_PROFILE, &r, e);
-	if (rc < 0)
+	if ((rc = profile_get(c, &p, e)) < 0)
 		return rc;
 	if (rc > 0) {
 		st->profile_exists = 1;
-		st->profile_ok = profile_matches(&r.doc, r.metadata);
-		incus_reply_free(&r);
+		st->profile_ok = profile_matches(&p);
+		incus_profile_free(&p);
 	}
 	return observe_boxes(c, st, e);
 }
@@ -627,16 +643,12 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 int
 stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e)
 {
-	struct json_w w;
+	struct incus_kvs cfg = { 0 };
+	int rc = incus_kv_set(&cfg, "raw.dnsmasq", raw);
 
-	json_w_init(&w, 6 * strlen(raw) + 256);	/* worst escaping */
-	json_w_obj(&w);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, "raw.dnsmasq");
-	json_w_str(&w, raw);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	return incus_send_json(c, "PATCH", "/1.0/networks/" STACK_BRIDGE, &w,
-	    120, e);
+	if (rc < 0)
+		return err_set(e, rc, "out of memory");
+	rc = incus_network_patch(c, STACK_BRIDGE, &cfg, e);
+	incus_kv_free(&cfg);
+	return rc;
 }

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "incus/acl.h"
 #include "incus/network.h"
 #include "incus/profile.h"
+#include "incus/server.h"
+#include "incus/storage.h"
 #include "t.h"
 
 static char *
@@ -143,5 +146,161 @@ TEST(resource_profile_recorded)
 	json_free(&d);
 	CHECK(load(NULL, "{\"devices\":[]}", &d) == 0);
 	CHECK_INT(incus_profile_from_json(&p, &d, 0), -EBADMSG);
+	json_free(&d);
+}
+
+TEST(resource_acl_recorded)
+{
+	struct incus_acl a;
+	struct json_doc d;
+
+	CHECK(load("acl_isolate.json", NULL, &d) == 0);
+	CHECK(incus_acl_from_json(&a, &d, 0) == 0);
+	CHECK_STR(a.name, "box-isolate");
+	CHECK_INT(a.egress.n, 6);
+	CHECK_INT(a.ingress.n, 0);
+	CHECK_STR(a.egress.v[0].action, "allow");
+	CHECK_STR(a.egress.v[0].destination, "10.88.0.1/32");
+	CHECK_STR(a.egress.v[0].description, "the gateway: DNS and DHCP");
+	CHECK_STR(a.egress.v[5].destination, "100.64.0.0/10");
+	/* Left out by the daemon: absent, not "". */
+	CHECK(a.egress.v[1].protocol == NULL && a.egress.v[1].source == NULL);
+	incus_acl_free(&a);
+	json_free(&d);
+}
+
+TEST(resource_acl_rules_edit_and_refusals)
+{
+	struct incus_acl_rule r = { .action = "allow", .destination =
+	    "10.88.0.5/32", .destination_port = "8080", .protocol = "tcp" };
+	struct incus_acl_rules l = { 0 };
+	struct incus_acl a;
+	struct json_doc d;
+
+	CHECK(incus_acl_rule_add(&l, &r) == 0);
+	r.destination_port = "9090";
+	CHECK(incus_acl_rule_add(&l, &r) == 0);
+	CHECK_INT(l.n, 2);
+	CHECK(l.v[0].destination_port != r.destination_port);
+	CHECK(l.v[0].state == NULL);
+	incus_acl_rule_del(&l, 0);
+	CHECK_INT(l.n, 1);
+	CHECK_STR(l.v[0].destination_port, "9090");
+	incus_acl_rule_del(&l, 7);	/* out of range: nothing */
+	CHECK_INT(l.n, 1);
+	incus_acl_rules_free(&l);
+
+	CHECK(load(NULL, "{\"ingress\":[{\"protocol\":6}]}", &d) == 0);
+	CHECK_INT(incus_acl_from_json(&a, &d, 0), -EBADMSG);
+	CHECK(a.ingress.n == 0 && a.ingress.v == NULL);
+	json_free(&d);
+	CHECK(load(NULL, "{\"egress\":[\"drop\"]}", &d) == 0);
+	CHECK_INT(incus_acl_from_json(&a, &d, 0), -EBADMSG);
+	json_free(&d);
+	CHECK(load(NULL, "{\"egress\":{}}", &d) == 0);
+	CHECK_INT(incus_acl_from_json(&a, &d, 0), -EBADMSG);
+	json_free(&d);
+	CHECK(load(NULL, "{\"egress\":null,\"ingress\":[{}]}", &d) == 0);
+	CHECK(incus_acl_from_json(&a, &d, 0) == 0);
+	CHECK(a.egress.n == 0 && a.ingress.n == 1 &&
+	    a.ingress.v[0].action == NULL);
+	incus_acl_free(&a);
+	json_free(&d);
+}
+
+TEST(resource_pool_and_volumes)
+{
+	struct incus_volume_refs v;
+	struct incus_pool p;
+	struct json_doc d;
+	char **names;
+	size_t n;
+
+	CHECK(load("pool_default.json", NULL, &d) == 0);
+	CHECK(incus_pool_from_json(&p, &d, 0) == 0);
+	CHECK_STR(p.name, "default");
+	CHECK_STR(p.driver, "dir");
+	CHECK_STR(incus_kv_get(&p.config, "source"),
+	    "/var/lib/incus/storage-pools/default");
+	incus_pool_free(&p);
+	json_free(&d);
+
+	CHECK(load(NULL, "[\"/1.0/storage-pools/p/volumes/container/a\","
+	    "\"/1.0/storage-pools/p/volumes/custom/d%20x?project=q\","
+	    "\"/1.0/storage-pools/p/volumes/container/a/snapshots/s1\"]",
+	    &d) == 0);
+	CHECK(incus_volume_refs_from_json(&v, &d, 0,
+	    "/1.0/storage-pools/p/volumes/") == 0);
+	CHECK_INT(v.n, 3);
+	CHECK_STR(v.v[0].type, "container");
+	CHECK_STR(v.v[1].name, "d x");
+	CHECK_STR(v.v[2].name, "a/snapshots/s1");
+	incus_volume_refs_free(&v);
+	/* Another pool's URL, a bad escape, a missing name: refused. */
+	CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
+	    "/1.0/storage-pools/q/volumes/"), -EBADMSG);
+	CHECK(v.n == 0 && v.v == NULL);
+	json_free(&d);
+	CHECK(load(NULL, "[\"/1.0/storage-pools/p/volumes/custom/a%0\"]",
+	    &d) == 0);
+	CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
+	    "/1.0/storage-pools/p/volumes/"), -EBADMSG);
+	json_free(&d);
+	CHECK(load(NULL, "[\"/1.0/storage-pools/p/volumes/custom/a%00\"]",
+	    &d) == 0);
+	CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
+	    "/1.0/storage-pools/p/volumes/"), -EBADMSG);
+	json_free(&d);
+	CHECK(load(NULL, "[\"/1.0/storage-pools/p/volumes/custom\"]",
+	    &d) == 0);
+	CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
+	    "/1.0/storage-pools/p/volumes/"), -EBADMSG);
+	json_free(&d);
+
+	CHECK(load(NULL, "[\"/1.0/storage-pools/default\","
+	    "\"/1.0/storage-pools/fast%2Dssd\"]", &d) == 0);
+	CHECK(incus_names_from_json(&names, &n, &d, 0,
+	    "/1.0/storage-pools/") == 0);
+	CHECK_INT(n, 2);
+	CHECK_STR(names[1], "fast-ssd");
+	incus_names_free(names, n);
+	json_free(&d);
+	CHECK(load(NULL, "[\"/1.0/storage-pools/a/b\"]", &d) == 0);
+	CHECK_INT(incus_names_from_json(&names, &n, &d, 0,
+	    "/1.0/storage-pools/"), -EBADMSG);
+	CHECK(names == NULL && n == 0);
+	json_free(&d);
+}
+
+TEST(resource_server_recorded)
+{
+	struct incus_server s;
+	struct json_doc d;
+
+	CHECK(load("server.json", NULL, &d) == 0);
+	CHECK(incus_server_from_json(&s, &d, 0) == 0);
+	CHECK_STR(s.auth, "trusted");
+	CHECK_STR(s.api_version, "1.0");
+	CHECK_STR(s.driver, "lxc");
+	CHECK(incus_server_has_ext(&s, "network_acl"));
+	CHECK(!incus_server_has_ext(&s, "no_such_extension"));
+	CHECK(!s.has_instance_types && !incus_server_runs(&s,
+	    "virtual-machine"));
+	incus_server_free(&s);
+	json_free(&d);
+	CHECK(load(NULL, "{\"environment\":{\"driver\":\"lxc | qemu\","
+	    "\"instance_types\":[\"container\",\"virtual-machine\"]}}",
+	    &d) == 0);
+	CHECK(incus_server_from_json(&s, &d, 0) == 0);
+	CHECK(s.has_instance_types && incus_server_runs(&s,
+	    "virtual-machine"));
+	incus_server_free(&s);
+	json_free(&d);
+	CHECK(load(NULL, "{\"api_extensions\":[\"a\",1]}", &d) == 0);
+	CHECK_INT(incus_server_from_json(&s, &d, 0), -EBADMSG);
+	CHECK(s.extensions == NULL && s.nextensions == 0);
+	json_free(&d);
+	CHECK(load(NULL, "{\"environment\":[]}", &d) == 0);
+	CHECK_INT(incus_server_from_json(&s, &d, 0), -EBADMSG);
 	json_free(&d);
 }
