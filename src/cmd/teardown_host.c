@@ -15,12 +15,14 @@
 #include "box/box.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/boxtag.h"
 #include "host/doctor_tier.h"
 #include "host/firewall.h"
 #include "host/stack.h"
 #include "host/nestguard.h"
 #include "host/sysd.h"
 #include "incus/api.h"
+#include "incus/instance_host.h"
 #include "util/opt.h"
 #include "util/prompt.h"
 
@@ -34,52 +36,37 @@ static const char *const objects[] = {
 static int
 delete_box(struct incus *c, const char *name, int running, struct box_err *e)
 {
-	struct incus_reply r;
-	char path[160];
 	int rc;
 
 	fprintf(stderr, "box: removing box %s\n", name);
-	snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
-	if (running) {
-		rc = incus_do(c, "PUT", path, "{\"action\":\"stop\","
-		    "\"force\":true}", 120, &r, e);
-		if (rc < 0)
-			return rc;
-		incus_reply_free(&r);
-	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	rc = incus_do(c, "DELETE", path, NULL, 300, &r, e);
-	if (rc == 0)
-		incus_reply_free(&r);
-	return rc;
+	if (running && (rc = incus_instance_host_stop(c, name, 1, 120, e)) < 0)
+		return rc;
+	return incus_instance_host_delete(c, name, 300, e);
 }
 
 /* Tagged instances, one at a time; the first failure stops the teardown. */
 static int
 delete_boxes(struct incus *c, int *left, struct box_err *e)
 {
-	struct incus_reply r;
-	int i, rc;
+	struct incus_instance_list l;
+	size_t i;
+	int rc;
 
 	*left = 0;
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	rc = incus_instance_list(c, NULL, 0, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
-	    i = json_next(&r.doc, i)) {
-		struct box_info bi;
-
-		if (!box_is_tagged(&r.doc, i, NULL))
+	for (i = 0; i < l.n && rc == 0; i++) {
+		if (!host_box_tagged(&l.v[i], NULL))
 			continue;
-		box_info_from(&r.doc, i, &bi);
-		if (!box_name_ok(bi.name)) {
+		if (!box_name_ok(l.v[i].name)) {
 			(*left)++;
 			continue;
 		}
-		rc = delete_box(c, bi.name, strcmp(bi.status, "Stopped") != 0,
-		    e);
+		rc = delete_box(c, l.v[i].name, strcmp(l.v[i].status,
+		    "Stopped") != 0, e);
 	}
-	incus_reply_free(&r);
+	incus_instance_list_free(&l);
 	return rc;
 }
 
@@ -112,9 +99,10 @@ assert_absent(struct incus *c, struct box_err *e)
 {
 	char left[512] = "";
 	struct fw_status fw;
+	struct incus_instance_list l;
 	struct incus_reply r;
 	struct box_err ignore;
-	size_t i;
+	size_t i, k;
 	int boxes = 0;
 
 	for (i = 0; i < NOBJ; i++) {
@@ -126,14 +114,10 @@ assert_absent(struct incus *c, struct box_err *e)
 		}
 	}
 	err_clear(&ignore);
-	if (incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r,
-	    &ignore) == 0) {
-		int k;
-
-		for (k = json_child(&r.doc, r.metadata); k >= 0;
-		    k = json_next(&r.doc, k))
-			boxes += box_is_tagged(&r.doc, k, NULL);
-		incus_reply_free(&r);
+	if (incus_instance_list(c, NULL, 0, &l, &ignore) == 0) {
+		for (k = 0; k < l.n; k++)
+			boxes += host_box_tagged(&l.v[k], NULL);
+		incus_instance_list_free(&l);
 	}
 	if (boxes > 0)
 		snprintf(left + strlen(left), sizeof(left) - strlen(left),

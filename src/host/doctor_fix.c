@@ -18,7 +18,9 @@
 #include <time.h>
 
 #include "box/box.h"
+#include "host/boxtag.h"
 #include "host/firewall.h"
+#include "incus/instance.h"
 #include "net/brport.h"
 #include "net/nl.h"
 
@@ -79,23 +81,23 @@ fix_conf(struct dh_ctx *h, int pin, struct stack_conf *sc, struct box_err *e)
 	return 0;
 }
 
-/* Does the running box inst hold an IPv4 address on the bridge's /24? */
+/* Does the running box hold an IPv4 address on the bridge's /24? */
 static int
-has_lease(const struct json_doc *d, int inst, uint32_t net)
+has_lease(const struct incus_instance *in, uint32_t net)
 {
-	int nets = json_path(d, inst, "state.network"), k, ad;
-	char addr[64], fam[16];
+	const struct incus_inst_state *st = &in->state;
 	struct in_addr ia;
+	size_t k, a;
 
-	for (k = json_child(d, nets); k >= 0; k = json_next(d, json_next(d, k)))
-		for (ad = json_child(d, json_get(d, json_next(d, k),
-		    "addresses")); ad >= 0; ad = json_next(d, ad))
-			if (strcmp(json_gets(d, ad, "family", fam, sizeof(fam),
-			    ""), "inet") == 0 && json_gets(d, ad, "address",
-			    addr, sizeof(addr), NULL) != NULL &&
-			    inet_pton(AF_INET, addr, &ia) == 1 &&
+	for (k = 0; k < st->nnic; k++)
+		for (a = 0; a < st->nic[k].naddr; a++) {
+			const struct incus_addr *ad = &st->nic[k].addr[a];
+
+			if (strcmp(ad->family, "inet") == 0 &&
+			    inet_pton(AF_INET, ad->address, &ia) == 1 &&
 			    (ntohl(ia.s_addr) & 0xffffff00u) == net)
 				return 1;
+		}
 	return 0;
 }
 
@@ -103,24 +105,21 @@ has_lease(const struct json_doc *d, int inst, uint32_t net)
 static int
 leaseless(struct dh_ctx *h)
 {
-	struct incus_reply rep;
+	struct incus_instance_list l;
 	struct box_err e;
-	char nic[32];
-	int i, n = 0, legacy;
+	size_t i;
+	int n = 0, legacy;
 
 	err_clear(&e);
-	if (incus_call(&h->c, "GET", "/1.0/instances?recursion=2", NULL, &rep,
-	    &e) < 0)
+	if (incus_instance_list(&h->c, NULL, INCUS_INST_STATE, &l, &e) < 0)
 		return 0;
-	for (i = json_child(&rep.doc, rep.metadata); i >= 0;
-	    i = json_next(&rep.doc, i))
-		if (box_is_tagged(&rep.doc, i, &legacy) &&
-		    json_streq(&rep.doc, json_get(&rep.doc, i, "status"),
-		    "Running") &&
-		    dh_box_nic(&rep.doc, i, nic, sizeof(nic)) >= 0 &&
-		    !has_lease(&rep.doc, i, h->cfg_net))
+	for (i = 0; i < l.n; i++)
+		if (host_box_tagged(&l.v[i], &legacy) &&
+		    strcmp(l.v[i].status, "Running") == 0 &&
+		    dh_box_nic(&l.v[i]) != NULL &&
+		    !has_lease(&l.v[i], h->cfg_net))
 			n++;
-	incus_reply_free(&rep);
+	incus_instance_list_free(&l);
 	return n;
 }
 

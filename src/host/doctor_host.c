@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "host/boxtag.h"
 #include "host/doctor_shape.h"
+#include "incus/instance.h"
 #include "host/firewall.h"
 #include "net/nl.h"
 
@@ -861,25 +863,23 @@ check_ports(struct dh_ctx *h)
 
 /* --- every box ------------------------------------------------------------ */
 
-/* The instance's NIC on the bridge: its device token and name. */
-int
-dh_box_nic(const struct json_doc *d, int inst, char *name, size_t cap)
+/* The instance's NIC on the bridge (expanded), or NULL. */
+const struct incus_device *
+dh_box_nic(const struct incus_instance *in)
 {
-	int devs = json_get(d, inst, "expanded_devices"), k;
+	const struct incus_devices *d = &in->expanded_devices;
+	size_t k;
 
-	for (k = json_child(d, devs); k >= 0;
-	    k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k);
+	for (k = 0; k < d->n; k++) {
+		const struct incus_kvs *dev = &d->v[k].kv;
 
-		if (!json_streq(d, json_get(d, dev, "type"), "nic"))
+		if (strcmp(incus_kv_or(dev, "type", ""), "nic") != 0)
 			continue;
-		if (json_streq(d, json_get(d, dev, "network"), BR) ||
-		    json_streq(d, json_get(d, dev, "parent"), BR)) {
-			json_str(d, k, name, cap);
-			return dev;
-		}
+		if (strcmp(incus_kv_or(dev, "network", ""), BR) == 0 ||
+		    strcmp(incus_kv_or(dev, "parent", ""), BR) == 0)
+			return &d->v[k];
 	}
-	return -1;
+	return NULL;
 }
 
 static int
@@ -920,25 +920,26 @@ pinned_lease(const struct dh_ctx *h, const char *inst,
  * the kernel by content (see host/nicfilter.c).
  */
 static void
-box_filter(struct dh_ctx *h, const struct json_doc *d, int inst,
+box_filter(struct dh_ctx *h, const struct incus_instance *in,
     const char *subject, const char *veth)
 {
-	char name[BOX_NAME_MAX], hw[32], why[320], ip[16];
+	char hw[32], why[320], ip[16];
+	const char *mac_s = incus_kv_get(&in->config, "volatile.eth0.hwaddr");
 	unsigned char mac[6];
 	struct nicf *f;
 	struct box_err e;
 	uint32_t addr;
 	int rc;
 
-	json_gets(d, inst, "name", name, sizeof(name), "?");
-	if (json_gets(d, json_get(d, inst, "config"), "volatile.eth0.hwaddr",
-	    hw, sizeof(hw), NULL) == NULL || nicf_parse_mac(hw, mac) < 0) {
+	if (mac_s == NULL || strlen(mac_s) >= sizeof(hw) ||
+	    nicf_parse_mac(mac_s, mac) < 0) {
 		dr_add(h->r, "box.filter", subject, DR_FAIL, NULL, "its MAC "
 		    "(volatile.eth0.hwaddr) is unknown: its NIC filter NOT "
 		    "verified");
 		return;
 	}
-	if ((rc = pinned_lease(h, name, mac, &addr)) < 0) {
+	snprintf(hw, sizeof(hw), "%s", mac_s);
+	if ((rc = pinned_lease(h, in->name, mac, &addr)) < 0) {
 		dr_add(h->r, "box.filter", subject, DR_FAIL, "restart the box "
 		    "on the box-net profile (box down, box start)", "no lease "
 		    "pinned for its MAC %s (%s): Incus does not filter its "
@@ -953,7 +954,7 @@ box_filter(struct dh_ctx *h, const struct json_doc *d, int inst,
 		    "NIC filter NOT verified", e.msg);
 		return;
 	}
-	rc = nicf_check(f, name, veth, mac, addr, why, sizeof(why));
+	rc = nicf_check(f, in->name, veth, mac, addr, why, sizeof(why));
 	nicf_free(f);
 	dh_fmt4(addr, ip, sizeof(ip));
 	if (rc == 1)
@@ -970,20 +971,21 @@ box_filter(struct dh_ctx *h, const struct json_doc *d, int inst,
 }
 
 static void
-box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
+box_port(struct dh_ctx *h, const struct incus_instance *in,
     const char *subject, const char *nicname)
 {
+	const struct incus_nic_state *ns = incus_state_nic(&in->state,
+	    nicname);
 	const struct rtnl_brport *p;
-	char path[96], veth[32];
+	const char *veth;
 
-	snprintf(path, sizeof(path), "state.network.%s", nicname);
-	if (json_gets(d, json_path(d, inst, path), "host_name", veth,
-	    sizeof(veth), NULL) == NULL) {
+	if (ns == NULL || ns->host_name[0] == '\0') {
 		dr_add(h->r, "box.port", subject, DR_WARN, NULL, "the host "
 		    "side of %s is not reported: its port NOT verified",
 		    nicname);
 		return;
 	}
+	veth = ns->host_name;
 	p = port_named(h, veth);
 	if (p == NULL)
 		dr_add(h->r, "box.port", subject, DR_FAIL, NULL, "%s (%s) is "
@@ -995,29 +997,27 @@ box_port(struct dh_ctx *h, const struct json_doc *d, int inst,
 		dr_add(h->r, "box.port", subject, DR_FAIL, "box doctor --fix",
 		    "port %s is NOT isolated in the kernel: this box reaches "
 		    "its siblings", veth);
-	box_filter(h, d, inst, subject, veth);
+	box_filter(h, in, subject, veth);
 }
 
 static void
-check_box(struct dh_ctx *h, const struct json_doc *d, int inst)
+check_box(struct dh_ctx *h, const struct incus_instance *in)
 {
-	char name[BOX_NAME_MAX], subject[80], nicname[32], why[320], pin[64];
-	int nic;
+	char subject[80], nicname[32], why[320];
+	const struct incus_device *nic;
 
-	json_gets(d, inst, "name", name, sizeof(name), "?");
-	snprintf(subject, sizeof(subject), "box %s", name);
-	dr_shape(h->r, d, inst, subject);
-	nic = dh_box_nic(d, inst, nicname, sizeof(nicname));
-	if (nic < 0) {
+	snprintf(subject, sizeof(subject), "box %s", in->name);
+	dr_shape(h->r, in, subject);
+	nic = dh_box_nic(in);
+	if (nic == NULL) {
 		dr_add(h->r, "box.nic", subject, DR_FAIL, "mint boxes with "
 		    "box new (they get the box-net profile only)", "no NIC "
 		    "on %s: none of the stack's layers apply to this box", BR);
 		return;
 	}
-	shape_nic_keys(d, nic, shape_pinned(d, inst, pin, sizeof(pin)), why,
-	    sizeof(why));
-	if (why[0] != '\0' && json_get(d, json_get(d, inst, "devices"),
-	    nicname) >= 0)
+	snprintf(nicname, sizeof(nicname), "%s", nic->name);
+	shape_nic_kv(&nic->kv, shape_pinned(in), why, sizeof(why));
+	if (why[0] != '\0' && incus_dev_get(&in->devices, nic->name) != NULL)
 		dr_add(h->r, "box.nic", subject, DR_FAIL, "remove the box's "
 		    "own override of these keys (or mint it anew), then "
 		    "restart it", "its own NIC device %s: %s", nicname, why);
@@ -1028,41 +1028,38 @@ check_box(struct dh_ctx *h, const struct json_doc *d, int inst)
 	else
 		dr_add(h->r, "box.nic", subject, DR_PASS, NULL, "its NIC %s is "
 		    "on %s with the contract's keys", nicname, BR);
-	if (!json_streq(d, json_get(d, inst, "status"), "Running")) {
+	if (strcmp(in->status, "Running") != 0) {
 		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "not running: "
 		    "nothing inside to probe");
 		return;
 	}
-	box_port(h, d, inst, subject, nicname);
+	box_port(h, in, subject, nicname);
 	if (h->o->probe_boxes)
-		dr_box_probe(&h->c, name, h->r, h->o);
+		dr_box_probe(&h->c, in->name, h->r, h->o);
 }
 
 static void
 check_boxes(struct dh_ctx *h)
 {
-	struct incus_reply rep;
+	struct incus_instance_list l;
 	struct box_err e;
-	int i, n = 0, legacy;
+	size_t i;
+	int n = 0, legacy;
 
 	err_clear(&e);
-	if (incus_call(&h->c, "GET", "/1.0/instances?recursion=2", NULL, &rep,
-	    &e) < 0) {
+	if (incus_instance_list(&h->c, NULL, INCUS_INST_STATE, &l, &e) < 0) {
 		dr_add(h->r, "boxes", "boxes", DR_WARN, NULL, "listing "
 		    "instances failed (%s): no box checked", e.msg);
 		return;
 	}
-	for (i = json_child(&rep.doc, rep.metadata); i >= 0;
-	    i = json_next(&rep.doc, i)) {
-		char name[BOX_NAME_MAX];
-
-		json_gets(&rep.doc, i, "name", name, sizeof(name), "");
-		if (!box_is_tagged(&rep.doc, i, &legacy) || !wanted(h->o, name))
+	for (i = 0; i < l.n; i++) {
+		if (!host_box_tagged(&l.v[i], &legacy) ||
+		    !wanted(h->o, l.v[i].name))
 			continue;
 		n++;
-		check_box(h, &rep.doc, i);
+		check_box(h, &l.v[i]);
 	}
-	incus_reply_free(&rep);
+	incus_instance_list_free(&l);
 	if (n == 0)
 		dr_add(h->r, "boxes", "boxes", DR_INFO, NULL, "%s", h->o->boxes
 		    ? "none of the boxes named exists" : "no box on this host");

@@ -53,8 +53,10 @@ void dh_read_kernel(struct dh_ctx *h);
 int dh_read_network(struct dh_ctx *h);
 /* The pid of a live dnsmasq serving the bridge (and its argv), or 0. */
 int dh_find_dnsmasq(struct dr_dnsmasq *dm);
-/* An instance's NIC on the bridge: its device token (name in name), or -1. */
-int dh_box_nic(const struct json_doc *d, int inst, char *name, size_t cap);
+/* An instance's NIC on the bridge (of its expanded devices), or NULL. */
+struct incus_instance;
+struct incus_device;
+const struct incus_device *dh_box_nic(const struct incus_instance *in);
 void dh_fmt4(uint32_t a, char *buf, size_t cap);
 
 #endif

@@ -1,13 +1,14 @@
 /* doctor_shape.c - a box's whole shape (see doctor_shape.h). */
 #include "host/doctor_shape.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "box/door.h"
 #include "host/contract.h"
+#include "incus/instance.h"
+#include "incus/kv.h"
 #include "util/text.h"
 
 /* The profile contract's eth0 and root disk: the host contract's table. */
@@ -42,53 +43,47 @@ cat(char *buf, size_t cap, const char *fmt, ...)
 }
 
 /*
- * Token i as printable text: a string decoded (truncated to cap), anything
- * else as its raw bytes; control bytes and non-ASCII made harmless.
- * Returns -1 when it was cut (no verdict may rest on a prefix), else 0.
+ * A decoded string as printable text (truncated to cap); control bytes
+ * and non-ASCII made harmless.  Returns -1 when it was cut (no verdict
+ * may rest on a prefix), else 0.
  */
 static int
-shown(const struct json_doc *d, int i, char *buf, size_t cap)
+shown(const char *str, char *buf, size_t cap)
 {
-	const char *raw;
-	size_t n, k;
-	int rc = 0;
+	size_t n = str != NULL ? strlen(str) : 0, k;
+	int rc = n < cap ? 0 : -1;
 
-	buf[0] = '\0';
-	if (json_type(d, i) == JSON_STRING) {
-		rc = json_str(d, i, buf, cap) == -ENOSPC ? -1 : 0;
-	} else if ((raw = json_raw(d, i, &n)) != NULL) {
-		rc = n < cap ? 0 : -1;
-		n = n < cap - 1 ? n : cap - 1;
-		memcpy(buf, raw, n);
-		buf[n] = '\0';
-	}
-	n = text_sanitize(buf, strlen(buf));
+	n = n < cap - 1 ? n : cap - 1;
+	if (n > 0)
+		memcpy(buf, str, n);
+	buf[n] = '\0';
+	n = text_sanitize(buf, n);
 	for (k = 0; k < n; k++)
 		if (buf[k] == '\n' || buf[k] == '\t')
 			buf[k] = ' ';
 	return rc;
 }
 
-/* 1 when member value v is the string want. */
+/* 1 when v is the string want. */
 static int
-is(const struct json_doc *d, int v, const char *want)
+is(const char *v, const char *want)
 {
-	return json_type(d, v) == JSON_STRING && json_streq(d, v, want);
+	return v != NULL && strcmp(v, want) == 0;
 }
 
-/* "k=v, k=v" of every member of dev but its type, bounded. */
+/* "k=v, k=v" of every key of dev but its type, bounded. */
 static void
-summary(const struct json_doc *d, int dev, char *buf, size_t cap)
+summary(const struct incus_kvs *dev, char *buf, size_t cap)
 {
 	char k[48], v[64];
-	int m;
+	size_t m;
 
 	buf[0] = '\0';
-	for (m = json_child(d, dev); m >= 0; m = json_next(d, json_next(d, m))) {
-		shown(d, m, k, sizeof(k));
+	for (m = 0; m < dev->n; m++) {
+		shown(dev->v[m].key, k, sizeof(k));
 		if (strcmp(k, "type") == 0)
 			continue;
-		shown(d, json_next(d, m), v, sizeof(v));
+		shown(dev->v[m].value, v, sizeof(v));
 		cat(buf, cap, "%s%s=%s", buf[0] ? ", " : "", k, v);
 	}
 	if (buf[0] == '\0')
@@ -107,44 +102,44 @@ find_key(const struct contract_key *t, size_t n, const char *key)
 }
 
 /*
- * dev's keys against table t: every key present once with its value, and
- * no other key but those extra() allows.  Differences into buf.
+ * dev's keys against table t: every key present with its value (a map
+ * never holds a key twice: the typed layer refuses such a reply), and no
+ * other key but those allowed.  Differences into buf.
  */
 static void
-keys_vs(const struct json_doc *d, int dev, const struct contract_key *t,
+keys_vs(const struct incus_kvs *dev, const struct contract_key *t,
     size_t nt, const char *pinned, int allow_size, char *buf, size_t cap)
 {
 	char k[64], v[64];
+	const char *x;
 	size_t i;
-	int m, x;
 
 	buf[0] = '\0';
 	for (i = 0; i < nt; i++) {
-		x = json_get(d, dev, t[i].key);
-		if (x == JSON_DUP)
-			cat(buf, cap, "%s%s appears twice", buf[0] ? "; " : "",
-			    t[i].key);
-		else if (x < 0)
+		x = incus_kv_get(dev, t[i].key);
+		if (x == NULL)
 			cat(buf, cap, "%s%s is missing (%s)", buf[0] ? "; " :
 			    "", t[i].key, t[i].why);
-		else if (!is(d, x, t[i].value)) {
-			shown(d, x, v, sizeof(v));
+		else if (!is(x, t[i].value)) {
+			shown(x, v, sizeof(v));
 			cat(buf, cap, "%s%s=%s, not %s (%s)", buf[0] ? "; " :
 			    "", t[i].key, v, t[i].value, t[i].why);
 		}
 	}
-	for (m = json_child(d, dev); m >= 0; m = json_next(d, json_next(d, m))) {
-		x = json_next(d, m);
-		shown(d, m, k, sizeof(k));
-		if (find_key(t, nt, k) != NULL)
+	for (i = 0; i < dev->n; i++) {
+		const char *key = dev->v[i].key;
+
+		x = dev->v[i].value;
+		shown(key, k, sizeof(k));
+		if (find_key(t, nt, key) != NULL)
 			continue;
-		if (pinned != NULL && strcmp(k, "ipv4.address") == 0 &&
-		    is(d, x, pinned))
+		if (pinned != NULL && strcmp(key, "ipv4.address") == 0 &&
+		    is(x, pinned))
 			continue;	/* a VM door's pinned address */
-		if (allow_size && strcmp(k, "size") == 0)
+		if (allow_size && strcmp(key, "size") == 0)
 			continue;	/* box sizes a VM's root disk */
-		shown(d, x, v, sizeof(v));
-		if (strcmp(k, "security.acls") == 0)
+		shown(x, v, sizeof(v));
+		if (strcmp(key, "security.acls") == 0)
 			cat(buf, cap, "%ssecurity.acls=%s on the NIC (ACLs "
 			    "belong on the network; a NIC ACL keeps the box "
 			    "from starting on kernels without bridge "
@@ -156,11 +151,25 @@ keys_vs(const struct json_doc *d, int dev, const struct contract_key *t,
 }
 
 void
+shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
+    size_t cap)
+{
+	keys_vs(nic, contract_nic_keys, contract_nnic_keys, pinned, 0, buf,
+	    cap);
+}
+
+void
 shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
     char *buf, size_t cap)
 {
-	keys_vs(d, nic, contract_nic_keys, contract_nnic_keys, pinned, 0, buf,
-	    cap);
+	struct incus_kvs kv = { 0 };
+
+	if (incus_kv_from_json(&kv, d, nic) < 0)
+		snprintf(buf, cap, "its keys could not be read (not one "
+		    "string each)");
+	else
+		shape_nic_kv(&kv, pinned, buf, cap);
+	incus_kv_free(&kv);
 }
 
 /* "tcp:127.0.0.1:<port>": the port, else -1. */
@@ -176,44 +185,46 @@ loopback_port(const char *s)
 
 /* A proxy device: one of box's doors (box/door.h), or a problem. */
 static void
-check_door(struct shape_report *s, const struct json_doc *d, int dev,
+check_door(struct shape_report *s, const struct incus_kvs *dev,
     const char *name, int vm, const char *pinned)
 {
 	char sum[SUMMARY_MAX], k[48], v[96], ip[64];
-	int port, m, x, cport;
+	const char *x;
+	int port, cport;
+	size_t m;
 
-	summary(d, dev, sum, sizeof(sum));
+	summary(dev, sum, sizeof(sum));
 	if (strncmp(name, DOOR_PREFIX, strlen(DOOR_PREFIX)) != 0 ||
 	    (port = door_port(name + strlen(DOOR_PREFIX))) < 0) {
 		problem(s, "proxy %s (%s): not a door of box's (box expose "
 		    "names them " DOOR_PREFIX "<port>)", name, sum);
 		return;
 	}
-	for (m = json_child(d, dev); m >= 0; m = json_next(d, json_next(d, m))) {
-		shown(d, m, k, sizeof(k));
+	for (m = 0; m < dev->n; m++) {
+		shown(dev->v[m].key, k, sizeof(k));
 		if (strcmp(k, "type") != 0 && strcmp(k, "listen") != 0 &&
 		    strcmp(k, "connect") != 0 && strcmp(k, "bind") != 0 &&
 		    strcmp(k, "nat") != 0) {
-			shown(d, json_next(d, m), v, sizeof(v));
+			shown(dev->v[m].value, v, sizeof(v));
 			problem(s, "door %s has %s=%s, which no door of box's "
 			    "carries", name, k, v);
 		}
 	}
-	if (shown(d, json_get(d, dev, "listen"), v, sizeof(v)) < 0 ||
+	if (shown(incus_kv_get(dev, "listen"), v, sizeof(v)) < 0 ||
 	    loopback_port(v) < 0)
 		problem(s, "door %s listens on %s, not tcp:127.0.0.1:<port>: "
 		    "it is reachable from beyond this host's loopback", name,
 		    v[0] ? v : "(nothing)");
-	x = json_get(d, dev, "bind");
-	if (x != JSON_NONE && !is(d, x, "host")) {
-		shown(d, x, v, sizeof(v));
+	x = incus_kv_get(dev, "bind");
+	if (x != NULL && !is(x, "host")) {
+		shown(x, v, sizeof(v));
 		problem(s, "door %s has bind=%s, not host", name, v);
 	}
-	if (shown(d, json_get(d, dev, "connect"), v, sizeof(v)) < 0)
+	if (shown(incus_kv_get(dev, "connect"), v, sizeof(v)) < 0)
 		v[0] = '\0';	/* too long to be a door's: never matches */
-	x = json_get(d, dev, "nat");
+	x = incus_kv_get(dev, "nat");
 	if (!vm) {
-		if (x != JSON_NONE && !is(d, x, "false"))
+		if (x != NULL && !is(x, "false"))
 			problem(s, "door %s of a container has nat set (box's "
 			    "container doors relay, never NAT)", name);
 		if (loopback_port(v) != port)
@@ -222,7 +233,7 @@ check_door(struct shape_report *s, const struct json_doc *d, int dev,
 			    v[0] ? v : "(nothing)", port);
 		return;
 	}
-	if (!is(d, x, "true"))
+	if (!is(x, "true"))
 		problem(s, "door %s of a VM is not nat=true", name);
 	if (door_connect_parse(v, ip, sizeof(ip), &cport) < 0 ||
 	    cport != port || pinned == NULL || strcmp(ip, pinned) != 0)
@@ -234,13 +245,13 @@ check_door(struct shape_report *s, const struct json_doc *d, int dev,
 
 /* The one root disk, or a problem naming the disk. */
 static void
-check_disk(struct shape_report *s, const struct json_doc *d, int dev,
+check_disk(struct shape_report *s, const struct incus_kvs *dev,
     const char *name, int *nroot)
 {
 	char sum[SUMMARY_MAX], why[SHAPE_TEXT];
 
-	if (!is(d, json_get(d, dev, "path"), "/")) {
-		summary(d, dev, sum, sizeof(sum));
+	if (!is(incus_kv_get(dev, "path"), "/")) {
+		summary(dev, sum, sizeof(sum));
 		problem(s, "extra disk %s (%s): box gives a box no storage "
 		    "but its root disk", name, sum);
 		return;
@@ -249,55 +260,52 @@ check_disk(struct shape_report *s, const struct json_doc *d, int dev,
 		problem(s, "a second root disk %s", name);
 		return;
 	}
-	keys_vs(d, dev, contract_root_keys, contract_nroot_keys, NULL, 1, why,
+	keys_vs(dev, contract_root_keys, contract_nroot_keys, NULL, 1, why,
 	    sizeof(why));
 	if (why[0] != '\0')
 		problem(s, "root disk %s: %s", name, why);
 }
 
 static void
-check_devices(struct shape_report *s, const struct json_doc *d, int inst,
+check_devices(struct shape_report *s, const struct incus_devices *devs,
     int vm, const char *pinned)
 {
-	int devs = json_get(d, inst, "expanded_devices");
-	int k, dev, nnic = 0, eth0 = -1, nroot = 0;
+	const struct incus_kvs *eth0 = NULL;
 	char name[64], type[32], sum[SUMMARY_MAX], why[SHAPE_TEXT];
+	int nnic = 0, nroot = 0;
+	size_t k;
 
-	if (json_type(d, devs) != JSON_OBJECT) {
-		problem(s, "the daemon reported no expanded_devices: its "
-		    "devices could not be judged");
-		return;
-	}
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		dev = json_next(d, k);
-		shown(d, k, name, sizeof(name));
-		shown(d, json_get(d, dev, "type"), type, sizeof(type));
+	for (k = 0; k < devs->n; k++) {
+		const struct incus_kvs *dev = &devs->v[k].kv;
+
+		shown(devs->v[k].name, name, sizeof(name));
+		shown(incus_kv_get(dev, "type"), type, sizeof(type));
 		if (strcmp(type, "nic") == 0) {
 			nnic++;
-			if (strcmp(name, "eth0") == 0 && eth0 < 0) {
+			if (strcmp(name, "eth0") == 0 && eth0 == NULL) {
 				eth0 = dev;
 				continue;
 			}
-			summary(d, dev, sum, sizeof(sum));
+			summary(dev, sum, sizeof(sum));
 			problem(s, "extra NIC %s (%s): a box has one NIC, eth0 "
 			    "on boxnet", name, sum);
 		} else if (strcmp(type, "disk") == 0) {
-			check_disk(s, d, dev, name, &nroot);
+			check_disk(s, dev, name, &nroot);
 		} else if (strcmp(type, "proxy") == 0) {
-			check_door(s, d, dev, name, vm, pinned);
+			check_door(s, dev, name, vm, pinned);
 		} else {
-			summary(d, dev, sum, sizeof(sum));
+			summary(dev, sum, sizeof(sum));
 			problem(s, "device %s of type %s (%s): box never passes "
 			    "a host device into a box", name,
 			    type[0] ? type : "(none given)", sum);
 		}
 	}
-	if (eth0 < 0)
+	if (eth0 == NULL)
 		problem(s, "no NIC eth0 (%d NIC%s in all): none of the host "
 		    "stack's layers apply to this box", nnic,
 		    nnic == 1 ? "" : "s");
 	else {
-		shape_nic_keys(d, eth0, pinned, why, sizeof(why));
+		shape_nic_kv(eth0, pinned, why, sizeof(why));
 		if (why[0] != '\0')
 			problem(s, "NIC eth0: %s", why);
 	}
@@ -337,62 +345,45 @@ check_key(struct shape_report *s, const char *k, const char *v, int vm)
 }
 
 static void
-check_config(struct shape_report *s, const struct json_doc *d, int cfg,
-    int vm)
+check_config(struct shape_report *s, const struct incus_kvs *cfg, int vm)
 {
 	char k[128], v[96];
-	int m;
+	size_t m;
 
-	if (json_type(d, cfg) != JSON_OBJECT) {
-		problem(s, "the daemon reported no expanded_config: its "
-		    "privileges could not be judged");
-		return;
-	}
-	for (m = json_child(d, cfg); m >= 0; m = json_next(d, json_next(d, m))) {
-		shown(d, m, k, sizeof(k));
-		shown(d, json_next(d, m), v, sizeof(v));
+	for (m = 0; m < cfg->n; m++) {
+		shown(cfg->v[m].key, k, sizeof(k));
+		shown(cfg->v[m].value, v, sizeof(v));
 		check_key(s, k, v, vm);
 	}
 }
 
 const char *
-shape_pinned(const struct json_doc *d, int inst, char *buf, size_t cap)
+shape_pinned(const struct incus_instance *in)
 {
-	int cfg = json_get(d, inst, "expanded_config");
-	int pin = json_type(d, cfg) == JSON_OBJECT ?
-	    json_get(d, cfg, DOOR_PIN_KEY) : JSON_NONE;
+	const char *pin = incus_kv_get(&in->expanded_config, DOOR_PIN_KEY);
 
-	if (json_type(d, pin) != JSON_STRING ||
-	    json_str(d, pin, buf, cap) <= 0)
-		return NULL;
-	return buf;
+	return pin != NULL && pin[0] != '\0' ? pin : NULL;
 }
 
 int
-shape_check(const struct json_doc *d, int inst, struct shape_report *s)
+shape_check(const struct incus_instance *in, struct shape_report *s)
 {
-	int vm = is(d, json_get(d, inst, "type"), "virtual-machine");
-	char pinned[64];
+	int vm = strcmp(in->type, "virtual-machine") == 0;
 
 	memset(s, 0, sizeof(*s));
-	if (json_type(d, inst) != JSON_OBJECT) {
-		problem(s, "not an instance object");
-		return s->n;
-	}
-	check_devices(s, d, inst, vm, shape_pinned(d, inst, pinned,
-	    sizeof(pinned)));
-	check_config(s, d, json_get(d, inst, "expanded_config"), vm);
+	check_devices(s, &in->expanded_devices, vm, shape_pinned(in));
+	check_config(s, &in->expanded_config, vm);
 	return s->n + s->more;
 }
 
 void
-dr_shape(struct dr_report *r, const struct json_doc *d, int inst,
+dr_shape(struct dr_report *r, const struct incus_instance *in,
     const char *subject)
 {
 	struct shape_report s;
 	int i;
 
-	if (shape_check(d, inst, &s) == 0) {
+	if (shape_check(in, &s) == 0) {
 		dr_add(r, "box.shape", subject, DR_PASS, NULL, "exactly box's "
 		    "shape: one NIC eth0 with the contract's keys, the root "
 		    "disk, no device but its doors, no privilege, no raw.* "

@@ -2,7 +2,8 @@
  * doctor_shape.h - a box's whole shape, judged from the daemon's instance
  * object alone (its expanded_devices and expanded_config): a pure,
  * bounded function, no I/O, so every verdict can be tested on crafted
- * JSON.
+ * instances (tests/unit/test_shape.c reads them through the instance
+ * parser).
  *
  * Why: doctor used to accept a box when *some* NIC sat on boxnet, whatever
  * else it carried.  An extra NIC (a second way out), a host directory, a
@@ -53,29 +54,35 @@ struct shape_report {
 	char what[SHAPE_MAX][SHAPE_TEXT];
 };
 
-/*
- * Judge the instance object inst of d (an element of GET
- * /1.0/instances?recursion=1 or 2, or GET /1.0/instances/<n>).  Returns
- * the number of problems found (0: the box has exactly box's shape); each
- * one sentence in s, naming what was found.
- */
-int shape_check(const struct json_doc *d, int inst, struct shape_report *s);
+struct incus_instance;
+struct incus_kvs;
 
 /*
- * A NIC device object's keys against the profile contract: "" in buf when
- * they match exactly, else the differences ("; "-joined).  pinned is the
+ * Judge the instance in (read with its expanded_config and
+ * expanded_devices by incus/instance.h, which refuses a reply with a key
+ * given twice or a value that is not a string).  Returns the number of
+ * problems found (0: the box has exactly box's shape); each one sentence
+ * in s, naming what was found.
+ */
+int shape_check(const struct incus_instance *in, struct shape_report *s);
+
+/*
+ * A NIC device's keys against the profile contract: "" in buf when they
+ * match exactly, else the differences ("; "-joined).  pinned is the
  * ipv4.address the NIC may carry besides (a VM door's), or NULL.  Used for
  * the profile's eth0 as well as each box's.
  */
+void shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
+    size_t cap);
+/* The same on a device object of a reply (until its last caller goes). */
 void shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
     char *buf, size_t cap);
 
-/* The address a VM door pinned (user.box.expose.pinned) into buf, or NULL. */
-const char *shape_pinned(const struct json_doc *d, int inst, char *buf,
-    size_t cap);
+/* The address a VM door pinned (user.box.expose.pinned), or NULL. */
+const char *shape_pinned(const struct incus_instance *in);
 
 /* shape_check as findings "box.shape" under subject: one PASS or FAILs. */
-void dr_shape(struct dr_report *r, const struct json_doc *d, int inst,
+void dr_shape(struct dr_report *r, const struct incus_instance *in,
     const char *subject);
 
 #endif

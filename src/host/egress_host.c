@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "host/boxtag.h"
 #include "host/contract.h"
 #include "host/stack.h"
+#include "incus/instance_host.h"
 #include "incus/json.h"
 
-#define LIST "/1.0/instances?recursion=1&filter=config.user.box+eq+1+or+" \
-    "config.user.claudebox+eq+1"
+#define TAGGED "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 #define RAW_MAX (512u << 10)
 
 const char *
@@ -27,20 +28,17 @@ egress_state_path(void)
 	return p != NULL && p[0] == '/' ? p : EGRESS_STATE_DEFAULT;
 }
 
-/* A box's policy from its instance object: 0 ok, -EINVAL unparseable
- * (then p is "allow, nothing"). */
+/* A box's policy from its config value v (NULL: none): 0 ok, -EINVAL
+ * unparseable (then p is "allow, nothing"). */
 static int
-policy_of(const struct json_doc *d, int inst, struct egress *p)
+policy_from(const char *v, struct egress *p)
 {
-	char *v = malloc(EGRESS_TEXTMAX + 8);
 	int rc;
 
 	if (v == NULL)
-		return -ENOMEM;
-	box_config(d, inst, EGRESS_KEY, v, EGRESS_TEXTMAX + 8, "");
+		v = "";
 	rc = strlen(v) >= EGRESS_TEXTMAX ? -EINVAL :
 	    egress_parse(v, p, NULL, 0);
-	free(v);
 	if (rc < 0) {
 		p->mode = EGRESS_ALLOW;
 		p->n = 0;
@@ -48,56 +46,72 @@ policy_of(const struct json_doc *d, int inst, struct egress *p)
 	return rc;
 }
 
-void
-egress_effective(const struct json_doc *d, int inst, char *buf, size_t cap)
+static void
+effective(const char *v, char *buf, size_t cap)
 {
 	struct egress *p = malloc(sizeof(*p));
 
-	if (p == NULL || policy_of(d, inst, p) < 0)
+	if (p == NULL || policy_from(v, p) < 0)
 		snprintf(buf, cap, "invalid (nothing allowed)");
 	else if (egress_format(p, buf, cap) < 0)
 		snprintf(buf, cap, "allow:(%d names)", p->n);
 	free(p);
 }
 
+void
+egress_effective(const struct json_doc *d, int inst, char *buf, size_t cap)
+{
+	char *v = malloc(EGRESS_TEXTMAX + 8);
+
+	if (v == NULL) {
+		snprintf(buf, cap, "invalid (nothing allowed)");
+		return;
+	}
+	box_config(d, inst, EGRESS_KEY, v, EGRESS_TEXTMAX + 8, "");
+	effective(v, buf, cap);
+	free(v);
+}
+
+void
+egress_effective_of(const struct incus_instance *in, char *buf, size_t cap)
+{
+	effective(incus_kv_get(&in->config, EGRESS_KEY), buf, cap);
+}
+
 int
 egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
     struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance_list l;
 	struct egfw_box *v;
-	char mac[32];
-	int rc, i, cnt;
-	size_t k = 0;
+	size_t i, k = 0;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (bad != NULL)
 		*bad = 0;
-	if ((rc = incus_call(c, "GET", LIST, NULL, &r, e)) < 0)
+	if ((rc = incus_instance_list(c, TAGGED, 0, &l, e)) < 0)
 		return rc;
-	cnt = json_count(&r.doc, r.metadata);
-	if ((v = calloc(cnt > 0 ? (size_t)cnt : 1, sizeof(*v))) == NULL) {
-		incus_reply_free(&r);
+	if ((v = calloc(l.n > 0 ? l.n : 1, sizeof(*v))) == NULL) {
+		incus_instance_list_free(&l);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
-	for (i = json_child(&r.doc, r.metadata); i >= 0;
-	    i = json_next(&r.doc, i)) {
+	for (i = 0; i < l.n; i++) {
+		const struct incus_instance *in = &l.v[i];
 		struct egfw_box *b = &v[k];
 
-		if (!box_is_tagged(&r.doc, i, NULL) || k >= (size_t)cnt)
+		if (!host_box_tagged(in, NULL) || !box_name_ok(in->name))
 			continue;
-		json_gets(&r.doc, i, "name", b->name, sizeof(b->name), "");
-		if (!box_name_ok(b->name))
-			continue;
-		if (policy_of(&r.doc, i, &b->pol) == -EINVAL && bad != NULL)
+		snprintf(b->name, sizeof(b->name), "%s", in->name);
+		if (policy_from(incus_kv_get(&in->config, EGRESS_KEY),
+		    &b->pol) == -EINVAL && bad != NULL)
 			(*bad)++;
-		box_config(&r.doc, i, "volatile." CONTRACT_NIC ".hwaddr", mac,
-		    sizeof(mac), "");
-		b->has_mac = egfw_parse_mac(mac, b->mac) == 0;
+		b->has_mac = egfw_parse_mac(incus_kv_or(&in->config,
+		    "volatile." CONTRACT_NIC ".hwaddr", ""), b->mac) == 0;
 		k++;
 	}
-	incus_reply_free(&r);
+	incus_instance_list_free(&l);
 	*out = v;
 	*n = k;
 	return 0;
@@ -374,8 +388,8 @@ static int
 give_mac(struct incus *c, const char *name, struct box_err *e)
 {
 	unsigned char r[3];
-	char path[160], body[160];
-	struct incus_reply rep;
+	char key[64], mac[32];
+	struct incus_kvs cfg = { 0 };
 	int fd, rc;
 
 	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0 ||
@@ -385,11 +399,14 @@ give_mac(struct incus *c, const char *name, struct box_err *e)
 		return err_set(e, -EIO, "no random bytes for %s's MAC", name);
 	}
 	close(fd);
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	snprintf(body, sizeof(body), "{\"config\":{\"volatile.%s.hwaddr\":"
-	    "\"00:16:3e:%02x:%02x:%02x\"}}", CONTRACT_NIC, r[0], r[1], r[2]);
-	rc = incus_call(c, "PATCH", path, body, &rep, e);
-	incus_reply_free(&rep);
+	snprintf(key, sizeof(key), "volatile.%s.hwaddr", CONTRACT_NIC);
+	snprintf(mac, sizeof(mac), "00:16:3e:%02x:%02x:%02x", r[0], r[1],
+	    r[2]);
+	if ((rc = incus_kv_set(&cfg, key, mac)) == 0)
+		rc = incus_instance_host_patch_config(c, name, &cfg, e);
+	else
+		err_set(e, rc, "out of memory");
+	incus_kv_free(&cfg);
 	if (rc < 0)
 		err_context(e, "giving %s a MAC its egress rules can match",
 		    name);

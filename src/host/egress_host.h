@@ -63,5 +63,9 @@ int egress_emit_saved(struct nft_batch *bt, size_t *nboxes);
  * "invalid (nothing allowed)" when it does not parse). */
 void egress_effective(const struct json_doc *d, int inst, char *buf,
     size_t cap);
+/* The same for a typed instance (incus/instance.h). */
+struct incus_instance;
+void egress_effective_of(const struct incus_instance *in, char *buf,
+    size_t cap);
 
 #endif

@@ -14,6 +14,7 @@
 #include "host/contract.h"
 #include "host/doctor_shape.h"
 #include "host/stack.h"
+#include "incus/instance.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -242,19 +243,19 @@ static int
 check_shape(struct incus *c, const char *name, struct box_err *e)
 {
 	struct shape_report *s = calloc(1, sizeof(*s));
-	struct incus_reply r;
+	struct incus_instance in;
 	int rc, n;
 
 	if (s == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((rc = get_instance(c, name, &r, e)) == 0) {
-		n = shape_check(&r.doc, r.metadata, s);
+	if ((rc = incus_instance_get(c, name, 0, &in, e)) == 0) {
+		n = shape_check(&in, s);
 		if (n > 0)
 			rc = err_set(e, -EPERM, "on %s, %s does not have box's "
 			    "shape: %s%s", CONTRACT_PROFILE, name, s->what[0],
 			    n > 1 ? " (and more: box doctor)" : "");
+		incus_instance_free(&in);
 	}
-	incus_reply_free(&r);
 	free(s);
 	return rc;
 }

@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/box.h"
+#include "host/boxtag.h"
 #include "incus/api.h"
+#include "incus/instance_host.h"
 
-#define TAGGED "filter=config.user.box+eq+1+or+config.user.claudebox+eq+1"
+#define TAGGED "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 
 /* Can we reach the daemon at all?  Distinguishes "no daemon" from errors. */
 static int
@@ -32,24 +33,24 @@ reach(struct incus *c, struct presence *p)
 }
 
 static void
-count_boxes(const struct json_doc *d, int arr, struct presence *p, int all)
+count_boxes(const struct incus_instance_list *l, struct presence *p, int all)
 {
-	char name[64], proj[64];
-	int i;
+	size_t i;
 
 	p->boxes = 0;
-	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
-		if (!box_is_tagged(d, i, NULL))
+	for (i = 0; i < l->n; i++) {
+		const struct incus_instance *in = &l->v[i];
+
+		if (!host_box_tagged(in, NULL))
 			continue;
 		if (p->nnames < PRESENCE_MAX_NAMES) {
-			json_gets(d, i, "name", name, sizeof(name), "?");
-			json_gets(d, i, "project", proj, sizeof(proj), "");
-			if (all && proj[0] != '\0' && strcmp(proj, "default"))
+			if (all && in->project[0] != '\0' &&
+			    strcmp(in->project, "default"))
 				snprintf(p->names[p->nnames], sizeof(p->names[0]),
-				    "%s/%s", proj, name);
+				    "%s/%s", in->project, in->name);
 			else
 				snprintf(p->names[p->nnames], sizeof(p->names[0]),
-				    "%s", name);
+				    "%s", in->name);
 			p->nnames++;
 		}
 		p->boxes++;
@@ -59,19 +60,23 @@ count_boxes(const struct json_doc *d, int arr, struct presence *p, int all)
 static void
 list_boxes(struct incus *c, struct presence *p)
 {
-	struct incus_reply r;
+	struct incus_instance_list l;
 	struct box_err e;
 	int rc, all = 1;
 
 	err_clear(&e);
 	/* Every project when allowed: a user's boxes count as much as root's. */
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1&all-projects="
-	    "true&" TAGGED, NULL, &r, &e);
+	rc = incus_instance_host_list_all(c, TAGGED, 0, &l, &e);
 	if (rc == -EACCES) {
 		err_clear(&e);
 		all = 0;
-		rc = incus_call(c, "GET", "/1.0/instances?recursion=1&" TAGGED,
-		    NULL, &r, &e);
+		rc = incus_instance_list(c, TAGGED, 0, &l, &e);
+	}
+	if (rc == -EBOX_PROTO || rc == -E2BIG) {
+		/* It answered, with nothing we can count. */
+		p->daemon = PRES_ANSWERED;
+		snprintf(p->why, sizeof(p->why), "%.255s", e.msg);
+		return;
 	}
 	if (rc < 0) {
 		snprintf(p->why, sizeof(p->why), "listing instances: %.230s",
@@ -79,12 +84,8 @@ list_boxes(struct incus *c, struct presence *p)
 		return;
 	}
 	p->daemon = PRES_ANSWERED;
-	if (json_type(&r.doc, r.metadata) == JSON_ARRAY)
-		count_boxes(&r.doc, r.metadata, p, all);
-	else
-		snprintf(p->why, sizeof(p->why), "the daemon sent no instance "
-		    "list");
-	incus_reply_free(&r);
+	count_boxes(&l, p, all);
+	incus_instance_list_free(&l);
 }
 
 /* 1 exists, 0 absent, -1 unknown. */

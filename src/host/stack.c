@@ -10,6 +10,7 @@
 #include "host/egress_fw.h"
 #include "host/subnet.h"
 #include "incus/acl.h"
+#include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/storage.h"
@@ -552,48 +553,44 @@ observe_pool(struct incus *c, struct stack_state *st, struct box_err *e)
 static int
 observe_boxes(struct incus *c, struct stack_state *st, struct box_err *e)
 {
-	struct incus_reply r;
-	int i, rc;
+	struct incus_instance_list l;
+	size_t i;
+	int rc;
 
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	rc = incus_instance_list(c, NULL, 0, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0;
-	    i = json_next(&r.doc, i)) {
-		int cfg = json_get(&r.doc, i, "config");
-
-		if (json_streq(&r.doc, json_get(&r.doc, cfg, "user.box"), "1") ||
-		    json_streq(&r.doc, json_get(&r.doc, cfg, "user.claudebox"),
-		    "1"))
+	for (i = 0; i < l.n; i++)
+		if (strcmp(incus_kv_or(&l.v[i].config, "user.box", ""),
+		    "1") == 0 || strcmp(incus_kv_or(&l.v[i].config,
+		    "user.claudebox", ""), "1") == 0)
 			st->boxes++;
-	}
-	incus_reply_free(&r);
+	incus_instance_list_free(&l);
 	return 0;
 }
 
 int
 stack_vm_doors(struct incus *c, struct box_err *e)
 {
-	struct incus_reply r;
-	int i, d, n = 0, rc;
+	struct incus_instance_list l;
+	size_t i, d;
+	int n = 0, rc;
 
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
+	rc = incus_instance_list(c, NULL, 0, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0;
-	    i = json_next(&r.doc, i)) {
-		if (!json_streq(&r.doc, json_get(&r.doc, i, "type"),
-		    "virtual-machine"))
+	for (i = 0; i < l.n; i++) {
+		const struct incus_devices *dv = &l.v[i].devices;
+
+		if (strcmp(l.v[i].type, "virtual-machine") != 0)
 			continue;
-		for (d = json_child(&r.doc, json_get(&r.doc, i, "devices"));
-		    d >= 0; d = json_next(&r.doc, d))
-			if (json_streq(&r.doc, json_get(&r.doc, d, "type"),
-			    "proxy") &&
-			    json_streq(&r.doc, json_get(&r.doc, d, "nat"),
-			    "true"))
+		for (d = 0; d < dv->n; d++)
+			if (strcmp(incus_kv_or(&dv->v[d].kv, "type", ""),
+			    "proxy") == 0 && strcmp(incus_kv_or(&dv->v[d].kv,
+			    "nat", ""), "true") == 0)
 				n++;
 	}
-	incus_reply_free(&r);
+	incus_instance_list_free(&l);
 	return n;
 }
 

@@ -1,7 +1,7 @@
 /*
  * instance_host.h - the instance actions src/host/ needs that instance.h
  * (the instance helper's) does not offer yet: a forced stop and a delete,
- * each waited on.  Kept apart, with names of their own, so that the
+ * each waited on, and the list across every project.  Kept apart, with names of their own, so that the
  * instance layer can grow its own without a clash; fold these into it
  * when it has them.
  */
@@ -9,6 +9,7 @@
 #define BOX_INSTANCE_HOST_H
 
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "util/err.h"
 
 /* PUT state {"action":"stop","force":force}; a stopped one fails. */
@@ -17,5 +18,17 @@ int incus_instance_host_stop(struct incus *c, const char *name, int force,
 /* DELETE the instance (stopped) and wait: 0, -ENOENT, or -errno. */
 int incus_instance_host_delete(struct incus *c, const char *name,
     int timeout_s, struct box_err *e);
+
+/* PATCH the instance's config with the keys of cfg (the rest kept). */
+int incus_instance_host_patch_config(struct incus *c, const char *name,
+    const struct incus_kvs *cfg, struct box_err *e);
+
+/*
+ * incus_instance_list() over every project (all-projects=true; each
+ * instance's project is set).  A caller the daemon does not let see every
+ * project gets -EACCES.
+ */
+int incus_instance_host_list_all(struct incus *c, const char *filter,
+    unsigned flags, struct incus_instance_list *list, struct box_err *e);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "host/doctor.h"
 #include "host/doctor_shape.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,6 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct shape_report shape;
 	static int ready;
 	struct json_doc doc;
+	struct incus_instance in;
 	char names[8][64], ns[4][48], dev[16], where[32], *copy;
 	struct dr_dnsmasq dm;
 	struct dr_dns d;
@@ -51,9 +53,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dr_merge_box(&r, "box fuzz", copy, size, where, sizeof(where), &e);
 	err_clear(&e);
 	if (json_parse(&doc, copy, size, &e) == 0) {
-		shape_check(&doc, 0, &shape);
-		dr_report_reset(&r);
-		dr_shape(&r, &doc, 0, "box fuzz");
+		err_clear(&e);
+		if (incus_instance_from_json(&doc, 0, INCUS_INST_STATE, &in,
+		    &e) == 0) {
+			shape_check(&in, &shape);
+			dr_report_reset(&r);
+			dr_shape(&r, &in, "box fuzz");
+			incus_instance_free(&in);
+		}
 		json_free(&doc);
 	}
 	free(copy);

@@ -10,6 +10,8 @@
 
 #include "box/door.h"
 #include "host/doctor_shape.h"
+#include "incus/instance.h"
+#include "incus/kv.h"
 #include "t.h"
 
 #define NIC_KEYS "\"type\":\"nic\",\"network\":\"boxnet\",\"name\":\"eth0\"," \
@@ -26,25 +28,46 @@
 
 static struct shape_report S;
 
-/* Judge {type, expanded_config: {cfg}, expanded_devices: {devs}}. */
+/*
+ * The instance object in buf, read as the doctor reads it (incus/
+ * instance.h): 0 with *in filled, or the parser's refusal.
+ */
+static int
+read_inst(const char *buf, struct incus_instance *in)
+{
+	struct json_doc d;
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	memset(in, 0, sizeof(*in));
+	if (json_parse(&d, buf, strlen(buf), &e) < 0) {
+		t_fail(__FILE__, __LINE__, "bad test JSON: %s: %s", e.msg, buf);
+		return -EINVAL;
+	}
+	rc = incus_instance_from_json(&d, 0, 0, in, &e);
+	json_free(&d);
+	return rc;
+}
+
+/*
+ * Judge {type, expanded_config: {cfg}, expanded_devices: {devs}}; -1 when
+ * the instance parser refuses it (then nothing is judged, nor passes).
+ */
 static int
 judge(const char *type, const char *devs, const char *cfg)
 {
 	static char buf[16384];
-	struct json_doc d;
-	struct box_err e;
+	struct incus_instance in;
 	int n;
 
 	snprintf(buf, sizeof(buf), "{\"name\":\"t\",\"type\":\"%s\","
 	    "\"status\":\"Running\",\"expanded_config\":{%s},"
 	    "\"expanded_devices\":{%s}}", type, cfg, devs);
-	err_clear(&e);
-	if (json_parse(&d, buf, strlen(buf), &e) < 0) {
-		t_fail(__FILE__, __LINE__, "bad test JSON: %s: %s", e.msg, buf);
+	if (read_inst(buf, &in) < 0)
 		return -1;
-	}
-	n = shape_check(&d, 0, &S);
-	json_free(&d);
+	n = shape_check(&in, &S);
+	incus_instance_free(&in);
 	return n;
 }
 
@@ -169,8 +192,9 @@ TEST(shape_nic_keys_exact)
 	    ROOT, CFG, "security.acls=x on the NIC");
 	ONE("container", "\"eth0\":{" NIC_KEYS ",\"mtu\":\"9000\"}," ROOT,
 	    CFG, "extra key mtu=9000");
-	ONE("container", "\"eth0\":{" NIC_KEYS ",\"network\":\"boxtest0\"},"
-	    ROOT, CFG, "network appears twice");
+	/* A key given twice: the reply is refused before any judging. */
+	CHECK_INT(judge("container", "\"eth0\":{" NIC_KEYS ",\"network\":"
+	    "\"boxtest0\"}," ROOT, CFG), -1);
 	/* A pinned address without the record of a door is not box's. */
 	ONE("virtual-machine", "\"eth0\":{" NIC_KEYS ",\"ipv4.address\":"
 	    "\"10.88.0.5\"}," ROOT, "\"user.box\":\"1\"",
@@ -185,22 +209,28 @@ TEST(shape_profile_nic_keys)
 	static const char good[] = "{" NIC_KEYS "}";
 	static const char old[] = "{\"type\":\"nic\",\"network\":\"boxnet\","
 	    "\"name\":\"eth0\",\"security.port_isolation\":\"true\"}";
+	struct incus_kvs kv = { 0 };
 	struct json_doc d;
 	struct box_err e;
 	char why[320];
 
 	err_clear(&e);
 	CHECK_INT(json_parse(&d, good, strlen(good), &e), 0);
+	CHECK_INT(incus_kv_from_json(&kv, &d, 0), 0);
+	shape_nic_kv(&kv, NULL, why, sizeof(why));
+	CHECK_STR(why, "");
 	shape_nic_keys(&d, 0, NULL, why, sizeof(why));
 	CHECK_STR(why, "");
 	json_free(&d);
 	/* The profile before filtering was required: each key named. */
 	CHECK_INT(json_parse(&d, old, strlen(old), &e), 0);
-	shape_nic_keys(&d, 0, NULL, why, sizeof(why));
+	CHECK_INT(incus_kv_from_json(&kv, &d, 0), 0);
+	shape_nic_kv(&kv, NULL, why, sizeof(why));
 	CHECK(strstr(why, "security.mac_filtering is missing") != NULL);
 	CHECK(strstr(why, "security.ipv4_filtering is missing") != NULL);
 	CHECK(strstr(why, "security.ipv6_filtering is missing") != NULL);
 	json_free(&d);
+	incus_kv_free(&kv);
 }
 
 TEST(shape_disks_named)
@@ -355,22 +385,27 @@ TEST(shape_not_an_instance)
 {
 	static const char *const docs[] = { "[]", "\"x\"", "{}",
 	    "{\"expanded_devices\":[],\"expanded_config\":{}}",
-	    "{\"expanded_devices\":{},\"expanded_config\":null}" };
-	struct json_doc d;
-	struct box_err e;
+	    "{\"expanded_devices\":{},\"expanded_config\":null}",
+	    "{\"name\":\"t\",\"expanded_devices\":{\"eth0\":{\"type\":1}}}",
+	    "{\"name\":\"t\",\"expanded_config\":{\"raw.lxc\":true}}" };
+	struct incus_instance in;
 	size_t i;
 
+	/* Refused by the parser, or judged: never a pass. */
 	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
-		err_clear(&e);
-		CHECK_INT(json_parse(&d, docs[i], strlen(docs[i]), &e), 0);
-		if (shape_check(&d, 0, &S) == 0)
+		if (read_inst(docs[i], &in) < 0)
+			continue;
+		if (shape_check(&in, &S) == 0)
 			t_fail(__FILE__, __LINE__, "'%s' passed", docs[i]);
-		json_free(&d);
+		incus_instance_free(&in);
 	}
 	/* Nothing to judge is never a pass: no devices, no config. */
-	CHECK_INT(json_parse(&d, docs[2], 2, &e), 0);
-	shape_check(&d, 0, &S);
-	CHECK(named("no expanded_devices", NULL));
-	CHECK(named("no expanded_config", NULL));
-	json_free(&d);
+	CHECK_INT(read_inst("{\"name\":\"t\"}", &in), 0);
+	CHECK(shape_check(&in, &S) > 0);
+	CHECK(named("no NIC eth0", NULL));
+	CHECK(named("no root disk", NULL));
+	incus_instance_free(&in);
+	/* A value that is no string is refused, not judged on its bytes. */
+	CHECK(read_inst(docs[6], &in) < 0);
+	CHECK(read_inst(docs[5], &in) < 0);
 }
