@@ -21,65 +21,70 @@
 /* --- reading the daemon's record (pure) ----------------------------------- */
 
 int
-migrate_kind(const struct json_doc *d, int inst)
+migrate_kind_of(const struct incus_instance *in)
 {
-	int cfg = json_get(d, inst, "config");
-	int now = json_streq(d, json_get(d, cfg, "user.box"), "1");
-	int old = json_streq(d, json_get(d, cfg, CONTRACT_LEGACY_TAG), "1");
+	const char *now = incus_kv_get(&in->config, "user.box");
+	const char *old = incus_kv_get(&in->config, CONTRACT_LEGACY_TAG);
+	int n = now != NULL && strcmp(now, "1") == 0;
 
-	if (old)
-		return now ? MIG_HALFWAY : MIG_LEGACY;
-	return now ? MIG_DONE : MIG_NOT_BOX;
+	if (old != NULL && strcmp(old, "1") == 0)
+		return n ? MIG_HALFWAY : MIG_LEGACY;
+	return n ? MIG_DONE : MIG_NOT_BOX;
+}
+
+static int
+on_legacy_bridge(const struct incus_kvs *dev)
+{
+	return strcmp(incus_kv_or(dev, "type", ""), "nic") == 0 &&
+	    (strcmp(incus_kv_or(dev, "network", ""),
+	    CONTRACT_LEGACY_BRIDGE) == 0 ||
+	    strcmp(incus_kv_or(dev, "parent", ""),
+	    CONTRACT_LEGACY_BRIDGE) == 0);
 }
 
 int
-migrate_uses_legacy(const struct json_doc *d, int inst)
+migrate_uses_legacy_of(const struct incus_instance *in)
 {
-	int k, devs = json_get(d, inst, "expanded_devices");
+	size_t k;
 
-	for (k = json_child(d, json_get(d, inst, "profiles")); k >= 0;
-	    k = json_next(d, k))
-		if (json_streq(d, k, CONTRACT_LEGACY_PROFILE))
+	for (k = 0; k < in->nprofiles; k++)
+		if (strcmp(in->profiles[k], CONTRACT_LEGACY_PROFILE) == 0)
 			return 1;
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k);
-
-		if (json_streq(d, json_get(d, dev, "type"), "nic") &&
-		    (json_streq(d, json_get(d, dev, "network"),
-		    CONTRACT_LEGACY_BRIDGE) ||
-		    json_streq(d, json_get(d, dev, "parent"),
-		    CONTRACT_LEGACY_BRIDGE)))
+	for (k = 0; k < in->expanded_devices.n; k++)
+		if (on_legacy_bridge(&in->expanded_devices.v[k].kv))
 			return 1;
-	}
 	return 0;
 }
 
-int
-migrate_drop_device(const char *name, const struct json_doc *d, int dev)
+/* A NIC or a proxy: the old bridge's, box drops them. */
+static int
+droppable(const struct incus_kvs *dev)
 {
-	(void)name;
-	return json_streq(d, json_get(d, dev, "type"), "nic") ||
-	    json_streq(d, json_get(d, dev, "type"), "proxy");
+	const char *t = incus_kv_or(dev, "type", "");
+
+	return strcmp(t, "nic") == 0 || strcmp(t, "proxy") == 0;
 }
 
 int
-migrate_foreign_devices(const struct json_doc *d, int inst, char *buf,
+migrate_foreign_devices_of(const struct incus_instance *in, char *buf,
     size_t cap)
 {
-	int k, dev, n = 0;
 	char name[64];
-	size_t len;
+	size_t k, len;
+	int n = 0;
 
 	buf[0] = '\0';
-	for (k = json_child(d, json_get(d, inst, "devices")); k >= 0;
-	    k = json_next(d, json_next(d, k))) {
-		dev = json_next(d, k);
-		if (migrate_drop_device(NULL, d, dev) ||
-		    (json_streq(d, json_get(d, dev, "type"), "disk") &&
-		    json_streq(d, json_get(d, dev, "path"), "/")))
+	for (k = 0; k < in->devices.n; k++) {
+		const struct incus_device *dev = &in->devices.v[k];
+
+		if (droppable(&dev->kv) ||
+		    (strcmp(incus_kv_or(&dev->kv, "type", ""), "disk") == 0 &&
+		    strcmp(incus_kv_or(&dev->kv, "path", ""), "/") == 0))
 			continue;
-		if (json_str(d, k, name, sizeof(name)) < 0)
+		if (strlen(dev->name) >= sizeof(name))
 			snprintf(name, sizeof(name), "(a long name)");
+		else
+			snprintf(name, sizeof(name), "%s", dev->name);
 		text_sanitize(name, strlen(name));
 		len = strlen(buf);
 		if (len + strlen(name) + 3 < cap)
@@ -92,61 +97,157 @@ migrate_foreign_devices(const struct json_doc *d, int inst, char *buf,
 
 /* Add k=v unless the instance already has k (a resumed re-homing). */
 static int
-add_missing(struct mint_kv *kv, const struct json_doc *d, int cfg,
-    const char *k, const char *v)
+add_missing(struct mint_kv *kv, const struct incus_kvs *cfg, const char *k,
+    const char *v)
 {
-	if (json_get(d, cfg, k) >= 0)
+	if (incus_kv_get(cfg, k) != NULL)
 		return 0;
 	return mint_kv_add(kv, k, v);
+}
+
+int
+migrate_stamps_of(const struct incus_instance *in, const char *now,
+    struct mint_kv *kv)
+{
+	const struct incus_kvs *cfg = &in->config;
+	const char *fp = incus_kv_get(cfg, "volatile.base_image");
+	int vm = strcmp(in->type, "virtual-machine") == 0;
+
+	mint_kv_init(kv);
+	if (mint_kv_add(kv, "user.box", "1") < 0 ||
+	    add_missing(kv, cfg, "user.box.template", MIGRATE_TEMPLATE) < 0 ||
+	    add_missing(kv, cfg, "user.box.user", MIGRATE_USER) < 0 ||
+	    add_missing(kv, cfg, "user.box.schema", MINT_SCHEMA) < 0 ||
+	    add_missing(kv, cfg, "user.box.mode", vm ? "vm" :
+	    "container") < 0 ||
+	    add_missing(kv, cfg, "user.box.origin", "migrate") < 0 ||
+	    add_missing(kv, cfg, "user.box.migrated", now) < 0 ||
+	    add_missing(kv, cfg, "user.box.migrated.by", BOX_VERSION) < 0)
+		return -E2BIG;
+	/* A fingerprint longer than one is no fingerprint: not stamped. */
+	if (fp != NULL && strlen(fp) < 80 &&
+	    add_missing(kv, cfg, "user.box.image.fingerprint", fp) < 0)
+		return -E2BIG;
+	return 0;
+}
+
+int
+migrate_carry_of(const struct incus_instance *in, struct mint_kv *kv)
+{
+	static const char *const keys[] = { "limits.cpu", "limits.memory",
+	    NULL };
+	const struct incus_kvs *cfg = &in->config, *ex = &in->expanded_config;
+	const char *v;
+	int i;
+
+	mint_kv_init(kv);
+	for (i = 0; keys[i] != NULL; i++)
+		if (incus_kv_get(cfg, keys[i]) == NULL &&
+		    (v = incus_kv_get(ex, keys[i])) != NULL && v[0] != '\0' &&
+		    strlen(v) < 160 && mint_kv_add(kv, keys[i], v) < 0)
+			return -E2BIG;
+	if (strcmp(in->type, "container") == 0 &&
+	    incus_kv_get(cfg, "security.nesting") == NULL &&
+	    strcmp(incus_kv_or(ex, "security.nesting", ""), "true") == 0 &&
+	    mint_kv_add(kv, "security.nesting", "true") < 0)
+		return -E2BIG;
+	return 0;
+}
+
+/*
+ * The same on an object of a reply, for the callers that still hold one
+ * (life_edit's callback, cmd/migrate_host.c, the tests): read through the
+ * instance parser, so both see one rule.  An object it refuses is no box.
+ */
+static int
+as_inst(const struct json_doc *d, int obj, struct incus_instance *in)
+{
+	struct box_err e;
+
+	err_clear(&e);
+	return incus_instance_from_json(d, obj, 0, in, &e);
+}
+
+int
+migrate_kind(const struct json_doc *d, int inst)
+{
+	struct incus_instance in;
+	int k;
+
+	if (as_inst(d, inst, &in) < 0)
+		return MIG_NOT_BOX;
+	k = migrate_kind_of(&in);
+	incus_instance_free(&in);
+	return k;
+}
+
+int
+migrate_uses_legacy(const struct json_doc *d, int inst)
+{
+	struct incus_instance in;
+	int k;
+
+	if (as_inst(d, inst, &in) < 0)
+		return 0;
+	k = migrate_uses_legacy_of(&in);
+	incus_instance_free(&in);
+	return k;
+}
+
+int
+migrate_drop_device(const char *name, const struct json_doc *d, int dev)
+{
+	struct incus_kvs kv = { 0 };
+	int drop;
+
+	(void)name;
+	drop = incus_kv_from_json(&kv, d, dev) == 0 && droppable(&kv);
+	incus_kv_free(&kv);
+	return drop;
+}
+
+int
+migrate_foreign_devices(const struct json_doc *d, int inst, char *buf,
+    size_t cap)
+{
+	struct incus_instance in;
+	int n;
+
+	buf[0] = '\0';
+	if (as_inst(d, inst, &in) < 0)
+		return 0;
+	n = migrate_foreign_devices_of(&in, buf, cap);
+	incus_instance_free(&in);
+	return n;
 }
 
 int
 migrate_stamps(const struct json_doc *d, int inst, const char *now,
     struct mint_kv *kv)
 {
-	int cfg = json_get(d, inst, "config");
-	int vm = json_streq(d, json_get(d, inst, "type"), "virtual-machine");
-	char fp[80];
+	struct incus_instance in;
+	int rc;
 
 	mint_kv_init(kv);
-	if (mint_kv_add(kv, "user.box", "1") < 0 ||
-	    add_missing(kv, d, cfg, "user.box.template", MIGRATE_TEMPLATE) < 0 ||
-	    add_missing(kv, d, cfg, "user.box.user", MIGRATE_USER) < 0 ||
-	    add_missing(kv, d, cfg, "user.box.schema", MINT_SCHEMA) < 0 ||
-	    add_missing(kv, d, cfg, "user.box.mode", vm ? "vm" :
-	    "container") < 0 ||
-	    add_missing(kv, d, cfg, "user.box.origin", "migrate") < 0 ||
-	    add_missing(kv, d, cfg, "user.box.migrated", now) < 0 ||
-	    add_missing(kv, d, cfg, "user.box.migrated.by", BOX_VERSION) < 0)
-		return -E2BIG;
-	if (json_gets(d, cfg, "volatile.base_image", fp, sizeof(fp), NULL) &&
-	    add_missing(kv, d, cfg, "user.box.image.fingerprint", fp) < 0)
-		return -E2BIG;
-	return 0;
+	if (as_inst(d, inst, &in) < 0)
+		return -EBADMSG;
+	rc = migrate_stamps_of(&in, now, kv);
+	incus_instance_free(&in);
+	return rc;
 }
 
 int
 migrate_carry(const struct json_doc *d, int inst, struct mint_kv *kv)
 {
-	static const char *const keys[] = { "limits.cpu", "limits.memory",
-	    NULL };
-	int cfg = json_get(d, inst, "config");
-	int ex = json_get(d, inst, "expanded_config");
-	char v[160];
-	int i;
+	struct incus_instance in;
+	int rc;
 
 	mint_kv_init(kv);
-	for (i = 0; keys[i] != NULL; i++)
-		if (json_get(d, cfg, keys[i]) < 0 &&
-		    json_gets(d, ex, keys[i], v, sizeof(v), NULL) != NULL &&
-		    v[0] != '\0' && mint_kv_add(kv, keys[i], v) < 0)
-			return -E2BIG;
-	if (json_streq(d, json_get(d, inst, "type"), "container") &&
-	    json_get(d, cfg, "security.nesting") < 0 &&
-	    json_streq(d, json_get(d, ex, "security.nesting"), "true") &&
-	    mint_kv_add(kv, "security.nesting", "true") < 0)
-		return -E2BIG;
-	return 0;
+	if (as_inst(d, inst, &in) < 0)
+		return -EBADMSG;
+	rc = migrate_carry_of(&in, kv);
+	incus_instance_free(&in);
+	return rc;
 }
 
 static int
@@ -320,7 +421,8 @@ migrate_require_stack(struct incus *c, uint32_t *net, struct box_err *e)
 /* Everything up to (not including) the first change. */
 static int
 preflight(struct incus *c, const char *name, struct incus_reply *orig,
-    uint32_t *net, struct migrate_result *res, struct box_err *e)
+    struct incus_instance *in, uint32_t *net, struct migrate_result *res,
+    struct box_err *e)
 {
 	char foreign[200];
 	int rc, kind;
@@ -330,14 +432,20 @@ preflight(struct incus *c, const char *name, struct incus_reply *orig,
 		    name));
 	if ((rc = migrate_require_stack(c, net, e)) < 0)
 		return refuse(res, e, rc);
-	rc = get_instance(c, name, orig, e);
+	rc = incus_instance_get(c, name, 0, in, e);
 	if (rc == -ENOENT) {
 		err_set(e, -ENOENT, "no such box: %s", name);
 		return refuse(res, e, rc);
 	}
 	if (rc < 0)
 		return refuse(res, e, rc);
-	kind = migrate_kind(&orig->doc, orig->metadata);
+	/*
+	 * The record as it was, whole, for a rollback's PUT (until the
+	 * instance layer writes a whole instance from its struct).
+	 */
+	if ((rc = get_instance(c, name, orig, e)) < 0)
+		return refuse(res, e, rc);
+	kind = migrate_kind_of(in);
 	if (kind == MIG_NOT_BOX) {
 		err_set(e, -EPERM, "%s is not a box (neither user.box=1 nor the "
 		    "legacy %s=1): box leaves it alone", name,
@@ -348,8 +456,7 @@ preflight(struct incus *c, const char *name, struct incus_reply *orig,
 		res->outcome = MIG_R_SKIPPED;
 		return 1;
 	}
-	if (migrate_foreign_devices(&orig->doc, orig->metadata, foreign,
-	    sizeof(foreign)) > 0) {
+	if (migrate_foreign_devices_of(in, foreign, sizeof(foreign)) > 0) {
 		err_set(e, -EPERM, "%s has devices of its own that box never "
 		    "gives a box (%s): re-homing it would carry them onto the "
 		    "hardened stack. Nothing was changed", name, foreign);
@@ -379,7 +486,7 @@ edit(struct incus *c, const char *name, const char *const *set,
 /* The steps after the stamp; *stage names the one that failed. */
 static int
 rehome(struct incus *c, const char *name, uint32_t net,
-    const struct incus_reply *orig, struct mint_kv *carry, int running,
+    const struct incus_instance *orig, struct mint_kv *carry, int running,
     struct migrate_result *res, struct migrate_probe *p, struct box_err *e)
 {
 	long long deadline;
@@ -395,7 +502,7 @@ rehome(struct incus *c, const char *name, uint32_t net,
 			    "hard way", name);
 	}
 	res->stage = "move";
-	if ((rc = migrate_carry(&orig->doc, orig->metadata, carry)) < 0)
+	if ((rc = migrate_carry_of(orig, carry)) < 0)
 		return err_set(e, rc, "its keys are too long to carry");
 	life_say("moving %s onto the %s profile alone", name,
 	    CONTRACT_PROFILE);
@@ -455,6 +562,7 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 {
 	struct migrate_probe p;
 	struct incus_reply orig;
+	struct incus_instance in;
 	struct mint_kv stamps, carry;
 	struct box_err rb;
 	char now[32];
@@ -464,32 +572,35 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 	memset(res, 0, sizeof(*res));
 	memset(&p, 0, sizeof(p));
 	memset(&orig, 0, sizeof(orig));	/* freed on every path */
+	memset(&in, 0, sizeof(in));
 	mint_kv_init(&carry);
 	res->stage = "checks";
-	rc = preflight(c, name, &orig, &net, res, e);
+	rc = preflight(c, name, &orig, &in, &net, res, e);
 	if (rc != 0) {
 		incus_reply_free(&orig);
+		incus_instance_free(&in);
 		if (rc > 0)
 			printf("box: %s is already on the hardened stack "
 			    "(user.box=1, no legacy tag): nothing to do\n",
 			    name);
 		return rc > 0 ? 0 : rc;
 	}
-	running = !json_streq(&orig.doc, json_get(&orig.doc, orig.metadata,
-	    "status"), "Stopped");
+	running = strcmp(in.status, "Stopped") != 0;
 	text_utc(now, sizeof(now), time(NULL));
 	res->stage = "stamp";
-	if (migrate_stamps(&orig.doc, orig.metadata, now, &stamps) < 0)
+	if (migrate_stamps_of(&in, now, &stamps) < 0)
 		rc = err_set(e, -E2BIG, "stamps too long");
 	else
 		rc = edit(c, name, mint_kv_list(&stamps), 0, e);
 	if (rc < 0) {
 		incus_reply_free(&orig);
+		incus_instance_free(&in);
 		res->outcome = MIG_R_REFUSED;
 		err_context(e, "stamping %s (nothing else was changed)", name);
 		return rc;
 	}
-	rc = rehome(c, name, net, &orig, &carry, running, res, &p, e);
+	rc = rehome(c, name, net, &in, &carry, running, res, &p, e);
+	incus_instance_free(&in);
 	if (rc == 0)
 		rc = untag(c, name, &p, res, e);
 	if (rc == 0) {
@@ -548,20 +659,22 @@ migrate_legacy_names(struct incus *c, const char *prefix,
     char (*names)[BOX_NAME_MAX], int max, int *n, int *more,
     struct box_err *e)
 {
-	struct incus_reply r;
-	size_t pl = prefix != NULL ? strlen(prefix) : 0;
-	char name[BOX_NAME_MAX];
-	int i, rc, k;
+	struct incus_instance_list l;
+	size_t pl = prefix != NULL ? strlen(prefix) : 0, i;
+	int rc, k;
 
 	*n = *more = 0;
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
-	for (i = rc == 0 ? json_child(&r.doc, r.metadata) : -1; i >= 0;
-	    i = json_next(&r.doc, i)) {
-		k = migrate_kind(&r.doc, i);
+	rc = incus_instance_list(c, NULL, 0, &l, e);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < l.n; i++) {
+		const char *name = l.v[i].name;
+
+		k = migrate_kind_of(&l.v[i]);
 		if (k != MIG_LEGACY && k != MIG_HALFWAY)
 			continue;
-		if (json_gets(&r.doc, i, "name", name, sizeof(name), NULL) ==
-		    NULL || strncmp(name, prefix != NULL ? prefix : "", pl) != 0)
+		if (name[0] == '\0' || strlen(name) >= BOX_NAME_MAX ||
+		    strncmp(name, prefix != NULL ? prefix : "", pl) != 0)
 			continue;
 		if (*n == max) {
 			(*more)++;
@@ -570,8 +683,7 @@ migrate_legacy_names(struct incus *c, const char *prefix,
 		snprintf(names[*n], BOX_NAME_MAX, "%s", name);
 		(*n)++;
 	}
-	incus_reply_free(&r);
-	if (rc == 0)
-		qsort(names, (size_t)*n, BOX_NAME_MAX, cmp_name);
-	return rc;
+	incus_instance_list_free(&l);
+	qsort(names, (size_t)*n, BOX_NAME_MAX, cmp_name);
+	return 0;
 }

@@ -68,6 +68,19 @@ enum migrate_kind {
 
 int migrate_kind(const struct json_doc *d, int inst);
 
+/*
+ * Each reader below also on a typed instance (incus/instance.h); the
+ * json_doc forms read the object through the instance parser first.
+ */
+struct incus_instance;
+int migrate_kind_of(const struct incus_instance *in);
+int migrate_uses_legacy_of(const struct incus_instance *in);
+int migrate_foreign_devices_of(const struct incus_instance *in, char *buf,
+    size_t cap);
+int migrate_stamps_of(const struct incus_instance *in, const char *now,
+    struct mint_kv *kv);
+int migrate_carry_of(const struct incus_instance *in, struct mint_kv *kv);
+
 /* 1 when inst uses the legacy profile or has a NIC on the legacy bridge. */
 int migrate_uses_legacy(const struct json_doc *d, int inst);
 

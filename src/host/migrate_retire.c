@@ -10,6 +10,7 @@
 
 #include "host/contract.h"
 #include "host/sysd.h"
+#include "incus/instance.h"
 #include "net/nft.h"
 #include "util/text.h"
 
@@ -42,23 +43,26 @@ cat(char *buf, size_t cap, const char *s)
 static int
 blockers(struct incus *c, char *buf, size_t cap, struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance_list l;
 	char name[BOX_NAME_MAX], item[BOX_NAME_MAX + 48];
-	int i, rc, k, count = 0;
+	int rc, k, count = 0;
+	size_t i;
 
 	buf[0] = '\0';
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
-	for (i = rc == 0 ? json_child(&r.doc, r.metadata) : -1; i >= 0;
-	    i = json_next(&r.doc, i)) {
-		k = migrate_kind(&r.doc, i);
-		json_gets(&r.doc, i, "name", name, sizeof(name), "?");
+	rc = incus_instance_list(c, NULL, 0, &l, e);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < l.n; i++) {
+		k = migrate_kind_of(&l.v[i]);
+		snprintf(name, sizeof(name), "%s", l.v[i].name[0] ?
+		    l.v[i].name : "?");
 		text_sanitize(name, strlen(name));
 		if (k == MIG_LEGACY)
 			snprintf(item, sizeof(item), "%s", name);
 		else if (k == MIG_HALFWAY)
 			snprintf(item, sizeof(item), "%s (both tags: its "
 			    "re-homing did not finish)", name);
-		else if (migrate_uses_legacy(&r.doc, i))
+		else if (migrate_uses_legacy_of(&l.v[i]))
 			snprintf(item, sizeof(item), "%s (on %s or %s)", name,
 			    CONTRACT_LEGACY_PROFILE, CONTRACT_LEGACY_BRIDGE);
 		else
@@ -66,8 +70,8 @@ blockers(struct incus *c, char *buf, size_t cap, struct box_err *e)
 		cat(buf, cap, item);
 		count++;
 	}
-	incus_reply_free(&r);
-	return rc < 0 ? rc : count;
+	incus_instance_list_free(&l);
+	return count;
 }
 
 /*
