@@ -23,60 +23,11 @@
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/profile_host.h"
-#include "incus/json.h"
 #include "incus/project.h"
+#include "incus/storage.h"
+#include "incus/storage_host.h"
 
 #define PURGE_WAIT_S 120
-
-/* The last path segment of an API URL ("/1.0/images/<fp>?project=x"). */
-static int
-url_name(const struct json_doc *d, int i, char *buf, size_t cap)
-{
-	char url[512];
-	char *slash, *q;
-
-	if (json_str(d, i, url, sizeof(url)) < 0)
-		return -1;
-	if ((q = strchr(url, '?')) != NULL)
-		*q = '\0';
-	slash = strrchr(url, '/');
-	if (slash == NULL || slash[1] == '\0' || strlen(slash + 1) >= cap ||
-	    strchr(slash + 1, '%') != NULL)
-		return -1;
-	snprintf(buf, cap, "%s", slash + 1);
-	return 0;
-}
-
-/* DELETE every object listed at list (its names), skipping keep. */
-static int
-delete_listed(struct incus *pc, const char *list, const char *prefix,
-    const char *keep, int *count, struct box_err *e)
-{
-	struct incus_reply r, d;
-	char name[256], path[512];
-	int rc, i;
-
-	*count = 0;
-	rc = incus_call(pc, "GET", list, NULL, &r, e);
-	if (rc < 0)
-		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
-	    i = json_next(&r.doc, i)) {
-		if (url_name(&r.doc, i, name, sizeof(name)) < 0 ||
-		    (keep != NULL && strcmp(name, keep) == 0))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", prefix, name);
-		rc = incus_do(pc, "DELETE", path, NULL, PURGE_WAIT_S, &d, e);
-		if (rc == 0) {
-			incus_reply_free(&d);
-			(*count)++;
-		} else {
-			err_context(e, "deleting %s", path);
-		}
-	}
-	incus_reply_free(&r);
-	return rc;
-}
 
 /* Stop (forced) every instance of the project, then delete them. */
 static int
@@ -157,24 +108,27 @@ purge_images(struct incus *pc, int *count, struct box_err *e)
 static int
 purge_volumes(struct incus *pc, int *count, struct box_err *e)
 {
-	struct incus_reply r;
-	char pool[128], list[256];
-	int rc, i, n;
+	struct incus_volume_refs v;
+	char **pools = NULL;
+	size_t npools = 0, i, k;
+	int rc;
 
 	*count = 0;
-	rc = incus_call(pc, "GET", "/1.0/storage-pools", NULL, &r, e);
-	if (rc < 0)
-		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
-	    i = json_next(&r.doc, i)) {
-		if (url_name(&r.doc, i, pool, sizeof(pool)) < 0)
-			continue;
-		snprintf(list, sizeof(list), "/1.0/storage-pools/%s/volumes/"
-		    "custom", pool);
-		rc = delete_listed(pc, list, list, NULL, &n, e);
-		*count += n;
+	rc = incus_pool_names(pc, &pools, &npools, e);
+	for (i = 0; rc == 0 && i < npools; i++) {
+		rc = incus_pool_volumes(pc, pools[i], "custom", &v, e);
+		for (k = 0; rc == 0 && k < v.n; k++) {
+			rc = incus_volume_host_delete(pc, pools[i], v.v[k].name,
+			    PURGE_WAIT_S, e);
+			if (rc == 0)
+				(*count)++;
+			else
+				err_context(e, "deleting the volume %s/%s",
+				    pools[i], v.v[k].name);
+		}
+		incus_volume_refs_free(&v);
 	}
-	incus_reply_free(&r);
+	incus_names_free(pools, npools);
 	return rc;
 }
 
