@@ -24,10 +24,13 @@
 #include "util/opt.h"
 #include "util/prompt.h"
 
-static const char *const objects[] = {
-	"/1.0/profiles/box-net", "/1.0/profiles/claude-dev",
-	"/1.0/networks/boxnet", "/1.0/networks/claudenet",
-	"/1.0/network-acls/box-isolate", "/1.0/network-acls/claude-isolate",
+static const struct stack_obj objects[] = {
+	{ SK_PROFILE, "box-net", "profiles/box-net" },
+	{ SK_PROFILE, "claude-dev", "profiles/claude-dev" },
+	{ SK_NETWORK, "boxnet", "networks/boxnet" },
+	{ SK_NETWORK, "claudenet", "networks/claudenet" },
+	{ SK_ACL, "box-isolate", "network-acls/box-isolate" },
+	{ SK_ACL, "claude-isolate", "network-acls/claude-isolate" },
 };
 #define NOBJ (sizeof(objects) / sizeof(objects[0]))
 
@@ -86,22 +89,20 @@ delete_boxes(struct incus *c, int *left, struct box_err *e)
 static int
 delete_objects(struct incus *c, struct box_err *e)
 {
-	struct incus_reply r;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < NOBJ; i++) {
-		rc = incus_do(c, "DELETE", objects[i], NULL, 60, &r, e);
+		rc = stack_obj_delete(c, &objects[i], e);
 		if (rc == -ENOENT) {
 			err_clear(e);
 			continue;
 		}
 		if (rc < 0) {
-			err_context(e, "deleting %s", objects[i]);
+			err_context(e, "deleting %s", objects[i].shown);
 			return rc;
 		}
-		incus_reply_free(&r);
-		fprintf(stderr, "box: removed %s\n", objects[i] + 5);
+		fprintf(stderr, "box: removed %s\n", objects[i].shown);
 	}
 	return 0;
 }
@@ -119,11 +120,9 @@ assert_absent(struct incus *c, struct box_err *e)
 
 	for (i = 0; i < NOBJ; i++) {
 		err_clear(&ignore);
-		if (incus_call(c, "GET", objects[i], NULL, &r, &ignore) == 0) {
-			incus_reply_free(&r);
+		if (stack_obj_exists(c, &objects[i], &ignore) == 1)
 			snprintf(left + strlen(left), sizeof(left) - strlen(left),
-			    " %s", objects[i] + 5);
-		}
+			    " %s", objects[i].shown);
 	}
 	err_clear(&ignore);
 	if (incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r,

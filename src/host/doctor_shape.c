@@ -8,6 +8,7 @@
 
 #include "box/door.h"
 #include "host/contract.h"
+#include "incus/kv.h"
 #include "util/text.h"
 
 /* The profile contract's eth0 and root disk: the host contract's table. */
@@ -160,6 +161,72 @@ shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
     char *buf, size_t cap)
 {
 	keys_vs(d, nic, contract_nic_keys, contract_nnic_keys, pinned, 0, buf,
+	    cap);
+}
+
+/* shown() for a string the typed layer already decoded. */
+static int
+shown_str(const char *s, char *buf, size_t cap)
+{
+	size_t n = strlen(s), k;
+	int rc = n < cap ? 0 : -1;
+
+	n = n < cap - 1 ? n : cap - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	n = text_sanitize(buf, n);
+	for (k = 0; k < n; k++)
+		if (buf[k] == '\n' || buf[k] == '\t')
+			buf[k] = ' ';
+	return rc;
+}
+
+/* keys_vs() on a kv map (which already refused a key given twice). */
+static void
+keys_vs_kv(const struct incus_kvs *dev, const struct contract_key *t,
+    size_t nt, const char *pinned, char *buf, size_t cap)
+{
+	char k[64], v[64];
+	const char *x;
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < nt; i++) {
+		x = incus_kv_get(dev, t[i].key);
+		if (x == NULL)
+			cat(buf, cap, "%s%s is missing (%s)", buf[0] ? "; " :
+			    "", t[i].key, t[i].why);
+		else if (strcmp(x, t[i].value) != 0) {
+			shown_str(x, v, sizeof(v));
+			cat(buf, cap, "%s%s=%s, not %s (%s)", buf[0] ? "; " :
+			    "", t[i].key, v, t[i].value, t[i].why);
+		}
+	}
+	for (i = 0; i < dev->n; i++) {
+		x = dev->v[i].value;
+		shown_str(dev->v[i].key, k, sizeof(k));
+		if (find_key(t, nt, dev->v[i].key) != NULL)
+			continue;
+		if (pinned != NULL && strcmp(dev->v[i].key,
+		    "ipv4.address") == 0 && strcmp(x, pinned) == 0)
+			continue;	/* a VM door's pinned address */
+		shown_str(x, v, sizeof(v));
+		if (strcmp(dev->v[i].key, "security.acls") == 0)
+			cat(buf, cap, "%ssecurity.acls=%s on the NIC (ACLs "
+			    "belong on the network; a NIC ACL keeps the box "
+			    "from starting on kernels without bridge "
+			    "conntrack)", buf[0] ? "; " : "", v);
+		else
+			cat(buf, cap, "%sextra key %s=%s", buf[0] ? "; " : "",
+			    k, v);
+	}
+}
+
+void
+shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
+    size_t cap)
+{
+	keys_vs_kv(nic, contract_nic_keys, contract_nnic_keys, pinned, buf,
 	    cap);
 }
 

@@ -70,6 +70,11 @@ int shape_check(const struct json_doc *d, int inst, struct shape_report *s);
 void shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
     char *buf, size_t cap);
 
+/* shape_nic_keys() on a device read by the typed layer (incus/kv.h). */
+struct incus_kvs;
+void shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
+    size_t cap);
+
 /* The address a VM door pinned (user.box.expose.pinned) into buf, or NULL. */
 const char *shape_pinned(const struct json_doc *d, int inst, char *buf,
     size_t cap);
