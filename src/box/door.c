@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "box/life.h"
+#include "incus/acl.h"
 #include "util/text.h"
 
 int
@@ -58,103 +59,57 @@ door_connect_parse(const char *connect, char *ip, size_t cap, int *port)
 
 /* Is rule r the door rule for dest ("ip/32") and port? */
 static int
-is_door_rule(const struct json_doc *d, int r, const char *dest,
+is_door_rule(const struct incus_acl_rule *r, const char *dest,
     const char *port)
 {
-	return json_streq(d, json_get(d, r, "action"), "allow") &&
-	    json_streq(d, json_get(d, r, "destination"), dest) &&
-	    json_streq(d, json_get(d, r, "destination_port"), port) &&
-	    json_streq(d, json_get(d, r, "protocol"), "tcp");
-}
-
-static void
-copy_member(struct json_w *w, const struct json_doc *d, int obj,
-    const char *key)
-{
-	int v = json_get(d, obj, key);
-	size_t n;
-	const char *raw;
-
-	if (v < 0)
-		return;
-	raw = json_raw(d, v, &n);
-	json_w_key(w, key);
-	json_w_raw(w, raw, n);
+	return r->action != NULL && strcmp(r->action, "allow") == 0 &&
+	    r->destination != NULL && strcmp(r->destination, dest) == 0 &&
+	    r->destination_port != NULL &&
+	    strcmp(r->destination_port, port) == 0 &&
+	    r->protocol != NULL && strcmp(r->protocol, "tcp") == 0;
 }
 
 int
 door_acl(struct incus *c, const char *ip, int port, int add,
     struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_acl a;
 	struct box_err le;
-	struct json_w w;
-	char dest[64], ps[8], *body;
-	int rc, in, rule, found = 0;
+	char dest[64], ps[8];
+	size_t i;
+	int rc, found = 0;
 
 	snprintf(dest, sizeof(dest), "%s/32", ip);
 	snprintf(ps, sizeof(ps), "%d", port);
 	err_clear(&le);
-	rc = incus_call(c, "GET", "/1.0/network-acls/" LIFE_ACL, NULL, &r,
-	    &le);
-	if (rc == -ENOENT) {
-		incus_reply_free(&r);
+	rc = incus_acl_get(c, LIFE_ACL, &a, &le);
+	if (rc == -ENOENT)
 		return -ENOENT;
-	}
 	if (rc < 0) {
-		incus_reply_free(&r);
 		*e = le;
 		return rc;
 	}
-	in = json_get(&r.doc, r.metadata, "ingress");
-	json_w_init(&w, INCUS_MAX_BODY);
-	json_w_obj(&w);
-	copy_member(&w, &r.doc, r.metadata, "description");
-	copy_member(&w, &r.doc, r.metadata, "egress");
-	copy_member(&w, &r.doc, r.metadata, "config");
-	json_w_key(&w, "ingress");
-	json_w_arr(&w);
-	for (rule = json_child(&r.doc, in); rule >= 0;
-	    rule = json_next(&r.doc, rule)) {
-		size_t n;
-		const char *raw;
-
-		if (is_door_rule(&r.doc, rule, dest, ps)) {
+	for (i = a.ingress.n; i-- > 0;)
+		if (is_door_rule(&a.ingress.v[i], dest, ps)) {
 			found = 1;
 			if (!add)
-				continue;
+				incus_acl_rule_del(&a.ingress, i);
 		}
-		raw = json_raw(&r.doc, rule, &n);
-		json_w_raw(&w, raw, n);
-	}
 	if (add && !found) {
-		json_w_obj(&w);
-		json_w_key(&w, "action");
-		json_w_str(&w, "allow");
-		json_w_key(&w, "destination");
-		json_w_str(&w, dest);
-		json_w_key(&w, "destination_port");
-		json_w_str(&w, ps);
-		json_w_key(&w, "protocol");
-		json_w_str(&w, "tcp");
-		json_w_key(&w, "state");
-		json_w_str(&w, "enabled");
-		json_w_key(&w, "description");
-		json_w_str(&w, "box expose");
-		json_w_end(&w, '}');
+		struct incus_acl_rule r = {
+			.action = "allow", .destination = dest,
+			.destination_port = ps, .protocol = "tcp",
+			.state = "enabled", .description = "box expose",
+		};
+
+		if ((rc = incus_acl_rule_add(&a.ingress, &r)) < 0) {
+			incus_acl_free(&a);
+			return err_set(e, rc, "out of memory");
+		}
 	}
-	json_w_end(&w, ']');
-	json_w_end(&w, '}');
-	incus_reply_free(&r);
-	if (json_w_finish(&w, &body, NULL) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	if (found == add) {	/* nothing to change */
-		free(body);
-		return 0;
-	}
-	rc = incus_call(c, "PUT", "/1.0/network-acls/" LIFE_ACL, body, &r, e);
-	incus_reply_free(&r);
-	free(body);
+	/* Everything else (description, egress, config) goes back as read. */
+	rc = found == add ? 0 : incus_acl_put(c, LIFE_ACL, &a, e);
+	incus_acl_free(&a);
 	return rc;
 }
 

@@ -31,6 +31,7 @@
 #include "host/contract.h"
 #include "incus/exec.h"
 #include "incus/json.h"
+#include "incus/network.h"
 #include "net/neigh.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
@@ -350,33 +351,37 @@ static int
 plan_siblings(struct incus *c, struct plan *p, char *first, size_t cap,
     struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_leases l;
 	char a[64], who[64], id[VERIFY_ID];
 	const char *sp = env_or("BOX_VERIFY_SIBLING_PORT", "22");
 	/* whose address the forged frames claim: else the first sibling */
 	const char *claim = getenv("BOX_VERIFY_SIBLING");
 	struct target *t;
-	int i, k = 0, port = atoi(sp), rc;
+	int k = 0, port = atoi(sp), rc;
+	size_t i;
 
 	first[0] = '\0';
 	if (port < 1 || port > 65535)
 		return err_usage(e, "BOX_VERIFY_SIBLING_PORT is not a port");
-	rc = incus_call(c, "GET", "/1.0/networks/" CONTRACT_BRIDGE "/leases",
-	    NULL, &r, e);
+	rc = incus_network_leases(c, CONTRACT_BRIDGE, &l, e);
 	if (rc < 0)
 		return rc;
-	for (i = r.metadata >= 0 ? json_child(&r.doc, r.metadata) : -1;
-	    i >= 0 && k < MAX_SIB; i = json_next(&r.doc, i)) {
+	for (i = 0; i < l.n && k < MAX_SIB; i++) {
+		const struct incus_lease *ls = &l.v[i];
 		uint32_t x;
 
-		if (json_gets(&r.doc, i, "address", a, sizeof(a), NULL) ==
-		    NULL || parse4h(a, &x) < 0 || strcmp(a, p->self) == 0 ||
+		if (ls->address == NULL || strlen(ls->address) >= sizeof(a))
+			continue;
+		snprintf(a, sizeof(a), "%s", ls->address);
+		if (parse4h(a, &x) < 0 || strcmp(a, p->self) == 0 ||
 		    strcmp(a, p->gw) == 0)
 			continue;
-		json_gets(&r.doc, i, "hostname", who, sizeof(who), "");
+		snprintf(who, sizeof(who), "%s", ls->hostname ? ls->hostname :
+		    "");
 		/* dhcp-ignore-names: dnsmasq knows no names; the MAC, then */
 		if (who[0] == '\0' || strcmp(who, "*") == 0)
-			json_gets(&r.doc, i, "hwaddr", who, sizeof(who), "?");
+			snprintf(who, sizeof(who), "%s", ls->hwaddr ?
+			    ls->hwaddr : "?");
 		text_sanitize(who, strlen(who));
 		if (first[0] == '\0' && (claim == NULL || *claim == '\0' ||
 		    strcmp(claim, a) == 0))
@@ -396,7 +401,7 @@ plan_siblings(struct incus *c, struct plan *p, char *first, size_t cap,
 			break;
 		snprintf(t->a, sizeof(t->a), "%s", a);
 	}
-	incus_reply_free(&r);
+	incus_leases_free(&l);
 	if (claim != NULL && *claim != '\0' && first[0] == '\0')
 		return err_usage(e, "BOX_VERIFY_SIBLING=%.40s is no sibling's "
 		    "address in %s's leases", claim, CONTRACT_BRIDGE);
@@ -489,6 +494,7 @@ plan_box(struct incus *c, const char *name, struct plan *p,
     struct box_err *e)
 {
 	struct incus_reply r;
+	struct incus_network net;
 	struct box_info bi;
 	char v[600], mac[32];
 	int rc;
@@ -515,13 +521,11 @@ plan_box(struct incus *c, const char *name, struct plan *p,
 	if (parse_mac(mac, p->mac) < 0)
 		return err_set(e, -EINVAL, "box %s has no MAC on %s "
 		    "(volatile.%s.hwaddr)", name, CONTRACT_NIC, CONTRACT_NIC);
-	if ((rc = incus_call(c, "GET", "/1.0/networks/" CONTRACT_BRIDGE, NULL,
-	    &r, e)) < 0)
+	if ((rc = incus_network_get(c, CONTRACT_BRIDGE, &net, e)) < 0)
 		return rc;
-	v[0] = '\0';
-	json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
-	    "ipv4.address", v, sizeof(v), "");
-	incus_reply_free(&r);
+	snprintf(v, sizeof(v), "%s", incus_kv_or(&net.config, "ipv4.address",
+	    ""));
+	incus_network_free(&net);
 	v[strcspn(v, "/")] = '\0';
 	if (parse4h(v, &(uint32_t){ 0 }) < 0)
 		return err_set(e, -EINVAL, "%s has no IPv4 gateway address",

@@ -25,6 +25,7 @@
 #include "host/doctor_tier.h"
 #include "host/nested.h"
 #include "incus/api.h"
+#include "incus/server.h"
 #include "util/opt.h"
 
 /* Is a local daemon answering?  (An Incus instance may host boxes.) */
@@ -32,17 +33,13 @@ static int
 local_daemon(void)
 {
 	struct incus c;
-	struct incus_reply r;
 	struct box_err e;
 	int ok = 0;
 
 	err_clear(&e);
 	if (incus_init(&c, &e) == 0) {
 		c.timeout_ms = 3000;
-		if (incus_call(&c, "GET", "/1.0", NULL, &r, &e) == 0) {
-			incus_reply_free(&r);
-			ok = 1;
-		}
+		ok = incus_server_ping(&c, &e) == 0;
 	}
 	incus_close(&c);
 	return ok;

@@ -22,6 +22,7 @@
 #include "host/subnet.h"
 #include "host/sysd.h"
 #include "incus/api.h"
+#include "incus/server.h"
 #include "net/rtnl.h"
 #include "util/opt.h"
 
@@ -56,7 +57,6 @@ why_name(int why)
 static int
 probe_daemon(struct setup *s, struct box_err *e)
 {
-	struct incus_reply r;
 	struct box_err probe;
 	int rc;
 
@@ -64,10 +64,8 @@ probe_daemon(struct setup *s, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	err_clear(&probe);
-	if (incus_call(&s->c, "GET", "/1.0", NULL, &r, &probe) == 0) {
+	if (incus_server_ping(&s->c, &probe) == 0)
 		s->daemon = 1;
-		incus_reply_free(&r);
-	}
 	return 0;
 }
 

@@ -26,10 +26,13 @@
 #include "util/opt.h"
 #include "util/prompt.h"
 
-static const char *const objects[] = {
-	"/1.0/profiles/box-net", "/1.0/profiles/claude-dev",
-	"/1.0/networks/boxnet", "/1.0/networks/claudenet",
-	"/1.0/network-acls/box-isolate", "/1.0/network-acls/claude-isolate",
+static const struct stack_obj objects[] = {
+	{ SK_PROFILE, "box-net", "profiles/box-net" },
+	{ SK_PROFILE, "claude-dev", "profiles/claude-dev" },
+	{ SK_NETWORK, "boxnet", "networks/boxnet" },
+	{ SK_NETWORK, "claudenet", "networks/claudenet" },
+	{ SK_ACL, "box-isolate", "network-acls/box-isolate" },
+	{ SK_ACL, "claude-isolate", "network-acls/claude-isolate" },
 };
 #define NOBJ (sizeof(objects) / sizeof(objects[0]))
 
@@ -73,22 +76,20 @@ delete_boxes(struct incus *c, int *left, struct box_err *e)
 static int
 delete_objects(struct incus *c, struct box_err *e)
 {
-	struct incus_reply r;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < NOBJ; i++) {
-		rc = incus_do(c, "DELETE", objects[i], NULL, 60, &r, e);
+		rc = stack_obj_delete(c, &objects[i], e);
 		if (rc == -ENOENT) {
 			err_clear(e);
 			continue;
 		}
 		if (rc < 0) {
-			err_context(e, "deleting %s", objects[i]);
+			err_context(e, "deleting %s", objects[i].shown);
 			return rc;
 		}
-		incus_reply_free(&r);
-		fprintf(stderr, "box: removed %s\n", objects[i] + 5);
+		fprintf(stderr, "box: removed %s\n", objects[i].shown);
 	}
 	return 0;
 }
@@ -100,18 +101,15 @@ assert_absent(struct incus *c, struct box_err *e)
 	char left[512] = "";
 	struct fw_status fw;
 	struct incus_instance_list l;
-	struct incus_reply r;
 	struct box_err ignore;
 	size_t i, k;
 	int boxes = 0;
 
 	for (i = 0; i < NOBJ; i++) {
 		err_clear(&ignore);
-		if (incus_call(c, "GET", objects[i], NULL, &r, &ignore) == 0) {
-			incus_reply_free(&r);
+		if (stack_obj_exists(c, &objects[i], &ignore) == 1)
 			snprintf(left + strlen(left), sizeof(left) - strlen(left),
-			    " %s", objects[i] + 5);
-		}
+			    " %s", objects[i].shown);
 	}
 	err_clear(&ignore);
 	if (incus_instance_list(c, NULL, 0, &l, &ignore) == 0) {

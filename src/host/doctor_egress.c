@@ -10,6 +10,7 @@
 
 #include "host/doctor_int.h"
 #include "host/egress_host.h"
+#include "incus/network.h"
 
 #define S_EG		"egress"
 #define RAW_MAX		(512u << 10)
@@ -19,19 +20,19 @@ static int
 resolver_feeds(struct dh_ctx *h, const struct egfw_box *b, size_t n)
 {
 	char *want = malloc(RAW_MAX), *raw = malloc(RAW_MAX);
-	struct incus_reply r;
+	struct incus_network net;
 	struct box_err e;
 	const char *p;
 	int ok = -1;
 
 	err_clear(&e);
 	if (want == NULL || raw == NULL || egfw_dnsmasq(b, n, want,
-	    RAW_MAX) < 0 || incus_call(&h->c, "GET", "/1.0/networks/"
-	    DH_BR, NULL, &r, &e) < 0)
+	    RAW_MAX) < 0 || incus_network_get(&h->c, DH_BR, &net, &e) < 0)
 		goto out;
-	json_gets(&r.doc, json_get(&r.doc, r.metadata, "config"),
-	    "raw.dnsmasq", raw, RAW_MAX, "");
-	incus_reply_free(&r);
+	/* Bounded as the reader always was: a longer one is cut. */
+	snprintf(raw, RAW_MAX, "%s", incus_kv_or(&net.config, "raw.dnsmasq",
+	    ""));
+	incus_network_free(&net);
 	ok = 1;
 	for (p = want; ok && *p != '\0';) {
 		size_t l = strcspn(p, "\n");

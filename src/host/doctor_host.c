@@ -28,6 +28,10 @@
 #include "host/doctor_shape.h"
 #include "incus/instance.h"
 #include "host/firewall.h"
+#include "incus/acl.h"
+#include "incus/network.h"
+#include "incus/profile.h"
+#include "incus/server.h"
 #include "net/nl.h"
 
 #define BR		DH_BR
@@ -121,13 +125,10 @@ check_signature(struct dh_ctx *h)
 static void
 check_daemon(struct dh_ctx *h)
 {
-	struct incus_reply rep;
 	struct box_err e;
 
 	err_clear(&e);
-	if (incus_init(&h->c, &e) == 0 &&
-	    incus_call(&h->c, "GET", "/1.0", NULL, &rep, &e) == 0) {
-		incus_reply_free(&rep);
+	if (incus_init(&h->c, &e) == 0 && incus_server_ping(&h->c, &e) == 0) {
 		h->daemon = 1;
 		dr_add(h->r, "incus", "incus", DR_PASS, NULL, "the daemon "
 		    "answers on %s", h->c.socket_path);
@@ -193,14 +194,14 @@ dh_read_kernel(struct dh_ctx *h)
 int
 dh_read_network(struct dh_ctx *h)
 {
-	struct incus_reply rep;
+	struct incus_network n;
 	struct box_err e;
 	unsigned a, b, d, x;
 	size_t i;
-	int cfg, rc;
+	int rc;
 
 	err_clear(&e);
-	rc = incus_call(&h->c, "GET", "/1.0/networks/" BR, NULL, &rep, &e);
+	rc = incus_network_get(&h->c, BR, &n, &e);
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0) {
@@ -209,14 +210,13 @@ dh_read_network(struct dh_ctx *h)
 		return -1;
 	}
 	h->net_exists = 1;
-	cfg = json_get(&rep.doc, rep.metadata, "config");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		json_gets(&rep.doc, cfg, keys[i], h->cfg[i],
-		    sizeof(h->cfg[0]), "");
+		snprintf(h->cfg[i], sizeof(h->cfg[0]), "%s",
+		    incus_kv_or(&n.config, keys[i], ""));
 	if (sscanf(h->cfg[K_ADDR], "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 &&
 	    a < 256 && b < 256 && d < 256)
 		h->cfg_net = a << 24 | b << 16 | d << 8;
-	incus_reply_free(&rep);
+	incus_network_free(&n);
 	return 1;
 }
 
@@ -687,45 +687,52 @@ check_firewall(struct dh_ctx *h, struct fw_status *st)
 
 /* --- the ACL, against the gateway the kernel holds ------------------------ */
 
-static int
-acl_has_drop(const struct json_doc *d, int eg, const char *dest)
+static const char *
+or_empty(const char *s)
 {
-	char v[64], a[16], s[16];
-	int i;
+	return s != NULL ? s : "";
+}
 
-	for (i = json_child(d, eg); i >= 0; i = json_next(d, i))
-		if (strcmp(json_gets(d, i, "action", a, sizeof(a), ""),
-		    "drop") == 0 &&
-		    strcmp(json_gets(d, i, "destination", v, sizeof(v), ""),
-		    dest) == 0 &&
-		    strcmp(json_gets(d, i, "state", s, sizeof(s), "enabled"),
-		    "enabled") == 0 && json_get(d, i, "protocol") < 0 &&
-		    json_get(d, i, "source") < 0)
+/* A drop of dest for every protocol and source, in force. */
+static int
+acl_has_drop(const struct incus_acl_rules *eg, const char *dest)
+{
+	size_t i;
+
+	for (i = 0; i < eg->n; i++) {
+		const struct incus_acl_rule *r = &eg->v[i];
+
+		if (strcmp(or_empty(r->action), "drop") == 0 &&
+		    strcmp(or_empty(r->destination), dest) == 0 &&
+		    strcmp(r->state ? r->state : "enabled", "enabled") == 0 &&
+		    r->protocol == NULL && r->source == NULL)
 			return 1;
+	}
 	return 0;
 }
 
 static void
-acl_judge(struct dh_ctx *h, const struct json_doc *d, int acl)
+acl_judge(struct dh_ctx *h, const struct incus_acl *acl)
 {
-	int eg = json_get(d, acl, "egress"), i;
-	char missing[128] = "", first[64] = "", want[32], v[64], a[16];
-	size_t k;
+	const struct incus_acl_rules *eg = &acl->egress;
+	char missing[128] = "", first[64] = "", want[32];
+	size_t k, i;
 
-	for (i = json_child(d, eg); i >= 0; i = json_next(d, i)) {
-		json_gets(d, i, "destination", v, sizeof(v), "");
+	for (i = 0; i < eg->n; i++) {
+		const char *v = or_empty(eg->v[i].destination);
+
 		if (strstr(v, "@internal") != NULL) {
 			dr_add(h->r, "acl.internal", S_ACL, DR_FAIL,
 			    "box doctor --fix", "an egress rule names "
 			    "@internal, which a bridge ACL rejects");
 			fixable(h->r);
 		}
-		if (first[0] == '\0' && strcmp(json_gets(d, i, "action", a,
-		    sizeof(a), ""), "allow") == 0)
+		if (first[0] == '\0' && strcmp(or_empty(eg->v[i].action),
+		    "allow") == 0)
 			snprintf(first, sizeof(first), "%s", v);
 	}
 	for (k = 0; k < NDROPS; k++)
-		if (!acl_has_drop(d, eg, acl_drops[k]))
+		if (!acl_has_drop(eg, acl_drops[k]))
 			snprintf(missing + strlen(missing), sizeof(missing) -
 			    strlen(missing), " %s", acl_drops[k]);
 	snprintf(want, sizeof(want), "%s/32", h->gw);
@@ -743,20 +750,19 @@ acl_judge(struct dh_ctx *h, const struct json_doc *d, int acl)
 		dr_add(h->r, "acl.egress", S_ACL, DR_PASS, NULL, "egress: "
 		    "allow %s, drop 10/8 172.16/12 192.168/16 169.254/16 "
 		    "100.64/10; %d ingress rule(s) (expose doors)", first,
-		    json_count(d, json_get(d, acl, "ingress")));
+		    (int)acl->ingress.n);
 	}
 }
 
 static void
 check_acl(struct dh_ctx *h)
 {
-	struct incus_reply rep;
+	struct incus_acl acl;
 	struct box_err e;
 	int rc;
 
 	err_clear(&e);
-	rc = incus_call(&h->c, "GET", "/1.0/network-acls/" STACK_ACL, NULL,
-	    &rep, &e);
+	rc = incus_acl_get(&h->c, STACK_ACL, &acl, &e);
 	if (rc == -ENOENT) {
 		dr_add(h->r, "acl", S_ACL, DR_FAIL, "box doctor --fix",
 		    "the ACL does not exist: nothing drops box traffic to "
@@ -769,8 +775,8 @@ check_acl(struct dh_ctx *h)
 		    "(%s): not verified", e.msg);
 		return;
 	}
-	acl_judge(h, &rep.doc, rep.metadata);
-	incus_reply_free(&rep);
+	acl_judge(h, &acl);
+	incus_acl_free(&acl);
 }
 
 /* --- the profile, and a NIC's keys ---------------------------------------- */
@@ -778,14 +784,14 @@ check_acl(struct dh_ctx *h)
 static void
 check_profile(struct dh_ctx *h)
 {
-	struct incus_reply rep;
+	struct incus_profile p;
+	const struct incus_kvs *eth;
 	struct box_err e;
 	char why[320];
-	int eth, rc;
+	int rc;
 
 	err_clear(&e);
-	rc = incus_call(&h->c, "GET", "/1.0/profiles/" STACK_PROFILE, NULL,
-	    &rep, &e);
+	rc = incus_profile_get(&h->c, STACK_PROFILE, &p, &e);
 	if (rc < 0) {
 		dr_add(h->r, "profile", S_PROF, rc == -ENOENT ? DR_FAIL :
 		    DR_WARN, rc == -ENOENT ? "box doctor --fix" : NULL, "%s",
@@ -795,13 +801,13 @@ check_profile(struct dh_ctx *h)
 			fixable(h->r);
 		return;
 	}
-	eth = json_path(&rep.doc, rep.metadata, "devices.eth0");
-	if (!json_streq(&rep.doc, json_get(&rep.doc, eth, "network"), BR) ||
-	    !json_streq(&rep.doc, json_get(&rep.doc, eth, "type"), "nic"))
+	eth = incus_dev_get(&p.devices, "eth0");
+	if (eth == NULL || strcmp(incus_kv_or(eth, "network", ""), BR) != 0 ||
+	    strcmp(incus_kv_or(eth, "type", ""), "nic") != 0)
 		snprintf(why, sizeof(why), "eth0 is not a NIC on %s", BR);
 	else
-		shape_nic_keys(&rep.doc, eth, NULL, why, sizeof(why));
-	incus_reply_free(&rep);
+		shape_nic_kv(eth, NULL, why, sizeof(why));
+	incus_profile_free(&p);
 	if (why[0] != '\0')
 		dr_add(h->r, "profile.nic", S_PROF, DR_FAIL, "box doctor --fix "
 		    "(boxes already running keep their NIC until restarted)",

@@ -158,20 +158,6 @@ shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
 	    cap);
 }
 
-void
-shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
-    char *buf, size_t cap)
-{
-	struct incus_kvs kv = { 0 };
-
-	if (incus_kv_from_json(&kv, d, nic) < 0)
-		snprintf(buf, cap, "its keys could not be read (not one "
-		    "string each)");
-	else
-		shape_nic_kv(&kv, pinned, buf, cap);
-	incus_kv_free(&kv);
-}
-
 /* "tcp:127.0.0.1:<port>": the port, else -1. */
 static int
 loopback_port(const char *s)

@@ -43,7 +43,6 @@
 #include <stddef.h>
 
 #include "host/doctor.h"
-#include "incus/json.h"
 
 #define SHAPE_MAX	24	/* problems kept; more are counted */
 #define SHAPE_TEXT	200
@@ -74,9 +73,6 @@ int shape_check(const struct incus_instance *in, struct shape_report *s);
  */
 void shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
     size_t cap);
-/* The same on a device object of a reply (until its last caller goes). */
-void shape_nic_keys(const struct json_doc *d, int nic, const char *pinned,
-    char *buf, size_t cap);
 
 /* The address a VM door pinned (user.box.expose.pinned), or NULL. */
 const char *shape_pinned(const struct incus_instance *in);

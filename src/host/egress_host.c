@@ -16,6 +16,7 @@
 #include "host/stack.h"
 #include "incus/instance_host.h"
 #include "incus/json.h"
+#include "incus/network.h"
 
 #define TAGGED "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 #define RAW_MAX (512u << 10)
@@ -125,8 +126,8 @@ sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
 {
 	char *cur = malloc(RAW_MAX), *want = malloc(RAW_MAX);
 	char *lines = malloc(RAW_MAX);
-	struct incus_reply r;
-	int rc, cfg;
+	struct incus_network net;
+	int rc;
 	size_t o;
 
 	if (cur == NULL || want == NULL || lines == NULL) {
@@ -138,12 +139,11 @@ sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
 		    err_str(rc));
 		goto out;
 	}
-	if ((rc = incus_call(c, "GET", "/1.0/networks/" CONTRACT_BRIDGE, NULL,
-	    &r, e)) < 0)
+	if ((rc = incus_network_get(c, CONTRACT_BRIDGE, &net, e)) < 0)
 		goto out;
-	cfg = json_get(&r.doc, r.metadata, "config");
-	json_gets(&r.doc, cfg, "raw.dnsmasq", cur, RAW_MAX, "");
-	incus_reply_free(&r);
+	snprintf(cur, RAW_MAX, "%s", incus_kv_or(&net.config, "raw.dnsmasq",
+	    ""));
+	incus_network_free(&net);
 	egfw_dnsmasq_strip(cur, want, RAW_MAX);
 	o = strlen(want);
 	if (lines[0] != '\0') {

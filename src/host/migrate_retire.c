@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "host/contract.h"
+#include "host/stack.h"
 #include "host/sysd.h"
 #include "incus/instance.h"
 #include "net/nft.h"
@@ -16,11 +17,13 @@
 
 /* --- retiring ----------------------------------------------------------- */
 
-static const char *const legacy_objects[] = {
+static const struct stack_obj legacy_objects[] = {
 	/* the profile names the bridge, the bridge the ACL: in that order */
-	"/1.0/profiles/" CONTRACT_LEGACY_PROFILE,
-	"/1.0/networks/" CONTRACT_LEGACY_BRIDGE,
-	"/1.0/network-acls/" CONTRACT_LEGACY_ACL,
+	{ SK_PROFILE, CONTRACT_LEGACY_PROFILE,
+	    "profiles/" CONTRACT_LEGACY_PROFILE },
+	{ SK_NETWORK, CONTRACT_LEGACY_BRIDGE,
+	    "networks/" CONTRACT_LEGACY_BRIDGE },
+	{ SK_ACL, CONTRACT_LEGACY_ACL, "network-acls/" CONTRACT_LEGACY_ACL },
 };
 #define NLEGACY (sizeof(legacy_objects) / sizeof(legacy_objects[0]))
 
@@ -83,17 +86,15 @@ blockers(struct incus *c, char *buf, size_t cap, struct box_err *e)
  * stopping).
  */
 static int
-delete_one(struct incus *c, const char *path, struct incus_reply *r,
-    struct box_err *e)
+delete_one(struct incus *c, const struct stack_obj *o, struct box_err *e)
 {
 	int rc, tries = 0;
 
 	for (;;) {
-		rc = incus_do(c, "DELETE", path, NULL, 60, r, e);
+		rc = stack_obj_delete(c, o, e);
 		if (rc == 0 || rc == -ENOENT || ++tries == 10 ||
 		    strstr(e->msg, "does not exist") == NULL)
 			return rc;
-		incus_reply_free(r);
 		err_clear(e);
 		nanosleep(&(struct timespec){ 0, 500000000 }, NULL);
 	}
@@ -102,22 +103,20 @@ delete_one(struct incus *c, const char *path, struct incus_reply *r,
 static int
 delete_objects(struct incus *c, struct box_err *e)
 {
-	struct incus_reply r;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < NLEGACY; i++) {
-		rc = delete_one(c, legacy_objects[i], &r, e);
+		rc = delete_one(c, &legacy_objects[i], e);
 		if (rc == -ENOENT) {
 			err_clear(e);
 			continue;
 		}
 		if (rc < 0) {
-			err_context(e, "deleting %s", legacy_objects[i] + 5);
+			err_context(e, "deleting %s", legacy_objects[i].shown);
 			return rc;
 		}
-		incus_reply_free(&r);
-		fprintf(stderr, "box: removed %s\n", legacy_objects[i] + 5);
+		fprintf(stderr, "box: removed %s\n", legacy_objects[i].shown);
 	}
 	return 0;
 }
@@ -198,17 +197,14 @@ assert_absent(struct incus *c, struct box_err *e)
 {
 	struct nft_job job = { 0, { 0, 0 } };
 	char left[600] = "", item[120];
-	struct incus_reply r;
 	struct box_err le;
 	size_t i;
 	int n;
 
 	for (i = 0; i < NLEGACY; i++) {
 		err_clear(&le);
-		if (incus_call(c, "GET", legacy_objects[i], NULL, &r,
-		    &le) == 0)
-			cat(left, sizeof(left), legacy_objects[i] + 5);
-		incus_reply_free(&r);
+		if (stack_obj_exists(c, &legacy_objects[i], &le) == 1)
+			cat(left, sizeof(left), legacy_objects[i].shown);
 	}
 	for (i = 0; i < NFILES; i++)
 		if (access(legacy_files[i], F_OK) == 0)

@@ -8,6 +8,8 @@
 #include "host/boxtag.h"
 #include "incus/api.h"
 #include "incus/instance_host.h"
+#include "incus/network.h"
+#include "incus/profile.h"
 
 #define TAGGED "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 
@@ -88,38 +90,48 @@ list_boxes(struct incus *c, struct presence *p)
 	incus_instance_list_free(&l);
 }
 
-/* 1 exists, 0 absent, -1 unknown. */
+/*
+ * 1 exists, 0 absent, -1 unknown.  A reply we cannot read still says the
+ * object is there.
+ */
 static int
-exists(struct incus *c, const char *path)
+exists(struct incus *c, int profile, const char *name)
 {
-	struct incus_reply r;
+	struct incus_network n;
+	struct incus_profile pr;
 	struct box_err e;
 	int rc;
 
 	err_clear(&e);
-	rc = incus_call(c, "GET", path, NULL, &r, &e);
-	if (rc == 0) {
-		incus_reply_free(&r);
-		return 1;
+	if (profile) {
+		if ((rc = incus_profile_get(c, name, &pr, &e)) == 0)
+			incus_profile_free(&pr);
+	} else if ((rc = incus_network_get(c, name, &n, &e)) == 0) {
+		incus_network_free(&n);
 	}
+	if (rc == 0 || rc == -EBOX_PROTO)
+		return 1;
 	return rc == -ENOENT ? 0 : -1;
 }
 
 static void
 find_stack(struct incus *c, struct presence *p)
 {
-	static const struct { const char *path, *what; } objs[] = {
-		{ "/1.0/networks/boxnet", "network boxnet" },
-		{ "/1.0/profiles/box-net", "profile box-net" },
-		{ "/1.0/networks/claudenet", "legacy network claudenet" },
-		{ "/1.0/profiles/claude-dev", "legacy profile claude-dev" },
+	static const struct {
+		int profile;
+		const char *name, *what;
+	} objs[] = {
+		{ 0, "boxnet", "network boxnet" },
+		{ 1, "box-net", "profile box-net" },
+		{ 0, "claudenet", "legacy network claudenet" },
+		{ 1, "claude-dev", "legacy profile claude-dev" },
 	};
 	size_t i, n;
 	int x;
 
 	p->stack = 0;
 	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
-		x = exists(c, objs[i].path);
+		x = exists(c, objs[i].profile, objs[i].name);
 		if (x < 0 && p->stack == 0)
 			p->stack = -1;
 		if (x <= 0)

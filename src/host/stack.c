@@ -649,3 +649,47 @@ stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e)
 	incus_kv_free(&cfg);
 	return rc;
 }
+
+/* --- removing ---------------------------------------------------------- */
+
+int
+stack_obj_delete(struct incus *c, const struct stack_obj *o,
+    struct box_err *e)
+{
+	switch (o->kind) {
+	case SK_PROFILE:
+		return incus_profile_delete(c, o->name, e);
+	case SK_NETWORK:
+		return incus_network_delete(c, o->name, e);
+	default:
+		return incus_acl_delete(c, o->name, e);
+	}
+}
+
+int
+stack_obj_exists(struct incus *c, const struct stack_obj *o,
+    struct box_err *e)
+{
+	struct incus_profile p;
+	struct incus_network n;
+	struct incus_acl a;
+	int rc;
+
+	switch (o->kind) {
+	case SK_PROFILE:
+		if ((rc = incus_profile_get(c, o->name, &p, e)) == 0)
+			incus_profile_free(&p);
+		break;
+	case SK_NETWORK:
+		if ((rc = incus_network_get(c, o->name, &n, e)) == 0)
+			incus_network_free(&n);
+		break;
+	default:
+		if ((rc = incus_acl_get(c, o->name, &a, e)) == 0)
+			incus_acl_free(&a);
+	}
+	/* A reply we cannot read still says it is there. */
+	if (rc == 0 || rc == -EBOX_PROTO)
+		return 1;
+	return rc == -ENOENT ? 0 : rc;
+}

@@ -101,4 +101,23 @@ int stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e);
  */
 int stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e);
 
+/*
+ * A stack object by kind and name, for the verbs that remove the stack
+ * (teardown-host, the legacy retirement).  shown is how messages name it
+ * ("profiles/box-net").
+ */
+enum stack_kind { SK_PROFILE, SK_NETWORK, SK_ACL };
+struct stack_obj {
+	enum stack_kind kind;
+	const char *name;
+	const char *shown;
+};
+
+/* DELETE it and wait: 0, -ENOENT when it is not there, or -errno. */
+int stack_obj_delete(struct incus *c, const struct stack_obj *o,
+    struct box_err *e);
+/* 1 it exists, 0 it does not, -errno when the daemon did not say. */
+int stack_obj_exists(struct incus *c, const struct stack_obj *o,
+    struct box_err *e);
+
 #endif

@@ -127,6 +127,17 @@ incus_server_get(struct incus *c, struct incus_server *s, struct box_err *e)
 	return 0;
 }
 
+int
+incus_server_ping(struct incus *c, struct box_err *e)
+{
+	struct incus_reply r;
+	int rc = incus_call(c, "GET", "/1.0", NULL, &r, e);
+
+	if (rc == 0)
+		incus_reply_free(&r);
+	return rc;
+}
+
 static int
 listed(char *const *v, size_t n, const char *s)
 {

@@ -31,6 +31,11 @@ struct incus_server {
 /* 0 with s filled (free with incus_server_free()), or -errno. */
 int incus_server_get(struct incus *c, struct incus_server *s,
     struct box_err *e);
+/*
+ * Does the daemon answer at all?  0 when GET /1.0 got a reply in the API's
+ * envelope, whatever it describes; else the call's failure.
+ */
+int incus_server_ping(struct incus *c, struct box_err *e);
 /* Does the daemon name API extension ext? */
 int incus_server_has_ext(const struct incus_server *s, const char *ext);
 /* Does it list instance type t ("virtual-machine")? */
