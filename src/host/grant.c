@@ -22,6 +22,7 @@
 
 #include "box/tier.h"
 #include "host/stack.h"
+#include "incus/server.h"
 #include "host/sysd.h"
 
 static int
@@ -222,7 +223,6 @@ child_request(const struct grant_user *u, int check_profile, int fd)
 	gid_t groups[2];
 	struct group *g = getgrnam(TIER_GROUP_USER);
 	struct incus c;
-	struct incus_reply r;
 	struct box_err e;
 	int rc, exists, ok;
 
@@ -238,9 +238,8 @@ child_request(const struct grant_user *u, int check_profile, int fd)
 	setenv("BOX_PROJECT", u->project, 1);
 	rc = incus_init(&c, &e);
 	if (rc == 0)
-		rc = incus_call(&c, "GET", "/1.0", NULL, &r, &e);
+		rc = incus_server_ping(&c, &e);
 	if (rc == 0) {
-		incus_reply_free(&r);
 		if (check_profile) {
 			rc = stack_profile_check(&c, &exists, &ok, &e);
 			if (rc == 0 && !(exists && ok))

@@ -15,6 +15,7 @@
 #include "host/doctor_shape.h"
 #include "host/stack.h"
 #include "incus/instance.h"
+#include "incus/instance_host.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -262,51 +263,68 @@ carried(const struct mint_kv *kv, const char *key)
 }
 
 int
+migrate_rollback_of(const struct incus_instance *cur,
+    const struct incus_instance *orig, const struct mint_kv *kv,
+    struct incus_instance *out)
+{
+	size_t i;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", cur->name);
+	snprintf(out->architecture, sizeof(out->architecture), "%s",
+	    cur->architecture);
+	out->ephemeral = cur->ephemeral;
+	out->stateful = cur->stateful;
+	if ((out->description = strdup(cur->description != NULL ?
+	    cur->description : "")) == NULL)
+		rc = -ENOMEM;
+	/* The current config (fresh volatile keys, both tags) less the
+	 * carried keys; the original's devices and profiles. */
+	for (i = 0; rc == 0 && i < cur->config.n; i++)
+		if (!carried(kv, cur->config.v[i].key))
+			rc = incus_kv_set(&out->config, cur->config.v[i].key,
+			    cur->config.v[i].value);
+	if (rc == 0)
+		rc = incus_dev_copy(&out->devices, &orig->devices);
+	if (rc == 0 && orig->nprofiles > 0 &&
+	    (out->profiles = calloc(orig->nprofiles, sizeof(char *))) == NULL)
+		rc = -ENOMEM;
+	for (i = 0; rc == 0 && i < orig->nprofiles; i++) {
+		if ((out->profiles[i] = strdup(orig->profiles[i])) == NULL)
+			rc = -ENOMEM;
+		else
+			out->nprofiles++;
+	}
+	if (rc < 0)
+		incus_instance_free(out);
+	return rc;
+}
+
+int
 migrate_rollback_body(const struct json_doc *cur, int ci,
     const struct json_doc *orig, int oi, const struct mint_kv *kv,
     char **body, struct box_err *e)
 {
-	static const char *const keep[] = { "architecture", "description",
-	    "ephemeral", "stateful", NULL };
-	struct json_w w;
-	char key[256];
-	int i, k, v;
+	struct incus_instance c, o, out;
+	int rc;
 
-	json_w_init(&w, INCUS_MAX_BODY);
-	json_w_obj(&w);
-	for (i = 0; keep[i] != NULL; i++)
-		if ((v = json_get(cur, ci, keep[i])) >= 0) {
-			json_w_key(&w, keep[i]);
-			life_copy_raw(&w, cur, v);
-		}
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	for (k = json_child(cur, json_get(cur, ci, "config")); k >= 0;
-	    k = json_next(cur, json_next(cur, k))) {
-		if (json_str(cur, k, key, sizeof(key)) < 0 || carried(kv, key))
-			continue;
-		json_w_key(&w, key);
-		life_copy_raw(&w, cur, json_next(cur, k));
+	*body = NULL;
+	if (as_inst(cur, ci, &c) < 0)
+		return err_set(e, -EBADMSG, "the current record does not read");
+	if (as_inst(orig, oi, &o) < 0) {
+		incus_instance_free(&c);
+		return err_set(e, -EBADMSG, "the original record does not "
+		    "read");
 	}
-	json_w_end(&w, '}');
-	json_w_key(&w, "devices");
-	if ((v = json_get(orig, oi, "devices")) >= 0)
-		life_copy_raw(&w, orig, v);
-	else {
-		json_w_obj(&w);
-		json_w_end(&w, '}');
+	rc = migrate_rollback_of(&c, &o, kv, &out);
+	if (rc == 0) {
+		rc = incus_instance_host_put_body(&out, body);
+		incus_instance_free(&out);
 	}
-	json_w_key(&w, "profiles");
-	if ((v = json_get(orig, oi, "profiles")) >= 0)
-		life_copy_raw(&w, orig, v);
-	else {
-		json_w_arr(&w);
-		json_w_end(&w, ']');
-	}
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, body, NULL) < 0)
-		return err_set(e, -ENOMEM, "building the rollback failed");
-	return 0;
+	incus_instance_free(&c);
+	incus_instance_free(&o);
+	return rc < 0 ? err_set(e, rc, "building the rollback failed") : 0;
 }
 
 static void
@@ -327,16 +345,6 @@ deadline_ms(void)
 	if (s <= 0 || s > 3600)
 		s = MIGRATE_TIMEOUT_S;
 	return clock_ms() + s * 1000;
-}
-
-static int
-get_instance(struct incus *c, const char *name, struct incus_reply *r,
-    struct box_err *e)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	return incus_call(c, "GET", path, NULL, r, e);
 }
 
 /* The shape doctor demands, judged on the daemon's record as moved. */
@@ -363,26 +371,23 @@ check_shape(struct incus *c, const char *name, struct box_err *e)
 
 /* Put the box back: its old profiles and devices, both tags; restarted. */
 static int
-rollback(struct incus *c, const char *name, const struct incus_reply *orig,
+rollback(struct incus *c, const char *name, const struct incus_instance *orig,
     const struct mint_kv *carry, int was_running, struct box_err *e)
 {
-	struct incus_reply r;
-	char path[160], *body = NULL;
+	struct incus_instance cur, back;
 	int rc;
 
 	err_clear(e);
 	life_state(c, name, "stop", 1, 0, e);	/* stopped already is fine */
 	err_clear(e);
-	if ((rc = get_instance(c, name, &r, e)) == 0)
-		rc = migrate_rollback_body(&r.doc, r.metadata, &orig->doc,
-		    orig->metadata, carry, &body, e);
-	incus_reply_free(&r);
-	if (rc == 0) {
-		snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-		rc = incus_do(c, "PUT", path, body, LIFE_OP_S, &r, e);
-		incus_reply_free(&r);
-	}
-	free(body);
+	if ((rc = incus_instance_get(c, name, 0, &cur, e)) < 0)
+		return rc;
+	rc = migrate_rollback_of(&cur, orig, carry, &back);
+	incus_instance_free(&cur);
+	if (rc < 0)
+		return err_set(e, rc, "building the rollback failed");
+	rc = incus_instance_host_put(c, &back, LIFE_OP_S, e);
+	incus_instance_free(&back);
 	if (rc == 0 && was_running)
 		rc = life_state(c, name, "start", 0, 0, e);
 	return rc;
@@ -420,9 +425,8 @@ migrate_require_stack(struct incus *c, uint32_t *net, struct box_err *e)
 
 /* Everything up to (not including) the first change. */
 static int
-preflight(struct incus *c, const char *name, struct incus_reply *orig,
-    struct incus_instance *in, uint32_t *net, struct migrate_result *res,
-    struct box_err *e)
+preflight(struct incus *c, const char *name, struct incus_instance *in,
+    uint32_t *net, struct migrate_result *res, struct box_err *e)
 {
 	char foreign[200];
 	int rc, kind;
@@ -438,12 +442,6 @@ preflight(struct incus *c, const char *name, struct incus_reply *orig,
 		return refuse(res, e, rc);
 	}
 	if (rc < 0)
-		return refuse(res, e, rc);
-	/*
-	 * The record as it was, whole, for a rollback's PUT (until the
-	 * instance layer writes a whole instance from its struct).
-	 */
-	if ((rc = get_instance(c, name, orig, e)) < 0)
 		return refuse(res, e, rc);
 	kind = migrate_kind_of(in);
 	if (kind == MIG_NOT_BOX) {
@@ -561,8 +559,7 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
     struct box_err *e)
 {
 	struct migrate_probe p;
-	struct incus_reply orig;
-	struct incus_instance in;
+	struct incus_instance in;	/* the record as it was */
 	struct mint_kv stamps, carry;
 	struct box_err rb;
 	char now[32];
@@ -571,13 +568,11 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 
 	memset(res, 0, sizeof(*res));
 	memset(&p, 0, sizeof(p));
-	memset(&orig, 0, sizeof(orig));	/* freed on every path */
-	memset(&in, 0, sizeof(in));
+	memset(&in, 0, sizeof(in));	/* freed on every path */
 	mint_kv_init(&carry);
 	res->stage = "checks";
-	rc = preflight(c, name, &orig, &in, &net, res, e);
+	rc = preflight(c, name, &in, &net, res, e);
 	if (rc != 0) {
-		incus_reply_free(&orig);
 		incus_instance_free(&in);
 		if (rc > 0)
 			printf("box: %s is already on the hardened stack "
@@ -593,18 +588,16 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 	else
 		rc = edit(c, name, mint_kv_list(&stamps), 0, e);
 	if (rc < 0) {
-		incus_reply_free(&orig);
 		incus_instance_free(&in);
 		res->outcome = MIG_R_REFUSED;
 		err_context(e, "stamping %s (nothing else was changed)", name);
 		return rc;
 	}
 	rc = rehome(c, name, net, &in, &carry, running, res, &p, e);
-	incus_instance_free(&in);
 	if (rc == 0)
 		rc = untag(c, name, &p, res, e);
 	if (rc == 0) {
-		incus_reply_free(&orig);
+		incus_instance_free(&in);
 		res->outcome = MIG_R_DONE;
 		say_result(name, net, &p, res);
 		/* it was started only to be verified: leave it as it was */
@@ -617,7 +610,7 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 	}
 	if (strcmp(res->stage, "untag") == 0) {
 		/* verified on the stack, both tags: valid; a re-run ends it */
-		incus_reply_free(&orig);
+		incus_instance_free(&in);
 		res->outcome = MIG_R_STRANDED;
 		err_context(e, "%s is verified on %s but still carries both "
 		    "tags", name, CONTRACT_PROFILE);
@@ -627,7 +620,7 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 	life_say("%s failed at '%s': putting it back where it was", name,
 	    res->stage);
 	err_clear(&rb);
-	if (rollback(c, name, &orig, &carry, running, &rb) == 0) {
+	if (rollback(c, name, &in, &carry, running, &rb) == 0) {
 		res->outcome = MIG_R_ROLLED_BACK;
 		err_context(e, "re-homing %s failed at '%s'; it is back on its "
 		    "old profiles%s, carrying both tags (a box either way)",
@@ -642,7 +635,7 @@ migrate_box(struct incus *c, const char *name, struct migrate_result *res,
 		err_fix(e, "box info %s; then box migrate-host --box %s", name,
 		    name);
 	}
-	incus_reply_free(&orig);
+	incus_instance_free(&in);
 	return rc;
 }
 

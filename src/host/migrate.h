@@ -80,6 +80,14 @@ int migrate_foreign_devices_of(const struct incus_instance *in, char *buf,
 int migrate_stamps_of(const struct incus_instance *in, const char *now,
     struct mint_kv *kv);
 int migrate_carry_of(const struct incus_instance *in, struct mint_kv *kv);
+/*
+ * The record that puts a box back (migrate_rollback_body's rule): cur's
+ * config less the carried keys, orig's devices and profiles.  0 with out
+ * filled (incus_instance_free), or -ENOMEM.
+ */
+int migrate_rollback_of(const struct incus_instance *cur,
+    const struct incus_instance *orig, const struct mint_kv *carried,
+    struct incus_instance *out);
 
 /* 1 when inst uses the legacy profile or has a NIC on the legacy bridge. */
 int migrate_uses_legacy(const struct json_doc *d, int inst);

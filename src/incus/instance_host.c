@@ -88,3 +88,48 @@ incus_instance_host_patch_config(struct incus *c, const char *name,
 	incus_reply_free(&r);
 	return rc;
 }
+
+int
+incus_instance_host_put_body(const struct incus_instance *in, char **body)
+{
+	struct json_w w;
+	size_t i;
+
+	json_w_init(&w, INCUS_MAX_BODY);
+	json_w_obj(&w);
+	if (in->architecture[0] != '\0') {
+		json_w_key(&w, "architecture");
+		json_w_str(&w, in->architecture);
+	}
+	json_w_key(&w, "description");
+	json_w_str(&w, in->description != NULL ? in->description : "");
+	json_w_key(&w, "ephemeral");
+	json_w_bool(&w, in->ephemeral);
+	json_w_key(&w, "stateful");
+	json_w_bool(&w, in->stateful);
+	json_w_key(&w, "config");
+	incus_kv_to_json(&w, &in->config);
+	json_w_key(&w, "devices");
+	incus_dev_to_json(&w, &in->devices);
+	json_w_key(&w, "profiles");
+	json_w_arr(&w);
+	for (i = 0; i < in->nprofiles; i++)
+		json_w_str(&w, in->profiles[i]);
+	json_w_end(&w, ']');
+	json_w_end(&w, '}');
+	return json_w_finish(&w, body, NULL);
+}
+
+int
+incus_instance_host_put(struct incus *c, const struct incus_instance *in,
+    int timeout_s, struct box_err *e)
+{
+	char *body;
+	int rc;
+
+	if ((rc = incus_instance_host_put_body(in, &body)) < 0)
+		return err_set(e, rc, "building the record of %s", in->name);
+	rc = act(c, "PUT", in->name, "", body, timeout_s, e);
+	free(body);
+	return rc;
+}

@@ -24,6 +24,17 @@ int incus_instance_host_patch_config(struct incus *c, const char *name,
     const struct incus_kvs *cfg, struct box_err *e);
 
 /*
+ * The body of a whole-instance PUT from in: architecture (when known),
+ * description, ephemeral, stateful, config, devices, profiles; never its
+ * name or anything read-only.  0 with *body (caller frees), or -errno.
+ */
+int incus_instance_host_put_body(const struct incus_instance *in,
+    char **body);
+/* PUT that body to in->name and wait. */
+int incus_instance_host_put(struct incus *c, const struct incus_instance *in,
+    int timeout_s, struct box_err *e);
+
+/*
  * incus_instance_list() over every project (all-projects=true; each
  * instance's project is set).  A caller the daemon does not let see every
  * project gets -EACCES.
