@@ -18,6 +18,8 @@
 #include "incus/api.h"
 #include "incus/certificate.h"
 #include "incus/image.h"
+#include "incus/instance_host.h"
+#include "incus/storage_host.h"
 #include "incus/profile_host.h"
 #include "incus/project.h"
 #include "t.h"
@@ -265,6 +267,13 @@ static const struct {
 	{ "GET", "/1.0/images?recursion=1&project=user-7",
 	    "[{\"fingerprint\":\"ab12\",\"aliases\":[{\"name\":\"x\"}]}]" },
 	{ "DELETE", "/1.0/images/ab12?project=user-7", "{}" },
+	{ "PUT", "/1.0/instances/b%201/state", "{}" },
+	{ "DELETE", "/1.0/instances/b%201", "{}" },
+	{ "PATCH", "/1.0/instances/b%201", "{}" },
+	{ "PUT", "/1.0/instances/b%201", "{}" },
+	{ "GET", "/1.0/instances?recursion=1&all-projects=true&filter=x",
+	    "[{\"name\":\"b1\",\"project\":\"user-7\"}]" },
+	{ "DELETE", "/1.0/storage-pools/default/volumes/custom/v%2F1", "{}" },
 	{ "GET", "/1.0/images/aliases/a%20b",
 	    "{\"name\":\"a b\",\"target\":\"ab12\",\"type\":\"container\"}" },
 };
@@ -520,4 +529,68 @@ TEST(profile_names_parse_urls_and_refuse_others)
 		CHECK(l.n == 0 && l.v == NULL);
 		json_free(&d);
 	}
+}
+
+TEST(instance_host_put_body_known_answer)
+{
+	struct incus_instance in;
+	char *prof[] = { "box-net" }, *body;
+
+	memset(&in, 0, sizeof(in));
+	snprintf(in.name, sizeof(in.name), "b1");
+	snprintf(in.architecture, sizeof(in.architecture), "x86_64");
+	in.description = "d";
+	in.stateful = 1;
+	in.profiles = prof;
+	in.nprofiles = 1;
+	CHECK_INT(incus_kv_set(&in.config, "user.box", "1"), 0);
+	CHECK_INT(incus_instance_host_put_body(&in, &body), 0);
+	/* never the name or a read-only field */
+	CHECK_STR(body, "{\"architecture\":\"x86_64\",\"description\":\"d\","
+	    "\"ephemeral\":false,\"stateful\":true,\"config\":{\"user.box\":"
+	    "\"1\"},\"devices\":{},\"profiles\":[\"box-net\"]}");
+	free(body);
+	incus_kv_free(&in.config);
+}
+
+TEST(instance_and_storage_host_calls)
+{
+	struct incus_instance_list l;
+	struct incus_instance in;
+	struct incus_kvs cfg = { 0 };
+	struct box_err e;
+	struct incus c;
+	struct fake f;
+	char log[8192];
+
+	CHECK(fake_start(&f) == 0);
+	CHECK(client(&f, &c, "") == 0);
+	err_clear(&e);
+	CHECK_INT(incus_instance_host_stop(&c, "b 1", 1, 5, &e), 0);
+	CHECK_INT(incus_instance_host_delete(&c, "b 1", 5, &e), 0);
+	CHECK_INT(incus_kv_set(&cfg, "volatile.eth0.hwaddr", "00:16:3e:00:00:01"),
+	    0);
+	CHECK_INT(incus_instance_host_patch_config(&c, "b 1", &cfg, &e), 0);
+	memset(&in, 0, sizeof(in));
+	snprintf(in.name, sizeof(in.name), "b 1");
+	CHECK_INT(incus_instance_host_put(&c, &in, 5, &e), 0);
+	CHECK_INT(incus_instance_host_list_all(&c, "x", 0, &l, &e), 0);
+	CHECK_INT(l.n, 1);
+	CHECK_STR(l.v[0].project, "user-7");
+	incus_instance_list_free(&l);
+	CHECK_INT(incus_instance_host_delete(&c, "", 5, &e), -EINVAL);
+	err_clear(&e);
+	CHECK_INT(incus_volume_host_delete(&c, "default", "v/1", 5, &e), 0);
+	incus_kv_free(&cfg);
+	incus_close(&c);
+	fake_stop(&f, log, sizeof(log));
+	CHECK_STR(log,
+	    "PUT /1.0/instances/b%201/state {\"action\":\"stop\",\"force\":true}\n"
+	    "DELETE /1.0/instances/b%201 \n"
+	    "PATCH /1.0/instances/b%201 {\"config\":{\"volatile.eth0.hwaddr\":"
+	    "\"00:16:3e:00:00:01\"}}\n"
+	    "PUT /1.0/instances/b%201 {\"description\":\"\",\"ephemeral\":false,"
+	    "\"stateful\":false,\"config\":{},\"devices\":{},\"profiles\":[]}\n"
+	    "GET /1.0/instances?recursion=1&all-projects=true&filter=x \n"
+	    "DELETE /1.0/storage-pools/default/volumes/custom/v%2F1 \n");
 }
