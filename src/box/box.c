@@ -5,11 +5,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "net/ip4.h"
 
 int
 box_name_ok(const char *s)
@@ -131,25 +132,29 @@ box_resolve(struct incus *c, const char *name, struct box_info *info,
 int
 box_subnets_read(struct box_subnets *sn)
 {
-	struct ifaddrs *ifa, *i;
+	struct ip4_picture *w;
+	struct box_err e;
+	const char *name;
+	size_t i;
+	int rc;
 
 	sn->n = 0;
-	if (getifaddrs(&ifa) < 0)
-		return -errno;
-	for (i = ifa; i != NULL && sn->n < BOX_MAX_SUBNETS; i = i->ifa_next) {
-		struct sockaddr_in *a = (struct sockaddr_in *)i->ifa_addr;
-		struct sockaddr_in *m = (struct sockaddr_in *)i->ifa_netmask;
+	err_clear(&e);
+	if ((rc = ip4_read(&w, &e)) < 0)
+		return rc;
+	for (i = 0; i < w->naddr && sn->n < BOX_MAX_SUBNETS; i++) {
+		unsigned plen = w->addr[i].prefixlen;
 
-		if (a == NULL || m == NULL || a->sin_family != AF_INET ||
-		    strlen(i->ifa_name) >= sizeof(sn->s[0].ifname))
+		name = ip4_ifname(w, w->addr[i].ifindex, w->addr[i].label);
+		if (name[0] == '\0' || strlen(name) >= sizeof(sn->s[0].ifname))
 			continue;
 		snprintf(sn->s[sn->n].ifname, sizeof(sn->s[0].ifname), "%s",
-		    i->ifa_name);
-		sn->s[sn->n].addr = ntohl(a->sin_addr.s_addr);
-		sn->s[sn->n].mask = ntohl(m->sin_addr.s_addr);
+		    name);
+		sn->s[sn->n].addr = ntohl(w->addr[i].addr.s_addr);
+		sn->s[sn->n].mask = plen == 0 ? 0 : 0xffffffffu << (32 - plen);
 		sn->n++;
 	}
-	freeifaddrs(ifa);
+	ip4_free(w);
 	return 0;
 }
 

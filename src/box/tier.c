@@ -2,6 +2,7 @@
  * tier.c - the caller's tier from getuid() and getgroups().
  */
 #include "box/tier.h"
+#include "box/incus_env.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -79,10 +80,12 @@ tier_apply(void)
 {
 	char proj[32];
 
-	if (tier_get() != TIER_RESTRICTED)
+	if (tier_get() != TIER_RESTRICTED) {
+		incus_env_apply(NULL, NULL);
 		return;
+	}
 	tier_project(geteuid(), proj, sizeof(proj));
-	incus_set_user_default(TIER_USER_SOCKET, proj);
+	incus_env_apply(TIER_USER_SOCKET, proj);
 }
 
 int

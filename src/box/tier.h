@@ -37,9 +37,9 @@ int tier_of(unsigned uid, const unsigned *gids, int ngids, long admin_gid,
     long user_gid);
 
 /*
- * Detect the tier and, for a restricted caller, point the Incus client at
- * incus-user and the caller's project (INCUS_SOCKET and BOX_PROJECT still
- * override).
+ * Detect the tier and hand the Incus client its settings (box/incus_env.h):
+ * for a restricted caller incus-user and the caller's project
+ * (INCUS_SOCKET and BOX_PROJECT still override).
  */
 void tier_apply(void);
 

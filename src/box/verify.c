@@ -37,6 +37,7 @@
 #include "net/rtnl.h"
 #include "net/sniff.h"
 #include "util/clock.h"
+#include "util/lines.h"
 #include "util/text.h"
 
 #define MAXT		96
@@ -579,41 +580,36 @@ out:
 /* --- the run ------------------------------------------------------------- */
 
 static int
-plan_json(const struct plan *p, char **out)
+plan_text(const struct plan *p, char **out)
 {
-	struct json_w w;
-	size_t len;
+	static const size_t cap = 64u << 10;
+	struct lines_w w;
+	char *buf = malloc(cap);
 	int i;
 
-	json_w_init(&w, 64 << 10);
-	json_w_obj(&w);
-	json_w_key(&w, "t");
-	json_w_int(&w, p->ms);
-	json_w_key(&w, "p");
-	json_w_arr(&w);
+	*out = NULL;
+	if (buf == NULL)
+		return -ENOMEM;
+	lines_w_init(&w, buf, cap);
+	lines_put(&w, VERIFY_PLAN_MAGIC, "%s", VERIFY_FORMAT);
+	lines_put(&w, "t", "%d", p->ms);
 	for (i = 0; i < p->n; i++) {
 		const struct target *t = &p->t[i];
 
-		json_w_obj(&w);
-		json_w_key(&w, "id");
-		json_w_str(&w, t->id);
-		json_w_key(&w, "k");
-		json_w_str(&w, t->kind);
-		json_w_key(&w, "a");
-		json_w_str(&w, t->a);
-		json_w_key(&w, "s");
-		json_w_str(&w, t->s);
-		json_w_key(&w, "n");
-		json_w_str(&w, t->n);
-		json_w_key(&w, "tok");
-		json_w_str(&w, t->tok);
-		json_w_key(&w, "p");
-		json_w_int(&w, t->port);
-		json_w_end(&w, '}');
+		lines_put(&w, "p", "%s", t->id);
+		lines_put(&w, "k", "%s", t->kind);
+		lines_put(&w, "a", "%s", t->a);
+		lines_put(&w, "s", "%s", t->s);
+		lines_put(&w, "n", "%s", t->n);
+		lines_put(&w, "tok", "%s", t->tok);
+		lines_put(&w, "port", "%d", t->port);
 	}
-	json_w_end(&w, ']');
-	json_w_end(&w, '}');
-	return json_w_finish(&w, out, &len);
+	if (lines_w_end(&w) < 0) {
+		free(buf);
+		return -ENOSPC;
+	}
+	*out = buf;
+	return 0;
 }
 
 /* Run the plan in the box; the report (the box's word) into rep. */
@@ -631,7 +627,7 @@ run_inside(struct incus *c, struct plan *p, const char *path,
 	struct exec_req req;
 	int rc;
 
-	if (plan_json(p, &pj) < 0)
+	if (plan_text(p, &pj) < 0)
 		return err_set(e, -ENOMEM, "the plan did not fit");
 	ep = malloc(strlen(pj) + 20);
 	if (ep == NULL) {
@@ -662,33 +658,52 @@ run_inside(struct incus *c, struct plan *p, const char *path,
 	return rc;
 }
 
+int
+verify_report_parse(const char *txt, size_t n,
+    void (*fn)(void *arg, const char *id, const char *verdict), void *arg)
+{
+	char k[16], v[LINES_MAX_LINE], id[VERIFY_ID] = "";
+	struct lines l;
+	int rc;
+
+	lines_init(&l, txt, n);
+	if (lines_next(&l, k, sizeof(k), v, sizeof(v)) != 1 ||
+	    strcmp(k, VERIFY_REPORT_MAGIC) != 0 || strcmp(v, VERIFY_FORMAT))
+		return -EBOX_PROTO;
+	while ((rc = lines_next(&l, k, sizeof(k), v, sizeof(v))) == 1) {
+		if (strcmp(k, "r") == 0) {
+			if (strlen(v) >= sizeof(id))
+				return -EBOX_PROTO;
+			memcpy(id, v, strlen(v) + 1);
+		} else if (strcmp(k, "v") == 0 && id[0] != '\0') {
+			fn(arg, id, v);
+			id[0] = '\0';	/* one verdict per target */
+		}
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static void
+take_verdict(void *arg, const char *id, const char *verdict)
+{
+	struct plan *p = arg;
+	int k;
+
+	for (k = 0; k < p->n; k++)
+		if (strcmp(p->t[k].id, id) == 0 && !p->t[k].saw[0]) {
+			snprintf(p->t[k].saw, sizeof(p->t[k].saw), "%.*s",
+			    (int)sizeof(p->t[k].saw) - 1, verdict);
+			text_sanitize(p->t[k].saw, strlen(p->t[k].saw));
+		}
+}
+
 /* The box's report: each target's verdict, by id. */
 static int
 take_report(struct plan *p, const char *txt, size_t n, struct box_err *e)
 {
-	struct json_doc d;
-	char id[VERIFY_ID];
-	int arr, i, k;
-
-	memset(&d, 0, sizeof(d));
-	if (json_parse(&d, txt, n, e) < 0) {
-		err_context(e, "the box's report");
-		return -EBOX_PROTO;
-	}
-	arr = json_get(&d, 0, "results");
-	for (i = arr >= 0 ? json_child(&d, arr) : -1; i >= 0;
-	    i = json_next(&d, i)) {
-		if (json_gets(&d, i, "id", id, sizeof(id), NULL) == NULL)
-			continue;
-		for (k = 0; k < p->n; k++)
-			if (strcmp(p->t[k].id, id) == 0 && !p->t[k].saw[0]) {
-				json_gets(&d, i, "v", p->t[k].saw,
-				    sizeof(p->t[k].saw), "");
-				text_sanitize(p->t[k].saw,
-				    strlen(p->t[k].saw));
-			}
-	}
-	json_free(&d);
+	if (verify_report_parse(txt, n, take_verdict, p) < 0)
+		return err_set(e, -EBOX_PROTO, "the box's report: not a "
+		    "verify report");
 	return 0;
 }
 

@@ -27,6 +27,29 @@
 /* In the box: run the plan in BOX_VERIFY_PLAN, report to BOX_VERIFY_REPORT. */
 int verify_inside_main(struct box_err *e);
 
+/*
+ * The plan (host -> box) and the report (box -> host) are our own line
+ * records (util/lines.h), not JSON: neither is Incus's and neither nests.
+ *   verify-plan 1            verify-report 1
+ *   t <ms>                   r <id>
+ *   p <id>   (a new probe)   v <verdict> <detail>
+ *   k|a|s|n|tok <text>, port <n>   (the probe's fields)
+ */
+#define VERIFY_PLAN_MAGIC	"verify-plan"
+#define VERIFY_REPORT_MAGIC	"verify-report"
+#define VERIFY_FORMAT		"1"
+
+/*
+ * The report's verdicts, each handed to fn(arg, id, verdict) (the box's
+ * word: sanitise before showing it).  0, or -EBOX_PROTO when it is not a
+ * report.
+ */
+int verify_report_parse(const char *txt, size_t n,
+    void (*fn)(void *arg, const char *id, const char *verdict), void *arg);
+
+/* The plan a box would run: how many probes, or -EBOX_PROTO (fuzzed). */
+int verify_plan_count(const char *txt, size_t n);
+
 /* On the host: probe box name; 0 every clause held, 1 a breach. */
 int verify_box(struct incus *c, const char *name, int json,
     struct box_err *e);

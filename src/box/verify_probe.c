@@ -33,8 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "incus/json.h"
 #include "util/clock.h"
+#include "util/lines.h"
+#include "util/text.h"
 
 #define MAXP		96	/* probes in one plan */
 #define PLAN_MAX	(32u << 10)
@@ -527,41 +528,91 @@ verify_v6_route_line(const char *line, char *desc, size_t cap)
 
 /* --- the plan, the children, the report ------------------------------------- */
 
+/* A field of the probe being read: cut to its size, as before. */
+static void
+field(char *dst, size_t cap, const char *v)
+{
+	size_t n = strlen(v) < cap ? strlen(v) : cap - 1;
+
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+static void
+take_field(struct probe *q, const char *k, const char *v)
+{
+	long x;
+
+	if (strcmp(k, "k") == 0)
+		field(q->kind, sizeof(q->kind), v);
+	else if (strcmp(k, "a") == 0)
+		field(q->a, sizeof(q->a), v);
+	else if (strcmp(k, "s") == 0)
+		field(q->s, sizeof(q->s), v);
+	else if (strcmp(k, "n") == 0)
+		field(q->n, sizeof(q->n), v);
+	else if (strcmp(k, "tok") == 0)
+		field(q->tok, sizeof(q->tok), v);
+	else if (strcmp(k, "port") == 0 && text_uint(v, 1, 65535, &x) == 0)
+		q->port = (int)x;
+}
+
+/* The plan's text into p[0..MAXP): the count, or -EBOX_PROTO. */
+static int
+plan_parse(const char *s, size_t n, struct probe *p, int *ms)
+{
+	char k[16], v[LINES_MAX_LINE];
+	struct probe *q = NULL;
+	struct lines l;
+	int np = 0, rc;
+	long x;
+
+	*ms = 2000;
+	lines_init(&l, s, n);
+	if (lines_next(&l, k, sizeof(k), v, sizeof(v)) != 1 ||
+	    strcmp(k, VERIFY_PLAN_MAGIC) != 0 || strcmp(v, VERIFY_FORMAT))
+		return -EBOX_PROTO;
+	while ((rc = lines_next(&l, k, sizeof(k), v, sizeof(v))) == 1) {
+		if (strcmp(k, "t") == 0) {
+			if (text_uint(v, 1, 59999, &x) == 0)
+				*ms = (int)x;
+		} else if (strcmp(k, "p") == 0) {
+			if (np == MAXP) {
+				q = NULL;	/* more than we run */
+				continue;
+			}
+			q = &p[np++];
+			memset(q, 0, sizeof(*q));
+			field(q->id, sizeof(q->id), v);
+			q->fd = -1;
+		} else if (q != NULL) {
+			take_field(q, k, v);
+		}
+	}
+	return rc < 0 ? rc : np;
+}
+
+int
+verify_plan_count(const char *txt, size_t n)
+{
+	static struct probe p[MAXP];
+	int ms;
+
+	return plan_parse(txt, n, p, &ms);
+}
+
 static int
 read_plan(struct probe *p, int *np, int *ms, struct box_err *e)
 {
 	const char *s = getenv("BOX_VERIFY_PLAN");
-	struct json_doc d;
-	long long v;
-	int arr, i;
+	int rc;
 
 	*np = 0;
 	if (s == NULL || strlen(s) > PLAN_MAX)
 		return err_usage(e, "verify --inside needs BOX_VERIFY_PLAN");
-	memset(&d, 0, sizeof(d));
-	if (json_parse(&d, s, strlen(s), e) < 0)
-		return -EBOX_PROTO;
-	*ms = 2000;
-	if (json_int(&d, json_get(&d, 0, "t"), &v) == 0 && v > 0 && v < 60000)
-		*ms = (int)v;
-	arr = json_get(&d, 0, "p");
-	for (i = arr >= 0 ? json_child(&d, arr) : -1; i >= 0 && *np < MAXP;
-	    i = json_next(&d, i)) {
-		struct probe *q = &p[(*np)++];
-
-		memset(q, 0, sizeof(*q));
-		json_gets(&d, i, "id", q->id, sizeof(q->id), "");
-		json_gets(&d, i, "k", q->kind, sizeof(q->kind), "");
-		json_gets(&d, i, "a", q->a, sizeof(q->a), "");
-		json_gets(&d, i, "s", q->s, sizeof(q->s), "");
-		json_gets(&d, i, "n", q->n, sizeof(q->n), "");
-		json_gets(&d, i, "tok", q->tok, sizeof(q->tok), "");
-		if (json_int(&d, json_get(&d, i, "p"), &v) == 0 && v > 0 &&
-		    v < 65536)
-			q->port = (int)v;
-		q->fd = -1;
-	}
-	json_free(&d);
+	if ((rc = plan_parse(s, strlen(s), p, ms)) < 0)
+		return err_set(e, -EBOX_PROTO, "BOX_VERIFY_PLAN is not a plan");
+	*np = rc;
 	return 0;
 }
 
@@ -655,41 +706,37 @@ static int
 write_report(const struct probe *p, int np, struct box_err *e)
 {
 	const char *to = getenv("BOX_VERIFY_REPORT");
-	struct json_w w;
-	char *out = NULL;
-	size_t len = 0;
+	char *out = malloc(VERIFY_REPORT_MAX);
+	struct lines_w w;
 	FILE *f;
 	int i;
 
-	json_w_init(&w, VERIFY_REPORT_MAX);
-	json_w_obj(&w);
-	json_w_key(&w, "results");
-	json_w_arr(&w);
+	if (out == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	lines_w_init(&w, out, VERIFY_REPORT_MAX);
+	lines_put(&w, VERIFY_REPORT_MAGIC, "%s", VERIFY_FORMAT);
 	for (i = 0; i < np; i++) {
-		json_w_obj(&w);
-		json_w_key(&w, "id");
-		json_w_str(&w, p[i].id);
-		json_w_key(&w, "v");
-		json_w_str(&w, p[i].out[0] ? p[i].out : "error no verdict");
-		json_w_end(&w, '}');
+		lines_put(&w, "r", "%s", p[i].id);
+		lines_put(&w, "v", "%s", p[i].out[0] ? p[i].out :
+		    "error no verdict");
 	}
-	json_w_end(&w, ']');
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &out, &len) < 0)
+	if (lines_w_end(&w) < 0) {
+		free(out);
 		return err_set(e, -ENOMEM, "the report did not fit");
+	}
 	if (to != NULL && *to != '\0') {
 		if ((f = fopen(to, "we")) == NULL) {
 			free(out);
 			return err_set(e, -errno, "writing %s: %s", to,
 			    strerror(errno));
 		}
-		fwrite(out, 1, len, f);
+		fwrite(out, 1, w.len, f);
 		if (fclose(f) != 0) {
 			free(out);
 			return err_set(e, -EIO, "writing %s failed", to);
 		}
 	} else {
-		puts(out);
+		fputs(out, stdout);
 	}
 	free(out);
 	return 0;

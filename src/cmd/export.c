@@ -2,10 +2,8 @@
  * box export <box> [<file>] [--instance-only] [--force]
  *
  * The box's whole disk (and its snapshots, unless --instance-only) as an
- * Incus backup tarball, through the backups API:
- *   POST   /1.0/instances/<box>/backups   (gzip, expires in a day)
- *   GET    .../backups/<b>/export          streamed to disk
- *   DELETE .../backups/<b>
+ * Incus backup tarball, through the backups API (incus/backup.h): create
+ * one (gzip, expires in a day), stream its export to disk, delete it.
  * The box must be stopped (a settled disk is an artifact one can trust).
  * The file is written to a temporary name beside the target, synced and
  * renamed into place, so a file of that name is always whole; an existing
@@ -32,6 +30,7 @@
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
+#include "incus/backup.h"
 #include "incus/stream.h"
 #include "util/opt.h"
 #include "util/progress.h"
@@ -175,35 +174,14 @@ static int
 backup_create(struct incus *c, const char *box, const char *bname,
     int instance_only, struct box_err *e)
 {
+	struct incus_backup_spec spec = { bname, time(NULL) + 86400,
+	    instance_only, 0, "gzip" };
 	struct incus_reply r;
 	struct progress p;
-	struct json_w w;
-	char path[160], expires[32], op[sizeof(r.operation)], *body;
+	char op[INCUS_OP_LEN];
 	int rc;
 
-	text_utc(expires, sizeof(expires), time(NULL) + 86400);
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	json_w_key(&w, "name");
-	json_w_str(&w, bname);
-	json_w_key(&w, "expires_at");
-	json_w_str(&w, expires);
-	json_w_key(&w, "instance_only");
-	json_w_bool(&w, instance_only);
-	json_w_key(&w, "optimized_storage");
-	json_w_bool(&w, 0);
-	json_w_key(&w, "compression_algorithm");
-	json_w_str(&w, "gzip");
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	snprintf(path, sizeof(path), "/1.0/instances/%s/backups", box);
-	rc = incus_call(c, "POST", path, body, &r, e);
-	free(body);
-	memcpy(op, r.operation, sizeof(op));
-	if (rc == 0 && r.type != INCUS_ASYNC)
-		rc = err_set(e, -EBOX_PROTO, "no backup operation");
-	incus_reply_free(&r);
+	rc = incus_backup_create(c, box, &spec, op, sizeof(op), e);
 	if (rc < 0)
 		return rc;
 	progress_start(&p, "packing the box on the daemon");
@@ -217,15 +195,10 @@ backup_create(struct incus *c, const char *box, const char *bname,
 static void
 backup_delete(struct incus *c, const char *box, const char *bname)
 {
-	struct incus_reply r;
 	struct box_err le;
-	char path[200];
 
 	err_clear(&le);
-	snprintf(path, sizeof(path), "/1.0/instances/%s/backups/%s", box,
-	    bname);
-	incus_do(c, "DELETE", path, NULL, 60, &r, &le);
-	incus_reply_free(&r);
+	incus_backup_delete(c, box, bname, 60, &le);
 }
 
 struct job {
@@ -238,7 +211,7 @@ struct job {
 static int
 download(struct incus *c, struct job *j, struct box_err *e)
 {
-	char path[200], sum[PATH_MAX], line[PATH_MAX + 80];
+	char sum[PATH_MAX], line[PATH_MAX + 80];
 	struct sink s;
 	int rc, fd;
 
@@ -251,9 +224,8 @@ download(struct incus *c, struct job *j, struct box_err *e)
 	}
 	sha256_init(&s.sha, -1);
 	progress_start(&s.p, "downloading");
-	snprintf(path, sizeof(path), "/1.0/instances/%s/backups/%s/export",
-	    j->box, j->bname);
-	rc = stream_get(c, path, to_file, &s, &s.total, e);
+	rc = incus_backup_export(c, j->box, j->bname, to_file, &s, &s.total,
+	    e);
 	progress_clear(&s.p);
 	if (rc == 0 && fsync(s.fd) < 0)
 		rc = err_set(e, -errno, "writing %s: %s", j->file,

@@ -67,6 +67,7 @@
 #include "cmd/cmd.h"
 #include "host/egress_host.h"
 #include "incus/api.h"
+#include "incus/backup.h"
 #include "incus/stream.h"
 #include "util/opt.h"
 #include "util/progress.h"
@@ -223,8 +224,6 @@ upload(struct incus *c, const char *file, int fd, long long size,
     const char *recorded, int *vetbad, const char *name, const char *pool,
     char *op, size_t opcap, struct box_err *e)
 {
-	struct incus_reply r;
-	char headers[256];
 	struct src s;
 	int rc;
 
@@ -236,25 +235,15 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	s.vd = vd;
 	s.recorded = recorded;
 	sha256_init(&s.sha, -1);
-	snprintf(headers, sizeof(headers), "X-Incus-name: %s\r\n"
-	    "X-Incus-pool: %s\r\n", name, pool);
 	progress_start(&s.p, "uploading");
-	rc = stream_send(c, "POST", "/1.0/instances",
-	    "application/octet-stream", headers, size, from_file, &s, &r, e);
+	rc = incus_backup_import(c, name, pool, size, from_file, &s, op, opcap,
+	    e);
 	progress_clear(&s.p);
 	*vetbad = s.vetbad;
 	if (s.bad)
 		return sum_refusal(file, e);
-	if (s.vetbad) {
-		incus_reply_free(&r);
+	if (s.vetbad)
 		return -EPERM;	/* the caller words the vet's refusal */
-	}
-	if (rc == 0 && r.type != INCUS_ASYNC)
-		rc = err_set(e, -EBOX_PROTO, "the daemon did not start a "
-		    "restore operation");
-	if (rc == 0)
-		snprintf(op, opcap, "%s", r.operation);
-	incus_reply_free(&r);
 	if (rc < 0)
 		err_context(e, "uploading %s", file);
 	return rc;

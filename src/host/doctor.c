@@ -20,6 +20,7 @@
 #include <linux/rtnetlink.h>
 
 #include "incus/json.h"
+#include "net/ip4.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
 #include "util/text.h"
@@ -300,54 +301,39 @@ dr_net_judge(const struct dr_net *n, char *why, size_t cap)
 	return bits;
 }
 
-#define NR_LINKS	256
-#define NR_ADDRS	256
-#define NR_ROUTES	1024
-
-struct net_scratch {
-	struct nl_sock s;
-	struct rtnl_link l[NR_LINKS];
-	struct rtnl_addr4 a[NR_ADDRS];
-	struct rtnl_route4 rt[NR_ROUTES];
-};
-
 static void
-link_name(const struct net_scratch *w, int nl, int idx, char *buf,
-    size_t cap)
+link_name(const struct ip4_picture *w, int idx, char *buf, size_t cap)
 {
-	const struct rtnl_link *l = rtnl_link_by_index(w->l, (size_t)nl, idx);
-
-	snprintf(buf, cap, "%s", l != NULL ? l->name : "?");
+	snprintf(buf, cap, "%s", ip4_ifname(w, idx, "?"));
 }
 
 static void
-net_fill(struct dr_net *n, const struct net_scratch *w, int nl, int na,
-    int nr)
+net_fill(struct dr_net *n, const struct ip4_picture *w)
 {
-	const struct rtnl_route4 *def = rtnl_default_route4(w->rt, (size_t)nr);
-	int i;
+	const struct rtnl_route4 *def = ip4_default_route(w);
+	size_t i;
 
 	if (def != NULL && def->has_gw) {
 		n->has_gw = 1;
 		n->gw = ntohl(def->gw.s_addr);
-		link_name(w, nl, def->oif, n->gw_dev, sizeof(n->gw_dev));
+		link_name(w, def->oif, n->gw_dev, sizeof(n->gw_dev));
 	}
-	for (i = 0; i < na && n->nlocal < DR_NET_MAX; i++) {
-		n->local[n->nlocal].a = ntohl(w->a[i].addr.s_addr);
-		n->local[n->nlocal].plen = w->a[i].prefixlen;
-		link_name(w, nl, w->a[i].ifindex, n->local[n->nlocal].dev,
+	for (i = 0; i < w->naddr && n->nlocal < DR_NET_MAX; i++) {
+		n->local[n->nlocal].a = ntohl(w->addr[i].addr.s_addr);
+		n->local[n->nlocal].plen = w->addr[i].prefixlen;
+		link_name(w, w->addr[i].ifindex, n->local[n->nlocal].dev,
 		    sizeof(n->local[0].dev));
 		n->nlocal++;
 	}
-	for (i = 0; i < nr && n->nconn < DR_NET_MAX; i++) {
-		const struct rtnl_route4 *r = &w->rt[i];
+	for (i = 0; i < w->nroute && n->nconn < DR_NET_MAX; i++) {
+		const struct rtnl_route4 *r = &w->route[i];
 
 		if (r->protocol != RTPROT_KERNEL || r->scope != RT_SCOPE_LINK ||
 		    r->has_gw || r->dst_len == 0)
 			continue;
 		n->conn[n->nconn].net = ntohl(r->dst.s_addr);
 		n->conn[n->nconn].plen = r->dst_len;
-		link_name(w, nl, r->oif, n->conn[n->nconn].dev,
+		link_name(w, r->oif, n->conn[n->nconn].dev,
 		    sizeof(n->conn[0].dev));
 		n->nconn++;
 	}
@@ -356,25 +342,16 @@ net_fill(struct dr_net *n, const struct net_scratch *w, int nl, int na,
 int
 dr_net_read(struct dr_net *n, struct box_err *e)
 {
-	struct net_scratch *w = malloc(sizeof(*w));
-	int nl, na, nr, rc;
+	struct ip4_picture *w;
+	int rc;
 
 	memset(n, 0, sizeof(*n));
-	if (w == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	rc = nl_open(&w->s, NETLINK_ROUTE, e);
-	if (rc < 0) {
-		free(w);
+	rc = ip4_read(&w, e);
+	if (rc < 0)
 		return rc;
-	}
-	nl = rtnl_links(&w->s, w->l, NR_LINKS, e);
-	na = nl < 0 ? nl : rtnl_addrs4(&w->s, w->a, NR_ADDRS, e);
-	nr = na < 0 ? na : rtnl_routes4(&w->s, w->rt, NR_ROUTES, e);
-	if (nr >= 0)
-		net_fill(n, w, nl, na, nr);
-	nl_close(&w->s);
-	free(w);
-	return nr < 0 ? nr : 0;
+	net_fill(n, w);
+	ip4_free(w);
+	return 0;
 }
 
 /* --- parsers -------------------------------------------------------------- */

@@ -32,6 +32,7 @@
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/server.h"
+#include "net/ip4.h"
 #include "net/nl.h"
 
 #define BR		DH_BR
@@ -40,7 +41,6 @@
 #define S_FW		"firewall"
 #define S_ACL		"box-isolate"
 #define S_PROF		"box-net"
-#define DH_LINKS	1024
 #define FILE_MAX	(64u << 10)
 
 
@@ -142,51 +142,44 @@ check_daemon(struct dh_ctx *h)
 
 /* --- the kernel's view of the bridge -------------------------------------- */
 
-struct kscratch {
-	struct nl_sock s;
-	struct rtnl_link l[DH_LINKS];
-	struct rtnl_addr4 a[256];
-};
-
 void
 dh_read_kernel(struct dh_ctx *h)
 {
-	struct kscratch *w = malloc(sizeof(*w));
-	const struct rtnl_link *l;
+	struct ip4_picture *w = NULL;
+	const struct rtnl_link *l = NULL;
+	struct nl_sock s;
 	struct box_err e;
-	int nl, na, np, i;
+	size_t i;
+	int np, k;
 
 	err_clear(&e);
 	h->nports = -1;
 	snprintf(h->gw, sizeof(h->gw), "?");
-	if (w == NULL || nl_open(&w->s, NETLINK_ROUTE, &e) < 0) {
-		free(w);
-		return;
-	}
-	nl = rtnl_links(&w->s, w->l, DH_LINKS, &e);
-	l = nl < 0 ? NULL : rtnl_link_by_name(w->l, (size_t)nl, BR);
+	if (ip4_read(&w, &e) == 0)
+		l = ip4_link_named(w, BR);
 	if (l != NULL) {
 		h->br_ifindex = l->ifindex;
 		h->br_up = (l->flags & IFF_UP) != 0;
 	}
-	na = nl < 0 ? -1 : rtnl_addrs4(&w->s, w->a, 256, &e);
-	for (i = 0; i < na && h->br_ifindex != 0; i++)
-		if (w->a[i].ifindex == h->br_ifindex) {
-			h->live_gw = ntohl(w->a[i].addr.s_addr);
-			h->live_plen = w->a[i].prefixlen;
+	for (i = 0; w != NULL && i < w->naddr && h->br_ifindex != 0; i++)
+		if (w->addr[i].ifindex == h->br_ifindex) {
+			h->live_gw = ntohl(w->addr[i].addr.s_addr);
+			h->live_plen = w->addr[i].prefixlen;
 			dh_fmt4(h->live_gw, h->gw, sizeof(h->gw));
 			break;
 		}
-	np = rtnl_bridge_ports(&w->s, h->ports, DH_PORTS, &e);
+	ip4_free(w);
+	if (nl_open(&s, NETLINK_ROUTE, &e) < 0)
+		return;
+	np = rtnl_bridge_ports(&s, h->ports, DH_PORTS, &e);
 	if (np >= 0) {
 		h->nports = 0;
-		for (i = 0; i < np; i++)	/* keep only boxnet's */
+		for (k = 0; k < np; k++)	/* keep only boxnet's */
 			if (h->br_ifindex != 0 &&
-			    h->ports[i].master == h->br_ifindex)
-				h->ports[h->nports++] = h->ports[i];
+			    h->ports[k].master == h->br_ifindex)
+				h->ports[h->nports++] = h->ports[k];
 	}
-	nl_close(&w->s);
-	free(w);
+	nl_close(&s);
 }
 
 /* --- the bridge, as Incus holds it ---------------------------------------- */

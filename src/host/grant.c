@@ -234,9 +234,14 @@ child_request(const struct grant_user *u, int check_profile, int fd)
 		dprintf(fd, "cannot become %s: %s", u->name, strerror(errno));
 		return 1;
 	}
-	setenv("INCUS_SOCKET", u->socket, 1);
-	setenv("BOX_PROJECT", u->project, 1);
+	/* the run's settings (timeout), aimed at the user's daemon */
 	rc = incus_init(&c, &e);
+	if (rc == 0 && strlen(u->socket) >= sizeof(c.socket_path))
+		rc = err_usage(&e, "Incus socket path too long: %s", u->socket);
+	if (rc == 0) {
+		memcpy(c.socket_path, u->socket, strlen(u->socket) + 1);
+		snprintf(c.project, sizeof(c.project), "%s", u->project);
+	}
 	if (rc == 0)
 		rc = incus_server_ping(&c, &e);
 	if (rc == 0) {

@@ -8,39 +8,27 @@
 #include <string.h>
 
 #include "host/stack.h"
-#include "net/rtnl.h"
-
-#define HI_MAX_LINKS 512
-#define HI_MAX_ROUTES 1024
-
-struct scratch {
-	struct nl_sock s;
-	struct rtnl_link links[HI_MAX_LINKS];
-	struct rtnl_addr4 addrs[SUBNET_MAX_ADDRS];
-	struct rtnl_route4 routes[HI_MAX_ROUTES];
-};
+#include "net/ip4.h"
 
 static void
-fill(struct subnet_host *h, const struct scratch *w, int nl, int na, int nr)
+fill(struct subnet_host *h, const struct ip4_picture *w)
 {
 	const struct rtnl_route4 *def;
-	const struct rtnl_link *l;
-	int i;
+	size_t i;
 
-	for (i = 0; i < na && h->naddr < SUBNET_MAX_ADDRS; i++) {
-		l = rtnl_link_by_index(w->links, (size_t)nl, w->addrs[i].ifindex);
+	for (i = 0; i < w->naddr && h->naddr < SUBNET_MAX_ADDRS; i++) {
 		snprintf(h->addr[h->naddr].ifname, sizeof(h->addr[0].ifname),
-		    "%s", l ? l->name : "?");
-		h->addr[h->naddr].addr = ntohl(w->addrs[i].addr.s_addr);
-		h->addr[h->naddr].plen = w->addrs[i].prefixlen;
+		    "%s", ip4_ifname(w, w->addr[i].ifindex, "?"));
+		h->addr[h->naddr].addr = ntohl(w->addr[i].addr.s_addr);
+		h->addr[h->naddr].plen = w->addr[i].prefixlen;
 		h->naddr++;
 	}
-	def = rtnl_default_route4(w->routes, (size_t)nr);
+	def = ip4_default_route(w);
 	if (def != NULL && def->has_gw) {
 		h->has_gw = 1;
 		h->gw = ntohl(def->gw.s_addr);
-		l = rtnl_link_by_index(w->links, (size_t)nl, def->oif);
-		snprintf(h->gw_dev, sizeof(h->gw_dev), "%s", l ? l->name : "?");
+		snprintf(h->gw_dev, sizeof(h->gw_dev), "%s",
+		    ip4_ifname(w, def->oif, "?"));
 	}
 }
 
@@ -58,24 +46,14 @@ host_iface_net(const struct subnet_host *h, const char *ifname)
 int
 host_read(struct incus *c, struct subnet_host *h, struct box_err *e)
 {
-	struct scratch *w = malloc(sizeof(*w));
-	int nl, na, nr, rc;
+	struct ip4_picture *w;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
-	if (w == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	rc = nl_open(&w->s, NETLINK_ROUTE, e);
+	rc = ip4_read(&w, e);
 	if (rc < 0)
 		goto out;
-	nl = rc = rtnl_links(&w->s, w->links, HI_MAX_LINKS, e);
-	if (rc >= 0)
-		na = rc = rtnl_addrs4(&w->s, w->addrs, SUBNET_MAX_ADDRS, e);
-	if (rc >= 0)
-		nr = rc = rtnl_routes4(&w->s, w->routes, HI_MAX_ROUTES, e);
-	nl_close(&w->s);
-	if (rc < 0)
-		goto out;
-	fill(h, w, nl, na, nr);
+	fill(h, w);
 	rc = 0;
 	if (c != NULL) {
 		rc = stack_bridge_net(c, &h->bridge_net, e);
@@ -87,7 +65,7 @@ host_read(struct incus *c, struct subnet_host *h, struct box_err *e)
 		h->bridge_exists = 1;
 	}
 out:
-	free(w);
+	ip4_free(w);
 	if (rc < 0)
 		err_context(e, "reading this machine's addresses and routes");
 	return rc;

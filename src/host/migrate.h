@@ -146,9 +146,10 @@ struct migrate_probe {
 /* Inside the box: gather (gw host order; name: the public name). */
 void migrate_probe_gather(struct migrate_probe *p, uint32_t gw,
     const char *name);
-int migrate_probe_json(const struct migrate_probe *p, char **out);
+/* Its report, a line record (util/lines.h); *out is malloc'd. */
+int migrate_probe_print(const struct migrate_probe *p, char **out);
 /* The box's report (hostile: bounded, checked). */
-int migrate_probe_parse(const char *json, size_t n, struct migrate_probe *p,
+int migrate_probe_parse(const char *txt, size_t n, struct migrate_probe *p,
     struct box_err *e);
 /* Its address inside net/24 (host order), or 0. */
 uint32_t migrate_probe_lease(const struct migrate_probe *p, uint32_t net);

@@ -15,6 +15,7 @@
 #include "incus/exec.h"
 #include "incus/stream.h"
 #include "util/clock.h"
+#include "util/lines.h"
 #include "util/text.h"
 
 #define PROBE_OUT	8192
@@ -98,112 +99,151 @@ migrate_probe_gather(struct migrate_probe *p, uint32_t gw, const char *name)
 	p->user = has_user(MIGRATE_USER);
 }
 
+/*
+ * The report is our own line record (util/lines.h), not JSON: it is not
+ * Incus's, it has no nesting, and the host reads it with a bounded walk.
+ *   migrate-probe 1
+ *   addr 10.88.0.7/24 eth0     (one line per address)
+ *   gw 1 | gw_why ... | name -1..1 | name_a a.b.c.d | name_why ... | user 0..1
+ */
+#define PROBE_MAGIC	"migrate-probe"
+#define PROBE_VERSION	"1"
+
 int
-migrate_probe_json(const struct migrate_probe *p, char **out)
+migrate_probe_print(const struct migrate_probe *p, char **out)
 {
-	struct json_w w;
-	char a[16];
+	static const size_t cap = 1u << 14;
+	struct lines_w w;
+	char a[16], *buf = malloc(cap);
 	int i;
 
-	json_w_init(&w, 1 << 16);
-	json_w_obj(&w);
-	json_w_key(&w, "addrs");
-	json_w_arr(&w);
+	*out = NULL;
+	if (buf == NULL)
+		return -ENOMEM;
+	lines_w_init(&w, buf, cap);
+	lines_put(&w, PROBE_MAGIC, "%s", PROBE_VERSION);
 	for (i = 0; i < p->naddr; i++) {
-		json_w_obj(&w);
 		fmt4(p->addr[i], a, sizeof(a));
-		json_w_key(&w, "a");
-		json_w_str(&w, a);
-		json_w_key(&w, "plen");
-		json_w_int(&w, p->plen[i]);
-		json_w_key(&w, "dev");
-		json_w_str(&w, p->dev[i]);
-		json_w_end(&w, '}');
+		lines_put(&w, "addr", "%s/%u %s", a, p->plen[i], p->dev[i]);
 	}
-	json_w_end(&w, ']');
-	json_w_key(&w, "gw");
-	json_w_int(&w, p->gw);
-	json_w_key(&w, "gw_why");
-	json_w_str(&w, p->gw_why);
-	json_w_key(&w, "name");
-	json_w_int(&w, p->name);
+	lines_put(&w, "gw", "%d", p->gw);
+	lines_put(&w, "gw_why", "%s", p->gw_why);
+	lines_put(&w, "name", "%d", p->name);
 	fmt4(p->name_a, a, sizeof(a));
-	json_w_key(&w, "name_a");
-	json_w_str(&w, a);
-	json_w_key(&w, "name_why");
-	json_w_str(&w, p->name_why);
-	json_w_key(&w, "user");
-	json_w_int(&w, p->user);
-	json_w_end(&w, '}');
-	return json_w_finish(&w, out, NULL);
-}
-
-/* A small integer member in [lo, hi], else -1 (and *bad set). */
-static long long
-small_int(const struct json_doc *d, int obj, const char *key, long long lo,
-    long long hi, int *bad)
-{
-	long long v;
-
-	if (json_int(d, json_get(d, obj, key), &v) < 0 || v < lo || v > hi) {
-		*bad = 1;
-		return -1;
+	lines_put(&w, "name_a", "%s", a);
+	lines_put(&w, "name_why", "%s", p->name_why);
+	lines_put(&w, "user", "%d", p->user);
+	if (lines_w_end(&w) < 0) {
+		free(buf);
+		return -ENOSPC;
 	}
-	return v;
+	*out = buf;
+	return 0;
 }
 
-/* A string member, printable and bounded ("" when absent). */
-static void
-text_member(const struct json_doc *d, int obj, const char *key, char *buf,
-    size_t cap)
+/* "a.b.c.d/plen dev" */
+static int
+parse_addr(const char *v, struct migrate_probe *p)
 {
-	if (json_gets(d, obj, key, buf, cap, NULL) == NULL)
-		buf[0] = '\0';
-	text_sanitize(buf, strlen(buf));
+	char a[16], dev[sizeof(p->dev[0])];
+	long plen;
+	const char *slash = strchr(v, '/'), *sp;
+	char num[4];
+
+	if (slash == NULL || (size_t)(slash - v) >= sizeof(a))
+		return -1;
+	memcpy(a, v, (size_t)(slash - v));
+	a[slash - v] = '\0';
+	sp = strchr(slash + 1, ' ');
+	if (sp == NULL || (size_t)(sp - slash - 1) >= sizeof(num) ||
+	    strlen(sp + 1) >= sizeof(dev))
+		return -1;
+	memcpy(num, slash + 1, (size_t)(sp - slash - 1));
+	num[sp - slash - 1] = '\0';
+	if (parse4(a, &p->addr[p->naddr]) < 0 ||
+	    text_uint(num, 0, 32, &plen) < 0)
+		return -1;
+	snprintf(dev, sizeof(dev), "%s", sp + 1);
+	text_sanitize(dev, strlen(dev));
+	p->plen[p->naddr] = (unsigned)plen;
+	memcpy(p->dev[p->naddr], dev, sizeof(dev));
+	p->naddr++;
+	return 0;
+}
+
+static int
+small_int(const char *v, long lo, long hi, int *out)
+{
+	long x;
+
+	if (v[0] == '-' && v[1] >= '0' && v[1] <= '9' && lo < 0) {
+		if (text_uint(v + 1, 0, -lo, &x) < 0)
+			return -1;
+		*out = (int)-x;
+		return 0;
+	}
+	if (text_uint(v, lo > 0 ? lo : 0, hi, &x) < 0)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+/* One line of the report into p; seen[] catches a repeated member. */
+static int
+take_line(const char *k, const char *v, struct migrate_probe *p,
+    unsigned *seen)
+{
+	static const char *const keys[] = { "gw", "gw_why", "name", "name_a",
+	    "name_why", "user" };
+	char *why;
+	size_t i, n;
+
+	if (strcmp(k, "addr") == 0)
+		/* more than we keep are the box's business */
+		return p->naddr == MIGRATE_MAX_ADDRS ? 0 : parse_addr(v, p);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(k, keys[i]) == 0)
+			break;
+	if (i == sizeof(keys) / sizeof(keys[0]))
+		return 0;	/* a member a later box may add */
+	if (*seen & (1u << i))
+		return -1;
+	*seen |= 1u << i;
+	switch (i) {
+	case 0: return small_int(v, 0, 1, &p->gw);
+	case 2: return small_int(v, -1, 1, &p->name);
+	case 3: return parse4(v, &p->name_a);
+	case 5: return small_int(v, 0, 1, &p->user);
+	}
+	why = i == 1 ? p->gw_why : p->name_why;
+	n = strlen(v) < sizeof(p->gw_why) ? strlen(v) : sizeof(p->gw_why) - 1;
+	memcpy(why, v, n);	/* a long reason is cut, as before */
+	why[n] = '\0';
+	text_sanitize(why, n);
+	return 0;
 }
 
 int
-migrate_probe_parse(const char *json, size_t n, struct migrate_probe *p,
+migrate_probe_parse(const char *txt, size_t n, struct migrate_probe *p,
     struct box_err *e)
 {
-	struct json_doc d;
-	char a[20];
-	int rc, k, bad = 0;
+	char k[16], v[LINES_MAX_LINE];
+	struct lines l;
+	unsigned seen = 0;
+	int rc, bad = 0;
 
 	memset(p, 0, sizeof(*p));
-	memset(&d, 0, sizeof(d));
-	if ((rc = json_parse(&d, json, n, e)) < 0)
-		return rc;
-	if (json_type(&d, 0) != JSON_OBJECT ||
-	    json_type(&d, json_get(&d, 0, "addrs")) != JSON_ARRAY) {
-		json_free(&d);
+	lines_init(&l, txt, n);
+	rc = lines_next(&l, k, sizeof(k), v, sizeof(v));
+	if (rc != 1 || strcmp(k, PROBE_MAGIC) != 0)
 		return err_set(e, -EBOX_PROTO, "not a probe report");
-	}
-	for (k = json_child(&d, json_get(&d, 0, "addrs")); k >= 0;
-	    k = json_next(&d, k)) {
-		if (p->naddr == MIGRATE_MAX_ADDRS)
-			break;	/* more are the box's business */
-		if (json_gets(&d, k, "a", a, sizeof(a), NULL) == NULL ||
-		    parse4(a, &p->addr[p->naddr]) < 0) {
-			bad = 1;
-			break;
-		}
-		p->plen[p->naddr] = (unsigned)small_int(&d, k, "plen", 0, 32,
-		    &bad);
-		text_member(&d, k, "dev", p->dev[p->naddr],
-		    sizeof(p->dev[0]));
-		p->naddr++;
-	}
-	p->gw = (int)small_int(&d, 0, "gw", 0, 1, &bad);
-	p->name = (int)small_int(&d, 0, "name", -1, 1, &bad);
-	p->user = (int)small_int(&d, 0, "user", 0, 1, &bad);
-	text_member(&d, 0, "gw_why", p->gw_why, sizeof(p->gw_why));
-	text_member(&d, 0, "name_why", p->name_why, sizeof(p->name_why));
-	if (json_gets(&d, 0, "name_a", a, sizeof(a), NULL) == NULL ||
-	    parse4(a, &p->name_a) < 0)
-		bad = 1;
-	json_free(&d);
-	if (bad) {
+	if (strcmp(v, PROBE_VERSION) != 0)
+		return err_set(e, -EBOX_PROTO, "a probe report of another "
+		    "version (%.16s)", v);
+	while (!bad && (rc = lines_next(&l, k, sizeof(k), v, sizeof(v))) == 1)
+		bad = take_line(k, v, p, &seen) < 0;
+	/* gw, name, name_a and user are required */
+	if (bad || rc < 0 || (seen & 0x2du) != 0x2du) {
 		memset(p, 0, sizeof(*p));
 		return err_set(e, -EBOX_PROTO, "a malformed probe report");
 	}
@@ -239,11 +279,11 @@ migrate_probe_main(struct box_err *e)
 		    "BOX_MIGRATE_GATEWAY=a.b.c.d");
 	}
 	migrate_probe_gather(p, gw, n != NULL && *n ? n : "deb.debian.org");
-	if (migrate_probe_json(p, &out) < 0) {
+	if (migrate_probe_print(p, &out) < 0) {
 		free(p);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
-	puts(out);
+	fputs(out, stdout);
 	free(out);
 	free(p);
 	return 0;

@@ -13,225 +13,89 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "incus/http.h"
-#include "incus/json.h"
-#include "incus/transport.h"
+#include "incus/guest.h"
 #include "net/nl.h"
+#include "net/ip4.h"
 #include "net/rtnl.h"
-
-#define GAPI_TIMEOUT_MS	10000	/* the daemon finds us by pid: slow when busy */
-#define GAPI_MAX_BODY	(64u << 10)	/* /1.0/devices of a big instance */
 
 /* --- the guest API --------------------------------------------------------- */
 
-/*
- * Every question to the guest API goes over one kept-alive connection.
- * Incus 6.0.4 reads its table of guest connections without the lock while
- * another connection opens or closes (lxc/incus#3618, fixed upstream after
- * 6.0.4), and the Go runtime kills the whole daemon for it: every box on
- * the host with it.  A connection per request made that race with our own
- * previous one; one connection never opens or closes while a request of
- * ours is being served.
- */
-struct gapi {
-	const char *sock;
-	struct unix_transport ut;
-	struct http_conn c;
-	int open;
-};
-
 static void
-gapi_close(struct gapi *g)
+gapi_root(struct nested_facts *f, struct incus_guest *g)
 {
-	if (g->open)
-		g->ut.base.ops->close(&g->ut.base);
-	g->open = 0;
-}
-
-static int
-gapi_get_once(struct gapi *g, const char *path, int *status, char **body,
-    size_t *len, struct box_err *e)
-{
-	struct http_resp r;
+	struct incus_guest_info info;
+	struct box_err e;
 	int rc;
 
-	if (!g->open) {
-		rc = unix_transport_open(&g->ut, g->sock, GAPI_TIMEOUT_MS, e);
-		if (rc < 0)
-			return rc;
-		http_conn_init(&g->c, &g->ut.base);
-		g->open = 1;
-	}
-	g->c.deadline = clock_ms() + GAPI_TIMEOUT_MS;
-	memset(&r, 0, sizeof(r));
-	rc = http_send(&g->c, "GET", path, "", NULL, NULL, 0, e);
-	if (rc == 0)
-		rc = http_read_head(&g->c, &r, e);
-	if (rc == 0)
-		rc = http_read_body(&g->c, &r, GAPI_MAX_BODY, e);
-	if (rc == 0) {
-		*status = r.status;
-		*body = r.body;
-		*len = r.body_len;
-		r.body = NULL;
-	}
-	http_resp_free(&r);
-	if (rc < 0 || !g->c.reusable)
-		gapi_close(g);
-	return rc;
-}
-
-/*
- * One GET.  The guest API's bodies are raw (no envelope), so the status
- * and the body are all there is.  *body is malloc'd.  < 0 when the socket
- * gave no HTTP answer at all.  A kept connection the server dropped while
- * idle is dialled again, once.
- */
-static int
-gapi_get(struct gapi *g, const char *path, int *status, char **body,
-    size_t *len, struct box_err *e)
-{
-	int reused = g->open, rc;
-
-	*body = NULL;
-	*len = 0;
-	rc = gapi_get_once(g, path, status, body, len, e);
-	if (rc < 0 && reused && rc != -ETIMEDOUT) {
-		err_clear(e);
-		rc = gapi_get_once(g, path, status, body, len, e);
-	}
-	return rc;
-}
-
-static void
-gapi_root(struct nested_facts *f, struct gapi *g)
-{
-	struct box_err e;
-	struct json_doc d;
-	char *body;
-	size_t n;
-	int st, rc;
-
 	err_clear(&e);
-	rc = gapi_get(g, "/1.0", &st, &body, &n, &e);
-	if (rc == -EACCES || rc == -EPERM) {
-		f->gapi = GAPI_REFUSED;
-		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "connecting "
-		    "was refused (%s)", err_str(rc));
+	rc = incus_guest_info(g, &info, &e);
+	if (rc == 0) {
+		f->gapi = GAPI_INCUS;
+		snprintf(f->instance_type, sizeof(f->instance_type), "%s",
+		    info.instance_type);
+		snprintf(f->location, sizeof(f->location), "%s",
+		    info.location);
 		return;
 	}
-	if (rc < 0) {
-		f->gapi = GAPI_MUTE;
-		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "%.95s",
-		    e.msg);
-		return;
-	}
-	if (st == 401 || st == 403) {
-		/* Only root inside may ask; the refusal is Incus's own. */
-		f->gapi = GAPI_REFUSED;
-		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "GET /1.0 "
-		    "answered %d (only root inside the instance may ask)", st);
-	} else if (st == 200 && json_parse(&d, body, n, &e) == 0) {
-		if (json_get(&d, 0, "api_version") >= 0 &&
-		    json_get(&d, 0, "instance_type") >= 0) {
-			f->gapi = GAPI_INCUS;
-			json_gets(&d, 0, "instance_type", f->instance_type,
-			    sizeof(f->instance_type), "");
-			json_gets(&d, 0, "location", f->location,
-			    sizeof(f->location), "");
-		} else {
-			f->gapi = GAPI_MUTE;
-			snprintf(f->gapi_detail, sizeof(f->gapi_detail),
-			    "GET /1.0 answered JSON that is not Incus's");
-		}
-		json_free(&d);
-	} else {
-		f->gapi = GAPI_MUTE;
-		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "GET /1.0 "
-		    "answered %d", st);
-	}
-	free(body);
+	f->gapi = rc == -EACCES ? GAPI_REFUSED : GAPI_MUTE;
+	snprintf(f->gapi_detail, sizeof(f->gapi_detail), "%.95s", e.msg);
 }
 
 static void
-gapi_stamp(struct nested_facts *f, struct gapi *g)
+gapi_stamp(struct nested_facts *f, struct incus_guest *g)
 {
+	static const char *const keys[2] = { "user.box", "user.claudebox" };
 	struct box_err e;
-	char *body;
-	size_t n;
-	int st, i;
-	static const char *const keys[2] = { "/1.0/config/user.box",
-	    "/1.0/config/user.claudebox" };
+	char val[8];
+	int i, rc;
 
 	f->stamp = 0;
 	for (i = 0; i < 2; i++) {
 		err_clear(&e);
-		if (gapi_get(g, keys[i], &st, &body, &n, &e) < 0) {
+		rc = incus_guest_config(g, keys[i], val, sizeof(val), &e);
+		if (rc < 0) {
 			f->stamp = -1;
 			snprintf(f->stamp_detail, sizeof(f->stamp_detail),
 			    "%.95s", e.msg);
 			return;
 		}
-		if (st == 200 && n >= 1 && body[0] == '1' &&
-		    (n == 1 || body[1] == '\n')) {
-			free(body);
+		if (rc == 1 && strcmp(val, "1") == 0) {
 			f->stamp = i + 1;
-			return;
-		}
-		free(body);
-		if (st != 200 && st != 404) {
-			f->stamp = -1;
-			snprintf(f->stamp_detail, sizeof(f->stamp_detail),
-			    "GET %s answered %d", keys[i], st);
 			return;
 		}
 	}
 }
 
 static int
-box_network(const struct json_doc *d, int dev)
+box_network(const char *net)
 {
-	return json_streq(d, json_get(d, dev, "network"), "boxnet") ||
-	    json_streq(d, json_get(d, dev, "network"), "claudenet");
+	return strcmp(net, "boxnet") == 0 || strcmp(net, "claudenet") == 0;
 }
 
 static void
-gapi_devices(struct nested_facts *f, struct gapi *g)
+gapi_devices(struct nested_facts *f, struct incus_guest *g)
 {
+	struct incus_guest_nic nic[16];
 	struct box_err e;
-	struct json_doc d;
-	char *body;
-	size_t n;
-	int st, k;
+	int n, i;
 
 	err_clear(&e);
-	if (gapi_get(g, "/1.0/devices", &st, &body, &n, &e) < 0)
-		return;
-	if (st == 200 && json_parse(&d, body, n, &e) == 0) {
-		for (k = json_child(&d, 0); k >= 0; k = json_next(&d, k)) {
-			int v = json_next(&d, k);
-
-			if (v < 0)
-				break;
-			if (json_streq(&d, json_get(&d, v, "type"), "nic") &&
-			    box_network(&d, v)) {
-				json_str(&d, k, f->nic, sizeof(f->nic));
-				json_gets(&d, v, "network", f->nic_network,
-				    sizeof(f->nic_network), "");
-				break;
-			}
-			k = v;
+	n = incus_guest_nics(g, nic, sizeof(nic) / sizeof(nic[0]), &e);
+	for (i = 0; i < n; i++)
+		if (box_network(nic[i].network)) {
+			snprintf(f->nic, sizeof(f->nic), "%s", nic[i].name);
+			snprintf(f->nic_network, sizeof(f->nic_network), "%s",
+			    nic[i].network);
+			break;
 		}
-		json_free(&d);
-	}
-	free(body);
 }
 
 static void
 probe_gapi(struct nested_facts *f, const char *sock)
 {
 	struct stat st;
-	struct gapi *g;
+	struct incus_guest *g;
+	struct box_err e;
 
 	if (stat(sock, &st) != 0) {
 		if (errno == EACCES) {
@@ -247,22 +111,19 @@ probe_gapi(struct nested_facts *f, const char *sock)
 		    "a socket", sock);
 		return;
 	}
-	g = malloc(sizeof(*g));		/* the read buffer is big */
-	if (g == NULL) {
+	err_clear(&e);
+	if (incus_guest_open(&g, sock, NULL, &e) < 0) {
 		f->gapi = GAPI_MUTE;
-		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "out of "
-		    "memory");
+		snprintf(f->gapi_detail, sizeof(f->gapi_detail), "%.95s",
+		    e.msg);
 		return;
 	}
-	memset(g, 0, sizeof(*g));
-	g->sock = sock;
 	gapi_root(f, g);
 	if (f->gapi == GAPI_INCUS) {
 		gapi_stamp(f, g);
 		gapi_devices(f, g);
 	}
-	gapi_close(g);
-	free(g);
+	incus_guest_close(g);
 }
 
 /* --- the process environment ----------------------------------------------- */
@@ -340,39 +201,25 @@ probe_dmi(struct nested_facts *f)
 
 /* --- the network ----------------------------------------------------------- */
 
-#define NET_MAX_LINKS	256
-#define NET_MAX_ROUTES	512
-
-struct net_scratch {
-	struct nl_sock s;
-	struct rtnl_link links[NET_MAX_LINKS];
-	struct rtnl_addr4 addrs[NESTED_MAX_ADDRS];
-	struct rtnl_route4 routes[NET_MAX_ROUTES];
-};
-
 static void
-net_fill(struct nested_facts *f, const struct net_scratch *w, int nl,
-    int na, int nr)
+net_fill(struct nested_facts *f, const struct ip4_picture *w)
 {
-	const struct rtnl_route4 *def = rtnl_default_route4(w->routes,
-	    (size_t)nr);
+	const struct rtnl_route4 *def = ip4_default_route(w);
 	const struct rtnl_link *l;
-	int i;
+	size_t i;
 
 	if (def != NULL && def->has_gw) {
 		f->has_gw = 1;
 		f->gw = ntohl(def->gw.s_addr);
-		l = rtnl_link_by_index(w->links, (size_t)nl, def->oif);
 		snprintf(f->gw_dev, sizeof(f->gw_dev), "%s",
-		    l != NULL ? l->name : "?");
+		    ip4_ifname(w, def->oif, "?"));
 	}
-	for (i = 0; i < na && f->naddr < NESTED_MAX_ADDRS; i++) {
-		l = rtnl_link_by_index(w->links, (size_t)nl,
-		    w->addrs[i].ifindex);
+	for (i = 0; i < w->naddr && f->naddr < NESTED_MAX_ADDRS; i++) {
+		l = ip4_link(w, w->addr[i].ifindex);
 		snprintf(f->addr[f->naddr].ifname, sizeof(f->addr[0].ifname),
-		    "%s", l != NULL ? l->name : w->addrs[i].label);
-		f->addr[f->naddr].addr = ntohl(w->addrs[i].addr.s_addr);
-		f->addr[f->naddr].plen = w->addrs[i].prefixlen;
+		    "%s", l != NULL ? l->name : w->addr[i].label);
+		f->addr[f->naddr].addr = ntohl(w->addr[i].addr.s_addr);
+		f->addr[f->naddr].plen = w->addr[i].prefixlen;
 		f->addr[f->naddr].bridge = l != NULL &&
 		    strcmp(l->kind, "bridge") == 0;
 		f->naddr++;
@@ -383,30 +230,19 @@ net_fill(struct nested_facts *f, const struct net_scratch *w, int nl,
 static void
 probe_net(struct nested_facts *f)
 {
-	struct net_scratch *w = malloc(sizeof(*w));
+	struct ip4_picture *w;
 	struct box_err e;
-	int nl, na, nr;
+	int rc;
 
 	err_clear(&e);
-	if (w == NULL) {
-		snprintf(f->net_detail, sizeof(f->net_detail), "out of memory");
-		return;
-	}
-	if (nl_open(&w->s, NETLINK_ROUTE, &e) < 0) {
-		snprintf(f->net_detail, sizeof(f->net_detail), "%.95s", e.msg);
-		free(w);
-		return;
-	}
-	nl = rtnl_links(&w->s, w->links, NET_MAX_LINKS, &e);
-	na = nl < 0 ? nl : rtnl_addrs4(&w->s, w->addrs, NESTED_MAX_ADDRS, &e);
-	nr = na < 0 ? na : rtnl_routes4(&w->s, w->routes, NET_MAX_ROUTES, &e);
-	if (nr < 0)
+	rc = ip4_read(&w, &e);
+	if (rc < 0) {
 		snprintf(f->net_detail, sizeof(f->net_detail), "%.95s",
-		    e.msg[0] ? e.msg : err_str(nr));
-	else
-		net_fill(f, w, nl, na, nr);
-	nl_close(&w->s);
-	free(w);
+		    e.msg[0] ? e.msg : err_str(rc));
+		return;
+	}
+	net_fill(f, w);
+	ip4_free(w);
 }
 
 void

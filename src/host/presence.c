@@ -17,14 +17,14 @@
 static int
 reach(struct incus *c, struct presence *p)
 {
-	struct unix_transport ut;
+	struct transport *t;
 	struct box_err e;
 	int rc;
 
 	err_clear(&e);
-	rc = unix_transport_open(&ut, c->socket_path, c->timeout_ms, &e);
+	rc = incus_dial(c, &t, &e);
 	if (rc == 0) {
-		ut.base.ops->close(&ut.base);
+		transport_close(t);
 		return 0;
 	}
 	snprintf(p->why, sizeof(p->why), "%.255s", e.msg);

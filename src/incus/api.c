@@ -15,122 +15,74 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-static int
-socket_candidate(char *dst, size_t cap, const char *path)
-{
-	int n = snprintf(dst, cap, "%s", path);
-
-	return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
-}
-
-/* Set once by tier_apply() for a restricted caller (box/tier.h). */
-static char user_socket[32], user_project[64];
+/* The run's settings (incus_configure()); unset until main hands them. */
+static struct incus_settings run_set;
+static struct box_err run_bad;
+static int run_configured;
 
 void
-incus_set_user_default(const char *socket_name, const char *project)
+incus_configure(const struct incus_settings *s, const struct box_err *bad)
 {
-	snprintf(user_socket, sizeof(user_socket), "%s", socket_name);
-	snprintf(user_project, sizeof(user_project), "%s", project);
+	run_set = *s;
+	err_clear(&run_bad);
+	if (bad != NULL && bad->code != 0)
+		run_bad = *bad;
+	run_configured = 1;
 }
 
-/* The daemon directory the incus client would use. */
 const char *
 incus_daemon_dir(void)
 {
-	const char *dir = getenv("INCUS_DIR");
-	struct stat st;
-
-	if (dir != NULL && *dir != '\0')
-		return dir;
-	if (stat("/var/lib/incus/unix.socket", &st) != 0 &&
-	    stat("/run/incus/unix.socket", &st) == 0)
-		return "/run/incus";
-	return "/var/lib/incus";
+	return run_configured && run_set.daemon_dir[0] != '\0' ?
+	    run_set.daemon_dir : "/var/lib/incus";
 }
 
-/*
- * A restricted caller talks to incus-user in its own project, as the incus
- * client does; INCUS_SOCKET wins, and gets the project only when it names
- * incus-user's socket.
- */
-static void
-user_defaults(struct incus *c, const char *env, char *path, size_t cap)
+int
+incus_open(struct incus *c, const struct incus_settings *s,
+    struct box_err *e)
 {
-	const char *base;
-
-	if (user_socket[0] == '\0')
-		return;
-	if (env == NULL || *env == '\0')
-		snprintf(path, cap, "%s/%s", incus_daemon_dir(), user_socket);
-	base = strrchr(path, '/');
-	base = base != NULL ? base + 1 : path;
-	if (c->project[0] == '\0' && strcmp(base, user_socket) == 0)
-		snprintf(c->project, sizeof(c->project), "%s", user_project);
+	memset(c, 0, sizeof(*c));
+	if (s->socket_path[0] == '\0')
+		return err_usage(e, "no Incus socket to talk to");
+	snprintf(c->socket_path, sizeof(c->socket_path), "%s", s->socket_path);
+	snprintf(c->project, sizeof(c->project), "%s", s->project);
+	c->timeout_ms = s->timeout_ms > 0 ? s->timeout_ms : INCUS_TIMEOUT_MS;
+	c->dialer = s->dialer != NULL ? s->dialer : &unix_dialer;
+	return 0;
 }
 
-/* The incus client's search order, so box and incus agree on the daemon. */
 int
 incus_init(struct incus *c, struct box_err *e)
 {
-	const char *env = getenv("INCUS_SOCKET"), *dir = getenv("INCUS_DIR");
-	const char *tmo = getenv("BOX_IO_TIMEOUT");
-	const char *proj = getenv("BOX_PROJECT");
-	char path[4096];
-	struct stat st;
-	int rc;
-
 	memset(c, 0, sizeof(*c));
-	c->ut.fd = -1;
-	c->timeout_ms = INCUS_TIMEOUT_MS;
-	if (tmo != NULL && *tmo != '\0') {
-		char *end;
-		long s = strtol(tmo, &end, 10);
-
-		if (*end != '\0' || s < 1 || s > 3600)
-			return err_usage(e, "BOX_IO_TIMEOUT must be whole "
-			    "seconds from 1 to 3600, not '%s'", tmo);
-		c->timeout_ms = (int)s * 1000;
+	if (run_bad.code != 0) {
+		*e = run_bad;
+		return run_bad.code;
 	}
-	if (proj != NULL && *proj != '\0') {
-		if (strlen(proj) >= sizeof(c->project) ||
-		    strspn(proj, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
-		    "TUVWXYZ0123456789-_.") != strlen(proj))
-			return err_usage(e, "BOX_PROJECT is not a project name: "
-			    "'%s'", proj);
-		snprintf(c->project, sizeof(c->project), "%s", proj);
-	}
-	if (env != NULL && *env != '\0')
-		snprintf(path, sizeof(path), "%s", env);
-	else if (dir != NULL && *dir != '\0')
-		snprintf(path, sizeof(path), "%s/unix.socket", dir);
-	else if (stat("/var/lib/incus/unix.socket", &st) != 0 &&
-	    stat("/run/incus/unix.socket", &st) == 0)
-		snprintf(path, sizeof(path), "/run/incus/unix.socket");
-	else
-		snprintf(path, sizeof(path), "/var/lib/incus/unix.socket");
-	user_defaults(c, env, path, sizeof(path));
-	rc = socket_candidate(c->socket_path, sizeof(c->socket_path), path);
-	if (rc < 0)
-		return err_usage(e, "Incus socket path too long: %s", path);
-	return 0;
+	if (!run_configured)
+		return err_set(e, -EINVAL, "internal: Incus settings were "
+		    "never handed down (incus_configure)");
+	return incus_open(c, &run_set, e);
 }
 
 void
 incus_close(struct incus *c)
 {
 	if (c->connected)
-		c->ut.base.ops->close(&c->ut.base);
+		transport_close(c->t);
+	c->t = NULL;
 	c->connected = 0;
 	free(c->conn);
 	c->conn = NULL;
 }
 
 int
-incus_dial(struct incus *c, struct unix_transport *ut, struct box_err *e)
+incus_dial(struct incus *c, struct transport **t, struct box_err *e)
 {
-	return unix_transport_open(ut, c->socket_path, c->timeout_ms, e);
+	const struct dialer *d = c->dialer != NULL ? c->dialer : &unix_dialer;
+
+	return dialer_dial(d, c->socket_path, c->timeout_ms, t, e);
 }
 
 static int
@@ -141,7 +93,8 @@ ensure_conn(struct incus *c, struct box_err *e)
 	if (c->connected && c->conn->reusable && !c->conn->broken)
 		return 0;
 	if (c->connected) {
-		c->ut.base.ops->close(&c->ut.base);
+		transport_close(c->t);
+		c->t = NULL;
 		c->connected = 0;
 	}
 	if (c->conn == NULL) {
@@ -149,10 +102,10 @@ ensure_conn(struct incus *c, struct box_err *e)
 		if (c->conn == NULL)
 			return err_set(e, -ENOMEM, "out of memory");
 	}
-	rc = incus_dial(c, &c->ut, e);
+	rc = incus_dial(c, &c->t, e);
 	if (rc < 0)
 		return rc;
-	http_conn_init(c->conn, &c->ut.base);
+	http_conn_init(c->conn, c->t);
 	c->connected = 1;
 	return 0;
 }

@@ -21,11 +21,26 @@
 
 enum incus_type { INCUS_SYNC = 1, INCUS_ASYNC, INCUS_ERROR };
 
+/*
+ * How to reach the daemon.  incus/ never reads the environment: its caller
+ * fills this in (box/incus_env.c reads INCUS_SOCKET, INCUS_DIR,
+ * BOX_IO_TIMEOUT, BOX_PROJECT and the tier's defaults once) and hands it
+ * down, with incus_open() or once for the run with incus_configure().
+ */
+struct incus_settings {
+	char socket_path[108];	/* the address the dialer dials */
+	char project[64];	/* "" = the daemon's default */
+	char daemon_dir[256];	/* the daemon's state directory (leases) */
+	int timeout_ms;		/* per connect/read/write; 0: INCUS_TIMEOUT_MS */
+	const struct dialer *dialer;	/* NULL: the unix socket */
+};
+
 struct incus {
 	char socket_path[108];
 	char project[64];	/* "" = the daemon's default */
 	int timeout_ms;
-	struct unix_transport ut;
+	const struct dialer *dialer;	/* every connection comes from it */
+	struct transport *t;	/* the shared keep-alive connection */
 	struct http_conn *conn;	/* heap (it holds a 16 KiB buffer) */
 	int connected;
 };
@@ -41,20 +56,21 @@ struct incus_reply {
 	char etag[128];
 };
 
-/*
- * Find the socket the way the incus client does: $INCUS_SOCKET, else
- * $INCUS_DIR/unix.socket, else /var/lib/incus/unix.socket, else
- * /run/incus/unix.socket.  Does not connect yet.
- */
-int incus_init(struct incus *c, struct box_err *e);
-void incus_close(struct incus *c);
+/* A client for the daemon s names.  Does not connect yet. */
+int incus_open(struct incus *c, const struct incus_settings *s,
+    struct box_err *e);
 
 /*
- * For a restricted caller (box/tier.c): incus_init() then picks
- * $INCUS_DIR/<socket_name> and the project, unless INCUS_SOCKET or
- * BOX_PROJECT say otherwise.
+ * The run's settings, handed down once by main (box/incus_env.c).  bad,
+ * when it holds an error, is what every later incus_init() fails with (a
+ * setting that does not parse fails the verbs that talk to Incus, and only
+ * those).
  */
-void incus_set_user_default(const char *socket_name, const char *project);
+void incus_configure(const struct incus_settings *s, const struct box_err *bad);
+
+/* incus_open() with the run's settings (incus_configure()). */
+int incus_init(struct incus *c, struct box_err *e);
+void incus_close(struct incus *c);
 
 /*
  * One request.  path is the URL path with its query ("/1.0/instances?
@@ -97,17 +113,15 @@ int incus_get_opt(struct incus *c, const char *path, struct incus_reply *r,
 int incus_send_json(struct incus *c, const char *method, const char *path,
     struct json_w *w, int timeout_s, struct box_err *e);
 
-/*
- * The daemon's directory: INCUS_DIR, else /var/lib/incus (or /run/incus
- * where only that one has a socket).
- */
+/* The daemon's state directory from the run's settings. */
 const char *incus_daemon_dir(void);
 
 /*
- * A fresh connection of its own (websockets take a connection over for
- * good, so they never use the shared one).
+ * A fresh connection of its own from c's dialer (websockets take a
+ * connection over for good, so they never use the shared one); hand it
+ * back with transport_close().
  */
-int incus_dial(struct incus *c, struct unix_transport *ut, struct box_err *e);
+int incus_dial(struct incus *c, struct transport **t, struct box_err *e);
 
 /* Append "?project=" / "&project=" to path into buf when a project is set. */
 int incus_path(const struct incus *c, const char *path, char *buf,

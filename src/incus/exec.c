@@ -49,7 +49,7 @@ static const char *const ch_key[CH_MAX] = { "control", "0", "1", "2" };
 
 struct chan {
 	int used;
-	struct unix_transport ut;
+	struct transport *t;
 	struct http_conn *h;	/* only during the handshake */
 	struct ws_conn *w;
 	int open;
@@ -743,12 +743,12 @@ open_chan(struct sess *s, int i, const char *secret, struct box_err *e)
 	ch->w = malloc(sizeof(*ch->w));
 	if (ch->h == NULL || ch->w == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = incus_dial(s->c, &ch->ut, e);
+	rc = incus_dial(s->c, &ch->t, e);
 	if (rc < 0)
 		return rc;
 	ch->open = 1;
-	http_conn_init(ch->h, &ch->ut.base);
-	ws_conn_init(ch->w, &ch->ut.base, ch->ut.fd);
+	http_conn_init(ch->h, ch->t);
+	ws_conn_init(ch->w, ch->t, transport_fd(ch->t));
 	return ws_open(ch->w, ch->h, target, e);
 }
 
@@ -814,7 +814,8 @@ close_all(struct sess *s)
 		struct chan *ch = &s->ch[i];
 
 		if (ch->open)
-			ch->ut.base.ops->close(&ch->ut.base);
+			transport_close(ch->t);
+		ch->t = NULL;
 		ch->open = 0;
 		free(ch->h);
 		free(ch->w);
@@ -1059,12 +1060,12 @@ exec_capture(struct incus *c, const char *instance, const struct exec_req *req,
 		if (timeout_ms / 4 < c->timeout_ms)
 			c->timeout_ms = timeout_ms / 4 > 0 ? timeout_ms / 4 : 1;
 		if (c->connected)
-			c->ut.base.timeout_ms = c->timeout_ms;
+			c->t->timeout_ms = c->timeout_ms;
 	}
 	rc = session(s, instance, st, e);
 	c->timeout_ms = saved;
 	if (c->connected)
-		c->ut.base.timeout_ms = saved;
+		c->t->timeout_ms = saved;
 	free(s);
 	return rc;
 }

@@ -16,7 +16,7 @@
 #define STREAM_BUF (256u << 10)
 
 struct conn {
-	struct unix_transport ut;
+	struct transport *t;
 	struct http_conn *h;
 };
 
@@ -28,13 +28,13 @@ conn_open(struct incus *c, struct conn *k, struct box_err *e)
 	k->h = malloc(sizeof(*k->h));
 	if (k->h == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = incus_dial(c, &k->ut, e);
+	rc = incus_dial(c, &k->t, e);
 	if (rc < 0) {
 		free(k->h);
 		k->h = NULL;
 		return rc;
 	}
-	http_conn_init(k->h, &k->ut.base);
+	http_conn_init(k->h, k->t);
 	return 0;
 }
 
@@ -42,7 +42,7 @@ static void
 conn_close(struct conn *k)
 {
 	if (k->h != NULL) {
-		k->ut.base.ops->close(&k->ut.base);
+		transport_close(k->t);
 		free(k->h);
 		k->h = NULL;
 	}
@@ -219,7 +219,7 @@ stream_send(struct incus *c, const char *method, const char *path,
 			    "%lld bytes", sent, length);
 			break;
 		}
-		rc = transport_write(&k.ut.base, buf, (size_t)n);
+		rc = transport_write(k.t, buf, (size_t)n);
 		if (rc < 0) {
 			/*
 			 * The daemon may refuse before it has read it all (a

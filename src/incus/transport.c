@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -190,6 +191,41 @@ done:
 	u->fd = fd;
 	return 0;
 }
+
+/* --- the unix dialer: heap transports that free themselves on close ----- */
+
+static void
+unix_heap_close(struct transport *t)
+{
+	unix_close(t);
+	free(t);
+}
+
+static const struct transport_ops unix_heap_ops = {
+	unix_read, unix_write, unix_fd, no_pending, unix_heap_close
+};
+
+static int
+unix_dial(const struct dialer *d, const char *addr, int timeout_ms,
+    struct transport **out, struct box_err *e)
+{
+	struct unix_transport *u = malloc(sizeof(*u));
+	int rc;
+
+	*out = NULL;
+	if (u == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = unix_transport_open(u, addr, timeout_ms, e);
+	if (rc < 0) {
+		free(u);
+		return rc;
+	}
+	u->base.ops = &unix_heap_ops;
+	*out = &u->base;
+	return 0;
+}
+
+const struct dialer unix_dialer = { unix_dial };
 
 /* --- in memory ----------------------------------------------------------- */
 

@@ -47,6 +47,43 @@ transport_write(struct transport *t, const void *buf, size_t n)
 	return t->ops->write(t, buf, n);
 }
 
+static inline int
+transport_fd(struct transport *t)
+{
+	return t->ops->fd(t);
+}
+
+/* Done with t: closes it (and frees it when a dialer made it). */
+static inline void
+transport_close(struct transport *t)
+{
+	t->ops->close(t);
+}
+
+/*
+ * Where connections come from.  struct incus holds one, and every
+ * connection to the daemon (the shared keep-alive one, each exec
+ * websocket, each streamed transfer, the presence probe) is dialled through
+ * it, so a TLS dialer (remote servers) or a test's in-memory one replaces
+ * the unix socket without touching a caller.  addr is what the dialer
+ * understands (a socket path for the unix one).  On success *out is a
+ * connection of the caller's own, handed back with transport_close().
+ */
+struct dialer {
+	int (*dial)(const struct dialer *d, const char *addr, int timeout_ms,
+	    struct transport **out, struct box_err *e);
+};
+
+static inline int
+dialer_dial(const struct dialer *d, const char *addr, int timeout_ms,
+    struct transport **out, struct box_err *e)
+{
+	return d->dial(d, addr, timeout_ms, out, e);
+}
+
+/* The unix-socket dialer (the messages of unix_transport_open()). */
+extern const struct dialer unix_dialer;
+
 /* The unix-socket transport. */
 struct unix_transport {
 	struct transport base;

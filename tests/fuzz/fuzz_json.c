@@ -3,14 +3,16 @@
  * parsed document is walked whole (children, lookups, string decoding,
  * integers) and re-emitted through the writer, which must accept what the
  * parser accepted, and the result must parse again.  The top value is
- * also read as a config map and as a device map (src/incus/kv.c), and as
- * an instance, an instance list and an instance state (incus/instance.c).
+ * also read as a config map and as a device map (src/incus/kv.c), as
+ * an instance, an instance list and an instance state (incus/instance.c),
+ * and through the guest API's decoders (src/incus/guest.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "incus/guest.h"
 #include "incus/json.h"
 #include "incus/instance.h"
 #include "incus/kv.h"
@@ -126,6 +128,32 @@ read_instances(const struct json_doc *d)
 	incus_state_free(&st);
 }
 
+/* The guest API's typed reads: bounded, and what they store ends. */
+static void
+guest_decode(const uint8_t *data, size_t size)
+{
+	struct incus_guest_info info;
+	struct incus_guest_nic nic[4];
+	struct box_err e;
+	int n, i;
+
+	err_clear(&e);
+	if (incus_guest_parse_info((const char *)data, size, &info) == 1 &&
+	    (strnlen(info.instance_type, sizeof(info.instance_type)) ==
+	    sizeof(info.instance_type) ||
+	    strnlen(info.location, sizeof(info.location)) ==
+	    sizeof(info.location)))
+		abort();
+	n = incus_guest_parse_nics((const char *)data, size, nic, 4, &e);
+	if (n > 4)
+		abort();
+	for (i = 0; i < n; i++)
+		if (strnlen(nic[i].name, sizeof(nic[i].name)) ==
+		    sizeof(nic[i].name) || strnlen(nic[i].network,
+		    sizeof(nic[i].network)) == sizeof(nic[i].network))
+			abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -135,6 +163,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *out;
 	size_t n;
 
+	guest_decode(data, size);
 	err_clear(&e);
 	if (json_parse(&d, (const char *)data, size, &e) < 0)
 		return 0;

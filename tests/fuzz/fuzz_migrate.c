@@ -1,7 +1,7 @@
 /*
  * fuzz_migrate.c - what migrate-host reads from inside a box it re-homes
- * (the probe's report: the box is not trusted), and the instance records
- * it judges and rewrites.
+ * (the probe's report, a util/lines.h record: the box is not trusted), and
+ * the instance records it judges and rewrites.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,10 @@
  * the reply state machine in dump mode and in batch-ACK mode; every data
  * message reaches the attribute walker (recursively, as if every attribute
  * could be a nest) and every decoder of src/net (links, bridge ports,
- * addresses, routes, nf_tables tables, chains and rules).  A second pass
+ * addresses, routes, nf_tables tables, chains and rules), and the whole
+ * datagram is folded into one IPv4 picture (net/ip4.h), message by message
+ * and through ip4_feed(), with its tables nearly full so the bounds are
+ * reached.  A second pass
  * runs on a copy shifted by one byte, so the parser never relies on
  * alignment.  Seeds: replies captured from a real kernel.
  */
@@ -16,12 +19,23 @@
 
 #include <linux/netfilter/nfnetlink.h>
 
+#include "net/ip4.h"
 #include "net/nft.h"
 #include "net/rtnl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile unsigned sink;
+static struct ip4_picture pic;
+
+/* An almost full picture: a few entries more reach -ENOSPC. */
+static void
+pic_reset(void)
+{
+	pic.nlink = IP4_MAX_LINKS - 2;
+	pic.naddr = IP4_MAX_ADDRS - 2;
+	pic.nroute = IP4_MAX_ROUTES - 2;
+}
 
 static unsigned
 walk(const void *p, size_t n, int depth)
@@ -69,6 +83,7 @@ on_msg(const struct nl_msg *m, void *arg)
 	*sum += (unsigned)rtnl_parse_brport(m, &bp);
 	*sum += (unsigned)rtnl_parse_addr4(m, &a4);
 	*sum += (unsigned)rtnl_parse_route4(m, &r4);
+	*sum += (unsigned)ip4_add(&pic, m);
 	*sum += (unsigned)nft_parse_table(m, "box", &flags, &handle);
 	*sum += (unsigned)nft_parse_chain(m, "box", &ci);
 	*sum += (unsigned)nft_parse_rule(m, "box", &ri);
@@ -93,6 +108,7 @@ run(const uint8_t *p, size_t n)
 	struct nl_rx rx;
 	unsigned sum = 0;
 
+	pic_reset();
 	nl_rx_init(&rx, 0, 0, UINT32_MAX);
 	rx.dump = 1;
 	rx.fn = on_msg;
@@ -105,6 +121,13 @@ run(const uint8_t *p, size_t n)
 	rx.fn = on_msg;
 	rx.arg = &sum;
 	(void)nl_rx_feed(&rx, p, n);
+
+	/* the picture straight on the bytes, and its questions */
+	pic_reset();
+	sum += (unsigned)ip4_feed(&pic, p, n);
+	sum += (unsigned)ip4_ifname(&pic, 1, "?")[0];
+	sum += ip4_default_route(&pic) != NULL;
+	sum += ip4_link_named(&pic, "boxnet") != NULL;
 
 	/* the error decoder straight on the bytes */
 	memset(&m, 0, sizeof(m));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "incus/api.h"
+#include "box/incus_env.h"
 #include "incus/exec.h"
 
 static long long
@@ -60,6 +61,7 @@ main(int argc, char **argv)
 	err.p = malloc(cap + 1);
 	err.cap = cap + 1;
 	err_clear(&e);
+	incus_env_apply(NULL, NULL);
 	if (incus_init(&c, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;

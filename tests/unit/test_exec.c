@@ -17,6 +17,7 @@
 
 #include "util/clock.h"
 #include "incus/api.h"
+#include "box/incus_env.h"
 #include "incus/exec.h"
 #include "incus/ws.h"
 #include "t.h"
@@ -449,6 +450,7 @@ capture(int mode, const char *in, size_t in_len, int timeout_ms,
 		t_fail(__FILE__, __LINE__, "fake daemon: %s", strerror(errno));
 		return;
 	}
+	incus_env_apply(NULL, NULL);
 	CHECK_INT(incus_init(&c, &cr->e), 0);
 	cr->rc = exec_capture(&c, "x", &req, in, in_len, &cr->ob, &cr->eb,
 	    timeout_ms, &cr->st, &cr->e);

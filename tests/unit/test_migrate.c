@@ -208,7 +208,8 @@ TEST(migrate_probe_round_trip)
 	p.name = 0;
 	p.user = 1;
 	err_clear(&e);
-	CHECK_INT(migrate_probe_json(&p, &out), 0);
+	CHECK_INT(migrate_probe_print(&p, &out), 0);
+	CHECK(strncmp(out, "migrate-probe 1\naddr 172.17.0.2/16 docker0\n", 41) == 0);
 	CHECK_INT(migrate_probe_parse(out, strlen(out), &q, &e), 0);
 	CHECK_INT(q.naddr, 2);
 	CHECK_STR(q.dev[1], "enp5s0");
@@ -221,19 +222,28 @@ TEST(migrate_probe_round_trip)
 	free(out);
 }
 
+#define S_(x) x, sizeof(x) - 1
+
 TEST(migrate_probe_hostile)
 {
 	static const char *const bad[] = {
-		"", "[]", "{}", "{\"addrs\":{}}",
-		"{\"addrs\":[{\"a\":\"10.88.0.300\",\"plen\":24}],\"gw\":1,"
-		"\"name\":1,\"user\":0,\"name_a\":\"0.0.0.0\"}",
-		"{\"addrs\":[{\"a\":\"10.88.0.3\",\"plen\":33}],\"gw\":1,"
-		"\"name\":1,\"user\":0,\"name_a\":\"0.0.0.0\"}",
-		"{\"addrs\":[],\"gw\":2,\"name\":1,\"user\":0,"
-		"\"name_a\":\"0.0.0.0\"}",
-		"{\"addrs\":[],\"gw\":\"1\",\"name\":1,\"user\":0,"
-		"\"name_a\":\"0.0.0.0\"}",
-		"{\"addrs\":[],\"gw\":1,\"name\":1,\"user\":0}",
+		"", "[]", "{}", "gw 1\nname 1\nuser 0\nname_a 0.0.0.0\n",
+		"migrate-probe 2\ngw 1\nname 1\nuser 0\nname_a 0.0.0.0\n",
+		"migrate-probe 1\naddr 10.88.0.300/24 eth0\ngw 1\nname 1\n"
+		"user 0\nname_a 0.0.0.0\n",
+		"migrate-probe 1\naddr 10.88.0.3/33 eth0\ngw 1\nname 1\n"
+		"user 0\nname_a 0.0.0.0\n",
+		"migrate-probe 1\naddr 10.88.0.3 eth0\ngw 1\nname 1\n"
+		"user 0\nname_a 0.0.0.0\n",
+		"migrate-probe 1\ngw 2\nname 1\nuser 0\nname_a 0.0.0.0\n",
+		"migrate-probe 1\ngw x\nname 1\nuser 0\nname_a 0.0.0.0\n",
+		"migrate-probe 1\ngw 1\nname 1\nuser 0\n",
+		/* a member twice: which one would be the truth? */
+		"migrate-probe 1\ngw 0\ngw 1\nname 1\nuser 0\n"
+		"name_a 0.0.0.0\n",
+		/* a NUL byte, a key that is not one */
+		"migrate-probe 1\ngw 1\nname 1\nuser 0\nname_a 0.0.0.0\n"
+		"x\001y 1\n",
 	};
 	struct migrate_probe p;
 	struct box_err e;
@@ -245,6 +255,15 @@ TEST(migrate_probe_hostile)
 		CHECK_INT(p.gw, 0);
 		CHECK_INT(p.naddr, 0);
 	}
+	/* the smallest good report; unknown members are a later box's */
+	err_clear(&e);
+	CHECK_INT(migrate_probe_parse(S_("migrate-probe 1\r\nname -1\n"
+	    "later 7\ngw 0\nuser 1\nname_a 10.0.0.1\nname_why no answer in "
+	    "2000 ms\n"), &p, &e), 0);
+	CHECK_INT(p.name, -1);
+	CHECK_INT(p.user, 1);
+	CHECK_INT((int)p.name_a, 0x0a000001);
+	CHECK_STR(p.name_why, "no answer in 2000 ms");
 	/* a network address or broadcast is no lease */
 	memset(&p, 0, sizeof(p));
 	p.naddr = 2;

@@ -22,6 +22,9 @@
 #include "incus/storage.h"
 #include "t.h"
 
+/* The running fake's socket, which client() dials. */
+static char fake_sock[108];
+
 struct fake {
 	char dir[40], sock[80], log[80];
 	const char *acl;	/* corpus file served for the ACL */
@@ -165,7 +168,7 @@ fake_start(struct fake *f, const char *acl)
 		_exit(0);
 	}
 	close(lfd);
-	setenv("INCUS_SOCKET", f->sock, 1);
+	snprintf(fake_sock, sizeof(fake_sock), "%s", f->sock);
 	return 0;
 }
 
@@ -186,17 +189,20 @@ fake_stop(struct fake *f)
 	unlink(f->log);
 	unlink(f->sock);
 	rmdir(f->dir);
-	unsetenv("INCUS_SOCKET");
+	fake_sock[0] = '\0';
 	return log;
 }
 
 static int
 client(struct incus *c)
 {
+	struct incus_settings s;
 	struct box_err e;
 
+	memset(&s, 0, sizeof(s));
+	snprintf(s.socket_path, sizeof(s.socket_path), "%s", fake_sock);
 	err_clear(&e);
-	return incus_init(c, &e);
+	return incus_open(c, &s, &e);
 }
 
 TEST(resource_io_door_adds_and_removes_its_rule_only)

@@ -1,0 +1,68 @@
+/*
+ * backup.h - instance backups: create, list, delete, and the two streamed
+ * transfers (export download, import upload) over incus/stream.c.
+ *
+ * Creating and importing start operations; the caller waits on the
+ * operation it is handed (with its own progress), so nothing here prints.
+ */
+#ifndef BOX_INCUS_BACKUP_H
+#define BOX_INCUS_BACKUP_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "incus/api.h"
+#include "incus/stream.h"
+#include "util/err.h"
+
+#define INCUS_BACKUP_NAME	64
+#define INCUS_OP_LEN		128	/* "/1.0/operations/<uuid>" */
+
+struct incus_backup_spec {
+	const char *name;
+	time_t expires;		/* when the daemon may drop it */
+	int instance_only;	/* no snapshots */
+	int optimized_storage;
+	const char *compression;	/* "gzip", "none", ... */
+};
+
+struct incus_backup {
+	char name[INCUS_BACKUP_NAME];
+	char created_at[40];
+	char expires_at[40];
+	int instance_only;
+};
+
+struct incus_backup_list {
+	int n;
+	struct incus_backup *b;	/* heap; incus_backup_list_free() */
+};
+
+/* Start a backup of instance; op gets the operation to wait on. */
+int incus_backup_create(struct incus *c, const char *instance,
+    const struct incus_backup_spec *s, char *op, size_t opcap,
+    struct box_err *e);
+
+/* The instance's backups (-ENOENT: no such instance). */
+int incus_backup_list(struct incus *c, const char *instance,
+    struct incus_backup_list *out, struct box_err *e);
+void incus_backup_list_free(struct incus_backup_list *l);
+
+/* Delete one and wait for it (at most timeout_s). */
+int incus_backup_delete(struct incus *c, const char *instance,
+    const char *name, int timeout_s, struct box_err *e);
+
+/* Download its tarball into sink; *total is the announced length or -1. */
+int incus_backup_export(struct incus *c, const char *instance,
+    const char *name, stream_sink sink, void *ctx, long long *total,
+    struct box_err *e);
+
+/*
+ * Upload a tarball of length bytes from source as a new instance name in
+ * pool; op gets the restore operation to wait on.
+ */
+int incus_backup_import(struct incus *c, const char *name, const char *pool,
+    long long length, stream_source source, void *ctx, char *op,
+    size_t opcap, struct box_err *e);
+
+#endif
