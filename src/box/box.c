@@ -120,11 +120,11 @@ int
 box_resolve(struct incus *c, const char *name, struct box_info *info,
     struct box_err *e)
 {
-	struct incus_reply r;
-	int rc = box_fetch(c, name, 0, &r, info, e);
+	struct incus_instance in;
+	int rc = box_get(c, name, 0, &in, info, e);
 
 	if (rc == 0)
-		incus_reply_free(&r);
+		incus_instance_free(&in);
 	return rc;
 }
 
@@ -211,6 +211,143 @@ box_address(const struct json_doc *d, int inst, const struct box_subnets *sn,
 			}
 			if (globals++ == 0)
 				snprintf(only, sizeof(only), "%s", addr);
+		}
+	}
+	if (globals == 1)
+		snprintf(buf, cap, "%s", only);
+}
+
+int
+box_tagged(const struct incus_instance *in, int *legacy)
+{
+	const char *tag = incus_kv_get(&in->config, "user.box");
+	const char *old = incus_kv_get(&in->config, "user.claudebox");
+
+	if (legacy != NULL)
+		*legacy = 0;
+	if (tag != NULL && strcmp(tag, "1") == 0)
+		return 1;
+	if (old != NULL && strcmp(old, "1") == 0) {
+		if (legacy != NULL)
+			*legacy = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void
+box_info_of(const struct incus_instance *in, struct box_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", in->name);
+	snprintf(info->status, sizeof(info->status), "%s", in->status);
+	snprintf(info->type, sizeof(info->type), "%s", in->type);
+	box_tagged(in, &info->legacy);
+	snprintf(info->template_, sizeof(info->template_), "%s",
+	    incus_kv_or(&in->config, "user.box.template", info->legacy ?
+	    "claude" : ""));
+	/* The stamped user; legacy boxes were all made for "claude". */
+	snprintf(info->user, sizeof(info->user), "%s",
+	    incus_kv_or(&in->config, "user.box.user", info->legacy ?
+	    "claude" : "root"));
+	info->running = strcmp(info->status, "Running") == 0 ||
+	    strcmp(info->status, "Ready") == 0;
+}
+
+int
+box_get(struct incus *c, const char *name, unsigned flags,
+    struct incus_instance *inst, struct box_info *info, struct box_err *e)
+{
+	int rc;
+
+	memset(inst, 0, sizeof(*inst));
+	if (!box_name_ok(name))
+		return err_usage(e, "'%s' is not a box name (letters, digits "
+		    "and hyphens, at most 63)", name);
+	rc = incus_instance_get(c, name, flags, inst, e);
+	if (rc == -ENOENT) {
+		err_clear(e);
+		err_set(e, -ENOENT, "no such box: %s", name);
+		err_fix(e, "see: box list");
+		return rc;
+	}
+	if (rc == -EBADMSG) {
+		err_clear(e);
+		return err_set(e, -EBOX_PROTO, "the daemon sent no instance "
+		    "for %s", name);
+	}
+	if (rc < 0) {
+		err_context(e, "looking up %s", name);
+		return rc;
+	}
+	if (!box_tagged(inst, NULL)) {
+		incus_instance_free(inst);
+		err_set(e, -EBOX_NOTBOX, "%s is an Incus instance that box did "
+		    "not mint — box leaves it alone", name);
+		err_fix(e, "manage it with the incus client; box only touches "
+		    "instances tagged user.box=1");
+		return -EBOX_NOTBOX;
+	}
+	if (info != NULL)
+		box_info_of(inst, info);
+	return 0;
+}
+
+/* Does any NIC of the instance sit on bridge ifname with a subnet holding a? */
+static int
+on_box_bridge_of(const struct incus_instance *in,
+    const struct box_subnets *sn, unsigned int a)
+{
+	size_t k;
+	int i;
+
+	for (k = 0; k < in->expanded_devices.n; k++) {
+		const struct incus_kvs *dev = &in->expanded_devices.v[k].kv;
+		const char *type = incus_kv_or(dev, "type", "");
+		const char *net = incus_kv_get(dev, "network");
+
+		if (net == NULL)
+			net = incus_kv_get(dev, "parent");
+		if (strcmp(type, "nic") != 0 || net == NULL)
+			continue;
+		for (i = 0; i < sn->n; i++)
+			if (strcmp(sn->s[i].ifname, net) == 0 &&
+			    (a & sn->s[i].mask) ==
+			    (sn->s[i].addr & sn->s[i].mask))
+				return 1;
+	}
+	return 0;
+}
+
+void
+box_address_of(const struct incus_instance *in, const struct box_subnets *sn,
+    char *buf, size_t cap)
+{
+	const char *only = NULL;
+	int globals = 0;
+	size_t k, a;
+
+	snprintf(buf, cap, "-");
+	for (k = 0; k < in->state.nnic; k++) {
+		const struct incus_nic_state *n = &in->state.nic[k];
+
+		if (strcmp(n->name, "lo") == 0)
+			continue;
+		for (a = 0; a < n->naddr; a++) {
+			const struct incus_addr *ad = &n->addr[a];
+			struct in_addr ia;
+
+			if (strcmp(ad->family, "inet") != 0 ||
+			    strcmp(ad->scope, "global") != 0 ||
+			    inet_pton(AF_INET, ad->address, &ia) != 1)
+				continue;
+			if (sn != NULL &&
+			    on_box_bridge_of(in, sn, ntohl(ia.s_addr))) {
+				snprintf(buf, cap, "%s", ad->address);
+				return;
+			}
+			if (globals++ == 0)
+				only = ad->address;
 		}
 	}
 	if (globals == 1)

@@ -17,7 +17,8 @@
 
 #include "box/box.h"
 #include "incus/exec.h"
-#include "incus/stream.h"
+#include "incus/instance.h"
+#include "incus/operation.h"
 #include "util/self.h"
 
 static volatile sig_atomic_t interrupted;
@@ -135,19 +136,17 @@ life_ask(const char *question, struct box_err *e)
 int
 life_exists(struct incus *c, const char *name, struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance in;
 	struct box_err le;
-	char path[160];
 	int rc;
 
 	if (!box_name_ok(name))
 		return err_usage(e, "'%s' is not a valid box name (letters, "
 		    "digits and hyphens, at most 63, not starting with a "
 		    "digit)", name);
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
 	err_clear(&le);
-	rc = incus_call(c, "GET", path, NULL, &r, &le);
-	incus_reply_free(&r);
+	rc = incus_instance_get(c, name, 0, &in, &le);
+	incus_instance_free(&in);
 	if (rc == 0)
 		return 1;
 	if (rc == -ENOENT)
@@ -210,23 +209,8 @@ int
 life_state(struct incus *c, const char *name, const char *action, int force,
     int timeout_s, struct box_err *e)
 {
-	struct incus_reply r;
-	char path[160], body[128];
-	int rc;
-
-	snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
-	if (force)
-		snprintf(body, sizeof(body), "{\"action\":\"%s\",\"force\":"
-		    "true}", action);
-	else if (timeout_s > 0)
-		snprintf(body, sizeof(body), "{\"action\":\"%s\",\"timeout\":"
-		    "%d}", action, timeout_s);
-	else
-		snprintf(body, sizeof(body), "{\"action\":\"%s\"}", action);
-	rc = incus_do(c, "PUT", path, body, (timeout_s > 0 ? timeout_s : 0) +
-	    LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
-	return rc;
+	return incus_instance_set_state(c, name, action, force, timeout_s,
+	    (timeout_s > 0 ? timeout_s : 0) + LIFE_OP_S, e);
 }
 
 int
@@ -297,25 +281,18 @@ static int
 instance_running(struct incus *c, const char *name, int *running,
     struct box_err *e)
 {
-	struct incus_reply r;
-	char path[160], st[32];
-	int rc;
+	struct incus_inst_state st;
+	int rc = incus_instance_state(c, name, &st, e);
 
-	snprintf(path, sizeof(path), "/1.0/instances/%s/state", name);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0) {
-		life_jstr(&r.doc, r.metadata, "status", st, sizeof(st), "");
-		*running = strcmp(st, "Stopped") != 0;
-	}
-	incus_reply_free(&r);
+	if (rc == 0)
+		*running = strcmp(st.status, "Stopped") != 0;
+	incus_state_free(&st);
 	return rc;
 }
 
 int
 life_delete(struct incus *c, const char *name, struct box_err *e)
 {
-	struct incus_reply r;
-	char path[160];
 	int rc, running = 0;
 
 	rc = instance_running(c, name, &running, e);
@@ -323,35 +300,14 @@ life_delete(struct incus *c, const char *name, struct box_err *e)
 		rc = life_state(c, name, "stop", 1, 0, e);
 	if (rc < 0)
 		return rc;
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	rc = incus_do(c, "DELETE", path, NULL, LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
-	return rc;
+	return incus_instance_delete(c, name, LIFE_OP_S, e);
 }
 
 int
 life_snapshot(struct incus *c, const char *name, const char *label,
     struct box_err *e)
 {
-	struct incus_reply r;
-	struct json_w w;
-	char path[160], *body;
-	int rc;
-
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	json_w_key(&w, "name");
-	json_w_str(&w, label);
-	json_w_key(&w, "stateful");
-	json_w_bool(&w, 0);
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots", name);
-	rc = incus_do(c, "POST", path, body, LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
-	free(body);
-	return rc;
+	return incus_snapshot_create(c, name, label, 0, LIFE_OP_S, e);
 }
 
 int
@@ -400,28 +356,6 @@ life_mark(struct incus *c, const char *name, const char *label,
 	return 1;
 }
 
-/* The operation's own progress text, if it has one. */
-static void
-op_progress(const struct json_doc *d, int op, char *buf, size_t cap)
-{
-	int md = json_get(d, op, "metadata"), k;
-	char key[128];
-
-	buf[0] = '\0';
-	for (k = json_child(d, md); k >= 0; k = json_next(d, json_next(d, k))) {
-		size_t n;
-
-		if (json_str(d, k, key, sizeof(key)) < 0)
-			continue;
-		n = strlen(key);
-		if (n > 9 && strcmp(key + n - 9, "_progress") == 0 &&
-		    json_type(d, json_next(d, k)) == JSON_STRING) {
-			json_str(d, json_next(d, k), buf, cap);
-			return;
-		}
-	}
-}
-
 int
 life_wait_op(struct incus *c, const char *op, long long deadline,
     struct progress *p, struct incus_reply *r, struct box_err *e)
@@ -451,15 +385,7 @@ life_wait_op(struct incus *c, const char *op, long long deadline,
 			return rc;
 		}
 		if (p != NULL) {
-			struct incus_reply o;
-			struct box_err ignore;
-
-			err_clear(&ignore);
-			text[0] = '\0';
-			if (incus_call(c, "GET", op, NULL, &o, &ignore) == 0)
-				op_progress(&o.doc, o.metadata, text,
-				    sizeof(text));
-			incus_reply_free(&o);
+			incus_op_progress(c, op, text, sizeof(text));
 			progress_note(p, text);
 		}
 	}
@@ -534,23 +460,19 @@ life_wait_address(struct incus *c, const char *name, long long deadline,
     struct progress *p, char *addr, size_t cap, struct box_err *e)
 {
 	struct box_subnets sn;
-	char path[160];
 	int rc;
 
 	box_subnets_read(&sn);
-	snprintf(path, sizeof(path), "/1.0/instances/%s?recursion=1", name);
 	for (;;) {
-		struct incus_reply r;
+		struct incus_instance in;
 
 		if (life_interrupted())
 			return err_set(e, -EINTR, "interrupted");
-		rc = incus_call(c, "GET", path, NULL, &r, e);
-		if (rc < 0) {
-			incus_reply_free(&r);
+		rc = incus_instance_get(c, name, INCUS_INST_STATE, &in, e);
+		if (rc < 0)
 			return rc;
-		}
-		box_address(&r.doc, r.metadata, &sn, addr, cap);
-		incus_reply_free(&r);
+		box_address_of(&in, &sn, addr, cap);
+		incus_instance_free(&in);
 		if (strcmp(addr, "-") != 0)
 			return 0;
 		if (clock_ms() >= deadline)
@@ -569,36 +491,27 @@ int
 life_address_holder(struct incus *c, const char *self, const char *addr,
     char *who, size_t cap, struct box_err *e)
 {
-	struct incus_reply r;
-	int rc, inst, k, a;
-	char name[128], got[64];
+	struct incus_instance_list l;
+	size_t i, k, a;
+	int rc;
 
 	who[0] = '\0';
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=2", NULL, &r, e);
-	for (inst = rc == 0 ? json_child(&r.doc, r.metadata) : -1; inst >= 0;
-	    inst = json_next(&r.doc, inst)) {
-		int nets = json_path(&r.doc, inst, "state.network");
+	rc = incus_instance_list(c, NULL, INCUS_INST_STATE, &l, e);
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		const struct incus_inst_state *st = &l.v[i].state;
 
-		life_jstr(&r.doc, inst, "name", name, sizeof(name), "");
-		if (strcmp(name, self) == 0)
+		if (strcmp(l.v[i].name, self) == 0)
 			continue;
-		for (k = json_child(&r.doc, nets); k >= 0;
-		    k = json_next(&r.doc, json_next(&r.doc, k))) {
-			int list = json_get(&r.doc, json_next(&r.doc, k),
-			    "addresses");
-
-			for (a = json_child(&r.doc, list); a >= 0;
-			    a = json_next(&r.doc, a))
-				if (json_gets(&r.doc, a, "address", got,
-				    sizeof(got), NULL) != NULL &&
-				    strcmp(got, addr) == 0) {
-					snprintf(who, cap, "%s", name);
+		for (k = 0; k < st->nnic; k++)
+			for (a = 0; a < st->nic[k].naddr; a++)
+				if (strcmp(st->nic[k].addr[a].address,
+				    addr) == 0) {
+					snprintf(who, cap, "%s", l.v[i].name);
 					goto out;
 				}
-		}
 	}
 out:
-	incus_reply_free(&r);
+	incus_instance_list_free(&l);
 	return rc;
 }
 
@@ -607,20 +520,7 @@ life_push(struct incus *c, const char *name, const char *path,
     const char *type, const char *mode, const void *data, size_t n,
     struct box_err *e)
 {
-	struct incus_reply r;
-	struct stream_mem m = { data, n, 0 };
-	char url[256], headers[256];
-	int rc;
-
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	snprintf(headers, sizeof(headers), "X-Incus-type: %s\r\n"
-	    "X-Incus-uid: 0\r\nX-Incus-gid: 0\r\nX-Incus-mode: %s\r\n"
-	    "X-Incus-write: overwrite\r\n", type, mode);
-	rc = stream_send(c, "POST", url, "application/octet-stream", headers,
-	    (long long)m.n, stream_mem_read, &m, &r, e);
-	incus_reply_free(&r);
-	return rc;
+	return incus_file_push(c, name, path, type, mode, data, n, e);
 }
 
 static int
@@ -633,15 +533,10 @@ push_file(struct incus *c, const char *name, const char *path,
 void
 life_remove_file(struct incus *c, const char *name, const char *path)
 {
-	struct incus_reply r;
 	struct box_err e;
-	char url[256];
 
 	err_clear(&e);
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
-	if (incus_call(c, "DELETE", url, NULL, &r, &e) == 0)
-		incus_reply_free(&r);
+	incus_file_delete(c, name, path, &e);
 }
 
 int
@@ -679,15 +574,10 @@ int
 life_pull_file(struct incus *c, const char *name, const char *path,
     struct exec_buf *b, struct box_err *e)
 {
-	char url[256];
-	long long total = -1;
-
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path=%s", name,
-	    path);
 	b->len = 0;
 	b->truncated = 0;
 	b->p[0] = '\0';
-	return stream_get(c, url, pull_to_buf, b, &total, e);
+	return incus_file_pull(c, name, path, pull_to_buf, b, e);
 }
 
 int
@@ -709,8 +599,7 @@ int
 life_new_machine_id_offline(struct incus *c, const char *name,
     struct box_err *e)
 {
-	char id[34], url[256];
-	struct incus_reply r;
+	char id[34];
 	struct box_err le;
 	int rc;
 
@@ -722,11 +611,8 @@ life_new_machine_id_offline(struct incus *c, const char *name,
 		return rc;
 	}
 	/* dbus's copy, when the image keeps one, must follow. */
-	snprintf(url, sizeof(url), "/1.0/instances/%s/files?path="
-	    "/var/lib/dbus/machine-id", name);
 	err_clear(&le);
-	rc = incus_call(c, "DELETE", url, NULL, &r, &le);
-	incus_reply_free(&r);
+	rc = incus_file_delete(c, name, "/var/lib/dbus/machine-id", &le);
 	/* No dbus copy (the DELETE failed) is fine. */
 	rc = rc == 0 ? push_file(c, name, "/var/lib/dbus/machine-id",
 	    "symlink", "0777", "/etc/machine-id", e) : 0;
@@ -866,105 +752,137 @@ life_copy_raw(struct json_w *w, const struct json_doc *d, int v)
 		json_w_null(w);
 }
 
+/* The old callback reads a device as JSON: hand it one of its own. */
+static int
+drop_by_json(struct life_edit *ed, const struct incus_device *dev)
+{
+	struct json_doc d = { 0 };
+	struct json_w w;
+	struct box_err le;
+	char *text;
+	size_t n;
+	int drop;
+
+	json_w_init(&w, INCUS_MAX_BODY);
+	incus_kv_to_json(&w, &dev->kv);
+	if (json_w_finish(&w, &text, &n) < 0)
+		return 0;
+	err_clear(&le);
+	drop = json_parse(&d, text, n, &le) == 0 &&
+	    ed->drop_dev(dev->name, &d, 0);
+	json_free(&d);
+	free(text);
+	return drop;
+}
+
+static int
+set_profiles(struct incus_instance *in, const char *const *prof)
+{
+	size_t i, n;
+	char **v;
+
+	for (n = 0; prof[n] != NULL; n++)
+		;
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if ((v[i] = strdup(prof[i])) == NULL) {
+			while (i > 0)
+				free(v[--i]);
+			free(v);
+			return -ENOMEM;
+		}
+	for (i = 0; i < in->nprofiles; i++)
+		free(in->profiles[i]);
+	free(in->profiles);
+	in->profiles = v;
+	in->nprofiles = n;
+	return 0;
+}
+
+/* The edit applied to the instance as read. */
+static int
+edit_apply(struct incus_instance *in, struct life_edit *ed,
+    struct box_err *e)
+{
+	const char *const *s;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < in->config.n;)
+		if (in_set(ed->set, in->config.v[i].key) ||
+		    (ed->drop_cfg != NULL && ed->drop_cfg(in->config.v[i].key)))
+			incus_kv_del(&in->config, in->config.v[i].key);
+		else
+			i++;
+	for (s = ed->set; rc == 0 && s != NULL && s[0] != NULL; s += 2)
+		if (s[1][0] != '\0')
+			rc = incus_kv_set(&in->config, s[0], s[1]);
+	ed->dropped = 0;
+	for (i = 0; rc == 0 && i < in->devices.n;) {
+		const struct incus_device *dev = &in->devices.v[i];
+
+		if (ed->add_dev != NULL && strcmp(dev->name, ed->add_dev) == 0) {
+			incus_dev_del(&in->devices, ed->add_dev);
+		} else if ((ed->drop_dev != NULL && drop_by_json(ed, dev)) ||
+		    (ed->drop_dev_name != NULL &&
+		    strcmp(dev->name, ed->drop_dev_name) == 0)) {
+			ed->dropped++;
+			incus_dev_del(&in->devices, dev->name);
+		} else {
+			i++;
+		}
+	}
+	if (rc == 0 && ed->add_dev != NULL) {
+		struct incus_kvs kv = { 0 };
+		struct json_doc d = { 0 };
+		struct box_err le;
+
+		err_clear(&le);
+		rc = json_parse(&d, ed->add_dev_json, strlen(ed->add_dev_json),
+		    &le);
+		if (rc == 0)
+			rc = incus_kv_from_json(&kv, &d, 0);
+		if (rc == 0)
+			rc = incus_dev_set(&in->devices, ed->add_dev, &kv);
+		incus_kv_free(&kv);
+		json_free(&d);
+	}
+	if (rc == 0 && ed->profiles != NULL)
+		rc = set_profiles(in, ed->profiles);
+	if (rc < 0)
+		return err_set(e, rc, "building the instance update failed");
+	return 0;
+}
+
 int
 life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
     char **body, struct box_err *e)
 {
-	static const char *const keep[] = { "architecture", "description",
-	    "ephemeral", "stateful", NULL };
-	const char *const *s;
-	struct json_w w;
-	char key[256];
-	int i, k, v;
+	struct incus_instance in;
+	int rc;
 
-	json_w_init(&w, INCUS_MAX_BODY);
-	json_w_obj(&w);
-	for (i = 0; keep[i] != NULL; i++) {
-		v = json_get(d, inst, keep[i]);
-		if (v >= 0) {
-			json_w_key(&w, keep[i]);
-			life_copy_raw(&w, d, v);
-		}
-	}
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	v = json_get(d, inst, "config");
-	for (k = json_child(d, v); k >= 0; k = json_next(d, json_next(d, k))) {
-		if (json_str(d, k, key, sizeof(key)) < 0)
-			continue;
-		if (in_set(ed->set, key) ||
-		    (ed->drop_cfg != NULL && ed->drop_cfg(key)))
-			continue;
-		json_w_key(&w, key);
-		life_copy_raw(&w, d, json_next(d, k));
-	}
-	for (s = ed->set; s != NULL && s[0] != NULL; s += 2)
-		if (s[1][0] != '\0') {
-			json_w_key(&w, s[0]);
-			json_w_str(&w, s[1]);
-		}
-	json_w_end(&w, '}');
-	json_w_key(&w, "devices");
-	json_w_obj(&w);
-	v = json_get(d, inst, "devices");
-	ed->dropped = 0;
-	for (k = json_child(d, v); k >= 0; k = json_next(d, json_next(d, k))) {
-		if (json_str(d, k, key, sizeof(key)) < 0)
-			continue;
-		if ((ed->add_dev != NULL && strcmp(key, ed->add_dev) == 0))
-			continue;
-		if ((ed->drop_dev != NULL &&
-		    ed->drop_dev(key, d, json_next(d, k))) ||
-		    (ed->drop_dev_name != NULL &&
-		    strcmp(key, ed->drop_dev_name) == 0)) {
-			ed->dropped++;
-			continue;
-		}
-		json_w_key(&w, key);
-		life_copy_raw(&w, d, json_next(d, k));
-	}
-	if (ed->add_dev != NULL) {
-		json_w_key(&w, ed->add_dev);
-		json_w_raw(&w, ed->add_dev_json, strlen(ed->add_dev_json));
-	}
-	json_w_end(&w, '}');
-	json_w_key(&w, "profiles");
-	if (ed->profiles != NULL) {
-		json_w_arr(&w);
-		for (s = ed->profiles; *s != NULL; s++)
-			json_w_str(&w, *s);
-		json_w_end(&w, ']');
-	} else {
-		v = json_get(d, inst, "profiles");
-		if (v >= 0)
-			life_copy_raw(&w, d, v);
-		else
-			json_w_null(&w);
-	}
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, body, NULL) < 0)
-		return err_set(e, -ENOMEM, "building the instance update "
-		    "failed");
-	return 0;
+	if ((rc = incus_instance_from_json(d, inst, 0, &in, e)) < 0)
+		return rc;
+	rc = edit_apply(&in, ed, e);
+	if (rc == 0)
+		rc = incus_instance_put_body(&in, body, e);
+	incus_instance_free(&in);
+	return rc;
 }
 
 int
 life_edit(struct incus *c, const char *name, struct life_edit *ed,
     struct box_err *e)
 {
-	struct incus_reply r;
-	char path[160], *body = NULL;
+	struct incus_instance in;
 	int rc;
 
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0)
-		rc = life_edit_body(&r.doc, r.metadata, ed, &body, e);
-	incus_reply_free(&r);
-	if (rc < 0)
+	if ((rc = incus_instance_get(c, name, 0, &in, e)) < 0)
 		return rc;
-	rc = incus_do(c, "PUT", path, body, LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
-	free(body);
+	rc = edit_apply(&in, ed, e);
+	if (rc == 0)
+		rc = incus_instance_put(c, &in, LIFE_OP_S, e);
+	incus_instance_free(&in);
 	return rc;
 }
