@@ -37,7 +37,7 @@ tpl_arm(struct incus *c, const char *name, const char *trigger,
 	if (incus_kv_set(&kv, "volatile.apply_template", trigger) < 0)
 		rc = err_set(e, -ENOMEM, "out of memory");
 	else
-		rc = incus_instance_patch(c, name, &kv, in.description,
+		rc = incus_instance_patch(c, name, &kv, NULL, in.description,
 		    LIFE_OP_S, e);
 	incus_kv_free(&kv);
 	incus_instance_free(&in);

@@ -23,7 +23,8 @@
 
 static volatile sig_atomic_t interrupted;
 
-const char *
+/* json_gets() that always fills buf: with the value, else def. */
+static const char *
 life_jstr(const struct json_doc *d, int obj, const char *key, char *buf,
     size_t cap, const char *def)
 {

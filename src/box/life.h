@@ -20,13 +20,6 @@
 #define LIFE_ACL	"box-isolate"	/* the box network's ACL */
 #define LIFE_OP_S	600		/* bound on one daemon operation */
 
-/*
- * json_gets() that always fills buf: with the value, else def (json_gets
- * returns def without copying it).
- */
-const char *life_jstr(const struct json_doc *d, int obj, const char *key,
-    char *buf, size_t cap, const char *def);
-
 /* Narration: "box: ..." on stderr. */
 void life_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -46,6 +46,8 @@
 #include "host/egress_host.h"
 #include "incus/api.h"
 #include "incus/exec.h"
+#include "incus/instance.h"
+#include "incus/operation.h"
 #include "util/opt.h"
 #include "util/progress.h"
 #include "util/text.h"
@@ -63,7 +65,7 @@ struct run {
 	long long deadline;
 	int budget_s;
 	int posted;		/* the daemon accepted our create/copy */
-	char pending[160];	/* an operation of ours still running */
+	struct incus_op pending;	/* an operation of ours still running */
 	long long t0;
 	struct progress p;
 	const char *egress;	/* --egress, or NULL */
@@ -163,17 +165,14 @@ failed(struct run *r, int rc, struct box_err *e)
 	if (!r->posted)
 		return rc;
 	err_clear(&le);
-	if (r->pending[0] != '\0') {
-		struct incus_reply rep;
-
+	if (r->pending.url[0] != '\0') {
 		/*
 		 * A create that overran is still going on the daemon; the
 		 * instance it makes can only be removed once it is done.
 		 */
 		life_say("waiting up to %d s for the daemon to finish with %s, "
 		    "to remove it", PENDING_GRACE_S, r->name);
-		incus_wait(&r->c, r->pending, PENDING_GRACE_S, &rep, &le);
-		incus_reply_free(&rep);
+		incus_op_wait(&r->c, r->pending.url, PENDING_GRACE_S, &le);
 		err_clear(&le);
 	}
 	if (life_exists(&r->c, r->name, &le) == 1) {
@@ -195,77 +194,59 @@ stage(struct run *r, const char *name, const char *what)
 }
 
 /*
- * Send a request that starts an operation and wait for it within the
- * budget.  While it runs it is r->pending, so an interrupted or timed-out
- * mint can still wait it out before removing the half-made box.
+ * Wait for an operation of ours within the budget.  While it runs it is
+ * r->pending, so an interrupted or timed-out mint can still wait it out
+ * before removing the half-made box.
  */
 static int
-run_op(struct run *r, const char *method, const char *path, const char *body,
-    int *accepted, struct box_err *e)
+run_op(struct run *r, const struct incus_op *op, struct box_err *e)
 {
 	struct incus_reply rep;
-	char op[sizeof(rep.operation)];
 	int rc;
 
-	rc = incus_call(&r->c, method, path, body, &rep, e);
-	if (rc == 0 && rep.type != INCUS_ASYNC)
-		rc = err_set(e, -EBOX_PROTO, "the daemon did not start an "
-		    "operation");
-	memcpy(op, rep.operation, sizeof(op));
-	incus_reply_free(&rep);
-	if (rc < 0)
-		return rc;
-	if (accepted != NULL)
-		*accepted = 1;
-	snprintf(r->pending, sizeof(r->pending), "%s", op);
-	rc = life_wait_op(&r->c, op, r->deadline, &r->p, &rep, e);
+	r->pending = *op;
+	rc = life_wait_op(&r->c, op->url, r->deadline, &r->p, &rep, e);
 	incus_reply_free(&rep);
 	if (rc != -ETIMEDOUT && rc != -EINTR)
-		r->pending[0] = '\0';
+		r->pending.url[0] = '\0';
 	return rc;
 }
 
-/* POST a create/copy; once accepted, a failure must remove the box. */
+/* Create (or copy); once accepted, a failure must remove the box. */
 static int
-create(struct run *r, const char *body, struct box_err *e)
+create(struct run *r, const struct incus_instance_new *spec,
+    struct box_err *e)
 {
-	return run_op(r, "POST", "/1.0/instances", body, &r->posted, e);
+	struct incus_op op;
+	int rc = incus_instance_create_begin(&r->c, spec, &op, e);
+
+	if (rc < 0)
+		return rc;
+	r->posted = 1;
+	return run_op(r, &op, e);
 }
 
 static int
 start(struct run *r, struct box_err *e)
 {
-	char path[160];
+	struct incus_op op;
+	int rc = incus_instance_state_begin(&r->c, r->name, "start", 0, 0, &op,
+	    e);
 
-	snprintf(path, sizeof(path), "/1.0/instances/%s/state", r->name);
-	return run_op(r, "PUT", path, "{\"action\":\"start\"}", NULL, e);
+	return rc < 0 ? rc : run_op(r, &op, e);
 }
 
 /* PATCH one config key (a PATCH without a description clears it). */
 static int
 stamp(struct run *r, const char *key, const char *value, struct box_err *e)
 {
-	struct incus_reply rep;
-	struct json_w w;
-	char path[160], *body;
+	struct incus_kvs kv = { 0 };
 	int rc;
 
-	snprintf(path, sizeof(path), "/1.0/instances/%s", r->name);
-	json_w_init(&w, 1024);
-	json_w_obj(&w);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, key);
-	json_w_str(&w, value);
-	json_w_end(&w, '}');
-	json_w_key(&w, "description");
-	json_w_str(&w, "");
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0)
+	if (incus_kv_set(&kv, key, value) < 0)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = incus_call(&r->c, "PATCH", path, body, &rep, e);
-	incus_reply_free(&rep);
-	free(body);
+	rc = incus_instance_patch(&r->c, r->name, &kv, NULL, "", 0, e);
+	incus_kv_free(&kv);
 	return rc;
 }
 
@@ -336,20 +317,17 @@ settle_user(struct run *r, const char *want, int kind, const char **user,
 static void
 pin_fingerprint(struct run *r)
 {
-	struct incus_reply rep;
+	struct incus_instance in;
 	struct box_err le;
-	char path[160], fp[128];
+	const char *fp;
 
 	err_clear(&le);
-	snprintf(path, sizeof(path), "/1.0/instances/%s", r->name);
-	if (incus_call(&r->c, "GET", path, NULL, &rep, &le) < 0 ||
-	    box_config(&rep.doc, rep.metadata, "volatile.base_image", fp,
-	    sizeof(fp), NULL) == NULL || fp[0] == '\0') {
-		incus_reply_free(&rep);
+	if (incus_instance_get(&r->c, r->name, 0, &in, &le) < 0)
 		return;
-	}
-	incus_reply_free(&rep);
-	stamp(r, "user.box.image.fingerprint", fp, &le);
+	fp = incus_kv_get(&in.config, "volatile.base_image");
+	if (fp != NULL && fp[0] != '\0' && strlen(fp) < 128)
+		stamp(r, "user.box.image.fingerprint", fp, &le);
+	incus_instance_free(&in);
 }
 
 /* Print guest text indented, sanitised. */
@@ -565,26 +543,19 @@ struct fresh_args {
 static int
 local_image(struct run *r, const char *alias, int *type, struct box_err *e)
 {
-	struct incus_reply rep;
-	char path[700], esc[600], t[32];
+	char t[32];
 	int rc;
 
-	if (url_escape(alias, esc, sizeof(esc)) < 0)
-		return err_usage(e, "image alias too long");
-	snprintf(path, sizeof(path), "/1.0/images/aliases/%s", esc);
-	rc = incus_call(&r->c, "GET", path, NULL, &rep, e);
+	rc = incus_instance_image_type(&r->c, alias, t, sizeof(t), e);
 	if (rc == -ENOENT) {
 		err_clear(e);
 		err_set(e, -ENOENT, "no local image '%s'", alias);
 		err_fix(e, "import it first (incus image import <tarball> "
 		    "--alias %s), or name another with --image", alias);
 	}
-	if (rc == 0) {
-		life_jstr(&rep.doc, rep.metadata, "type", t, sizeof(t), "");
+	if (rc == 0)
 		*type = strcmp(t, "container") == 0 ? MINT_CT :
 		    strcmp(t, "virtual-machine") == 0 ? MINT_VM : 0;
-	}
-	incus_reply_free(&rep);
 	return rc;
 }
 
@@ -607,15 +578,17 @@ static int
 mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
     struct box_err *e)
 {
-	char *body = NULL, ready[512], mods[256] = "";
+	struct mint_spec spec;
+	char ready[512], mods[256] = "";
 	const char *user;
 	int rc, kind = CI_DONE;
 
 	stage(r, "create", "creating the instance");
-	rc = mint_body(plan, &body, e);
-	if (rc == 0)
-		rc = create(r, body, e);
-	free(body);
+	rc = mint_spec(plan, &spec, e);
+	if (rc == 0) {
+		rc = create(r, &spec.n, e);
+		mint_spec_free(&spec);
+	}
 	if (rc < 0)
 		return failed(r, rc, e);
 	pin_fingerprint(r);
@@ -743,26 +716,19 @@ out:
 static void
 clone_snapshots_note(struct run *r, const char *snap)
 {
-	struct incus_reply rep;
+	struct incus_snapshot_list l;
 	struct box_err le;
-	char path[200];
-	int snaps, n = 0, s, pristine = 0;
+	size_t s;
+	int n = 0, pristine = 0;
 
 	err_clear(&le);
-	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots", r->name);
-	if (incus_call(&r->c, "GET", path, NULL, &rep, &le) == 0) {
-		snaps = rep.metadata;
-		for (s = json_child(&rep.doc, snaps); s >= 0;
-		    s = json_next(&rep.doc, s), n++) {
-			char u[300];
-
-			json_str(&rep.doc, s, u, sizeof(u));
-			if (strlen(u) >= 9 &&
-			    strcmp(u + strlen(u) - 9, "/pristine") == 0)
+	if (incus_snapshot_list(&r->c, r->name, &l, &le) == 0) {
+		n = (int)l.n;
+		for (s = 0; s < l.n; s++)
+			if (strcmp(l.v[s].name, "pristine") == 0)
 				pristine = 1;
-		}
 	}
-	incus_reply_free(&rep);
+	incus_snapshot_list_free(&l);
 	if (n > 0)
 		life_say("it brought its source's %d snapshot%s along%s", n,
 		    n == 1 ? "" : "s", pristine ? " (pristine among them: "
@@ -779,13 +745,12 @@ static int
 clone(struct run *r, const char *from, struct box_err *e)
 {
 	static const char *const profiles[] = { LIFE_PROFILE, NULL };
-	char src[128], snap[128], pool[64], now[32], addr[64];
-	char path[700], esc[300], ready[512], *body = NULL;
+	char src[128], snap[128], pool[64], now[32], addr[64], ready[512];
 	const char *slash = strchr(from, '/');
+	struct incus_instance_new spec;
 	struct box_info bi;
 	struct mint_kv kv;
 	struct life_edit ed;
-	struct json_w w;
 	int rc;
 
 	snap[0] = '\0';
@@ -801,14 +766,9 @@ clone(struct run *r, const char *from, struct box_err *e)
 	if ((rc = box_resolve(&r->c, src, &bi, e)) < 0)
 		return rc;
 	if (snap[0] != '\0') {
-		struct incus_reply rep;
+		struct incus_snapshot sn;
 
-		if (url_escape(snap, esc, sizeof(esc)) < 0)
-			return err_usage(e, "snapshot name too long");
-		snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots/%s",
-		    src, esc);
-		rc = incus_call(&r->c, "GET", path, NULL, &rep, e);
-		incus_reply_free(&rep);
+		rc = incus_snapshot_get(&r->c, src, snap, &sn, e);
 		if (rc == -ENOENT) {
 			err_clear(e);
 			err_set(e, -ENOENT, "box %s has no snapshot '%s'", src,
@@ -828,25 +788,12 @@ clone(struct run *r, const char *from, struct box_err *e)
 		return rc;
 	}
 	life_say("cloning %s into %s", from, r->name);
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	json_w_key(&w, "name");
-	json_w_str(&w, r->name);
-	json_w_key(&w, "source");
-	json_w_obj(&w);
-	json_w_key(&w, "type");
-	json_w_str(&w, "copy");
-	json_w_key(&w, "source");
-	json_w_str(&w, from);
-	json_w_key(&w, "instance_only");
-	json_w_bool(&w, 0);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
+	memset(&spec, 0, sizeof(spec));
+	spec.name = r->name;
+	spec.source = INCUS_SRC_COPY;
+	spec.copy_from = from;
 	stage(r, "copy", "copying");
-	rc = create(r, body, e);
-	free(body);
+	rc = create(r, &spec, e);
 	if (rc < 0)
 		return failed(r, rc, e);
 	stage(r, "re-stamp", "re-stamping");

@@ -495,9 +495,6 @@ w_strv(struct json_w *w, const char *const *v)
 static void
 new_json(struct json_w *w, const struct incus_instance_new *s)
 {
-	static const struct incus_kvs none_kv;
-	static const struct incus_devices none_dev;
-
 	json_w_obj(w);
 	w_kv(w, "name", s->name);
 	if (s->type != NULL)
@@ -510,10 +507,15 @@ new_json(struct json_w *w, const struct incus_instance_new *s)
 	}
 	json_w_key(w, "start");
 	json_w_bool(w, s->start);
-	json_w_key(w, "config");
-	incus_kv_to_json(w, s->config ? s->config : &none_kv);
-	json_w_key(w, "devices");
-	incus_dev_to_json(w, s->devices ? s->devices : &none_dev);
+	/* a copy takes its source's where these are absent */
+	if (s->config != NULL) {
+		json_w_key(w, "config");
+		incus_kv_to_json(w, s->config);
+	}
+	if (s->devices != NULL) {
+		json_w_key(w, "devices");
+		incus_dev_to_json(w, s->devices);
+	}
 	json_w_key(w, "source");
 	json_w_obj(w);
 	if (s->source == INCUS_SRC_IMAGE) {
@@ -560,6 +562,26 @@ incus_instance_create_begin(struct incus *c,
 	json_w_init(&w, INCUS_MAX_BODY);
 	new_json(&w, spec);
 	return begin_w(c, "POST", "/1.0/instances", &w, op, e);
+}
+
+int
+incus_instance_image_type(struct incus *c, const char *alias, char *type,
+    size_t cap, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[700], esc[600];
+	int rc;
+
+	type[0] = '\0';
+	if (url_escape(alias, esc, sizeof(esc)) < 0)
+		return err_usage(e, "image alias too long");
+	snprintf(path, sizeof(path), "/1.0/images/aliases/%s", esc);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0 && (rc = field(&r.doc, r.metadata, "type", type, cap,
+	    e)) < 0)
+		type[0] = '\0';
+	incus_reply_free(&r);
+	return rc;
 }
 
 static void
@@ -617,8 +639,8 @@ incus_instance_put(struct incus *c, const struct incus_instance *inst,
 
 int
 incus_instance_patch(struct incus *c, const char *name,
-    const struct incus_kvs *config, const char *description, int wait_s,
-    struct box_err *e)
+    const struct incus_kvs *config, const struct incus_devices *devices,
+    const char *description, int wait_s, struct box_err *e)
 {
 	struct json_w w;
 	char path[256];
@@ -627,8 +649,14 @@ incus_instance_patch(struct incus *c, const char *name,
 		return ODD_NAME(e, name);
 	json_w_init(&w, INCUS_MAX_BODY);
 	json_w_obj(&w);
-	json_w_key(&w, "config");
-	incus_kv_to_json(&w, config);
+	if (config != NULL) {
+		json_w_key(&w, "config");
+		incus_kv_to_json(&w, config);
+	}
+	if (devices != NULL) {
+		json_w_key(&w, "devices");
+		incus_dev_to_json(&w, devices);
+	}
 	if (description != NULL)
 		w_kv(&w, "description", description);
 	json_w_end(&w, '}');
@@ -801,6 +829,37 @@ incus_snapshot_list(struct incus *c, const char *name,
 	rc = incus_call(c, "GET", path, NULL, &r, e);
 	if (rc == 0)
 		rc = incus_snapshot_list_from_json(&r.doc, r.metadata, l, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_snapshot_list_raw(struct incus *c, const char *name, char **raw,
+    size_t *n, struct box_err *e)
+{
+	struct incus_reply r;
+	const char *p;
+	char path[256];
+	int rc;
+
+	*raw = NULL;
+	*n = 0;
+	if (incus_inst_path(path, sizeof(path), name,
+	    "/snapshots?recursion=1") < 0)
+		return ODD_NAME(e, name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0) {
+		p = json_raw(&r.doc, r.metadata, n);
+		if (p == NULL)
+			rc = err_set(e, -EBOX_PROTO, "the daemon sent no "
+			    "snapshot list");
+		else if ((*raw = malloc(*n + 1)) == NULL)
+			rc = err_set(e, -ENOMEM, "out of memory");
+		else {
+			memcpy(*raw, p, *n);
+			(*raw)[*n] = '\0';
+		}
+	}
 	incus_reply_free(&r);
 	return rc;
 }

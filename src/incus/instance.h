@@ -141,6 +141,13 @@ struct incus_instance_new {
 
 enum { INCUS_SRC_NONE = 0, INCUS_SRC_IMAGE, INCUS_SRC_COPY };
 
+/*
+ * The type ("container" / "virtual-machine") of the local image an
+ * instance would be made from, by its alias: -ENOENT when there is none.
+ */
+int incus_instance_image_type(struct incus *c, const char *alias,
+    char *type, size_t cap, struct box_err *e);
+
 /* The POST body for spec (exposed for tests): 0 with *body malloc'd. */
 int incus_instance_new_body(const struct incus_instance_new *spec,
     char **body, struct box_err *e);
@@ -162,12 +169,13 @@ int incus_instance_put(struct incus *c, const struct incus_instance *inst,
     int wait_s, struct box_err *e);
 
 /*
- * PATCH config keys in (the rest stay).  description, when not NULL, is
- * sent too: a PATCH without one clears the instance's.
+ * PATCH config keys and devices in (the rest stay; either may be NULL).
+ * description, when not NULL, is sent too: a PATCH without one clears the
+ * instance's.
  */
 int incus_instance_patch(struct incus *c, const char *name,
-    const struct incus_kvs *config, const char *description, int wait_s,
-    struct box_err *e);
+    const struct incus_kvs *config, const struct incus_devices *devices,
+    const char *description, int wait_s, struct box_err *e);
 
 int incus_instance_delete(struct incus *c, const char *name, int wait_s,
     struct box_err *e);
@@ -207,6 +215,12 @@ int incus_snapshot_get(struct incus *c, const char *name, const char *snap,
 int incus_snapshot_list(struct incus *c, const char *name,
     struct incus_snapshot_list *l, struct box_err *e);
 void incus_snapshot_list_free(struct incus_snapshot_list *l);
+/*
+ * The same list as the daemon's bytes (a JSON array), for a reader that
+ * must judge the daemon's own record (the import vet): *raw malloc'd.
+ */
+int incus_snapshot_list_raw(struct incus *c, const char *name, char **raw,
+    size_t *n, struct box_err *e);
 int incus_snapshot_list_from_json(const struct json_doc *d, int arr,
     struct incus_snapshot_list *l, struct box_err *e);
 int incus_snapshot_create(struct incus *c, const char *name,
