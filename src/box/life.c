@@ -19,6 +19,7 @@
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/operation.h"
+#include "util/prompt.h"
 #include "util/self.h"
 
 static volatile sig_atomic_t interrupted;
@@ -83,55 +84,13 @@ sleep_ms(int ms)
 int
 life_consent(const char *question, int force, struct box_err *e)
 {
-	if (force)
-		return 0;
-	if (!isatty(0)) {
-		err_usage(e, "%s? not without --force: there is no terminal "
-		    "to ask on", question);
-		err_fix(e, "add --force when you mean it");
-		return -EINVAL;
-	}
-	return life_ask(question, e);
+	return consent_or_force(question, force, "--force", e);
 }
 
 int
 life_ask(const char *question, struct box_err *e)
 {
-	char line[64];
-	size_t n = 0;
-	ssize_t r;
-	char ch;
-
-	if (!isatty(0)) {
-		err_usage(e, "%s? there is no terminal to ask on, and this is "
-		    "never done unasked", question);
-		return -EINVAL;
-	}
-	fflush(stdout);
-	fprintf(stderr, "box: %s? this cannot be undone. [y/N] ", question);
-	fflush(stderr);
-	for (;;) {
-		r = read(0, &ch, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			fputc('\n', stderr);	/* end of input: no */
-			n = 0;
-			break;
-		}
-		if (ch == '\n')
-			break;
-		if (n < sizeof(line) - 1)
-			line[n++] = ch;
-	}
-	line[n] = '\0';
-	while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\r'))
-		line[--n] = '\0';
-	if (strcmp(line, "y") == 0 || strcmp(line, "Y") == 0 ||
-	    strcmp(line, "yes") == 0 || strcmp(line, "Yes") == 0 ||
-	    strcmp(line, "YES") == 0)
-		return 0;
-	return err_set(e, -ECANCELED, "aborted");
+	return consent_ask(question, NULL, e);
 }
 
 int

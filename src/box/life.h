@@ -32,19 +32,13 @@ void life_catch_signals(void);
 int life_interrupted(void);
 
 /*
- * The consent rule for destructive verbs (rm, restore): --force proceeds;
- * else a terminal on stdin is asked "box: <question>? this cannot be
- * undone. [y/N]" and only y/yes proceeds.  No terminal: a usage error
- * (exit 2).  No, or end of input: "aborted" (exit 1).  BOX_YES is
- * deliberately not read here: a blanket yes must not reach deletion.
+ * The consent rule of util/prompt.h (consent_or_force(), consent_ask()),
+ * kept under these names for the verbs outside box/ and cmd/'s lifecycle
+ * files: --force proceeds, a terminal is asked, no terminal is a usage
+ * error (exit 2), no or end of input is "aborted" (exit 1).  BOX_YES is
+ * deliberately not read: a blanket yes must not reach deletion.
  */
 int life_consent(const char *question, int force, struct box_err *e);
-
-/*
- * The same question with no way around it (import --force replacing a
- * box): a terminal on stdin must answer y/yes; no terminal is a usage
- * error (exit 2), whatever the flags or BOX_YES say.
- */
 int life_ask(const char *question, struct box_err *e);
 
 /* 1 when an instance (box or not) of that name exists, 0 when not. */

@@ -55,6 +55,7 @@
 #include "util/clock.h"
 #include "box/backup.h"
 #include "box/box.h"
+#include "box/discard.h"
 #include "box/each.h"
 #include "box/import_id.h"
 #include "box/door.h"
@@ -70,6 +71,7 @@
 #include "incus/instance.h"
 #include "incus/stream.h"
 #include "util/opt.h"
+#include "util/prompt.h"
 #include "util/progress.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -489,11 +491,7 @@ verdict_refuse(struct vet_verdict *vd, const char *file, int fd,
 static void
 remove_half(struct incus *c, const char *target)
 {
-	struct box_err le;
-
-	err_clear(&le);
-	if (life_exists(c, target, &le) == 1 && life_delete(c, target, &le) < 0)
-		life_say("warning: could not remove %s: %s", target, le.msg);
+	box_discard(c, target, NULL, NULL);
 }
 
 int
@@ -600,8 +598,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		snprintf(q, sizeof(q), "replace box %s (%s) with the one in %s "
 		    "— %s and all its snapshots are deleted once the new one "
 		    "has imported and booted", name, old.status, file, name);
-		if ((rc = life_ask(q, e)) < 0) {
-			if (rc == -EINVAL)
+		if ((rc = consent_ask(q, NULL, e)) < 0) {
+			if (rc == -ENOTTY)
 				err_fix(e, "run it on a terminal, or remove "
 				    "the old one first: box rm %s --force",
 				    name);
@@ -703,15 +701,7 @@ fail:
 			    "%s", name, tmp_there ? tmp : name, tmp_there ?
 			    tmp : name);
 	} else if (posted) {
-		struct box_err le;
-
-		err_clear(&le);
-		if (life_exists(&c, target, &le) == 1) {
-			life_say("removing the half-imported %s", target);
-			if (life_delete(&c, target, &le) < 0)
-				life_say("warning: could not remove %s: %s",
-				    target, le.msg);
-		}
+		box_discard(&c, target, "half-imported", NULL);
 		if (replacing)
 			life_say("%s is untouched", name);
 	}

@@ -35,6 +35,7 @@
 
 #include "util/clock.h"
 #include "box/box.h"
+#include "box/discard.h"
 #include "box/egress.h"
 #include "box/door.h"
 #include "box/each.h"
@@ -53,7 +54,6 @@
 #include "util/text.h"
 
 #define DEFAULT_BUDGET_S 600
-#define PENDING_GRACE_S 120
 
 /* How cloud-init finished, when it did not fail. */
 enum { CI_DONE, CI_ABSENT, CI_DISABLED, CI_DEGRADED };
@@ -147,7 +147,6 @@ budget(int *s, struct box_err *e)
 static int
 failed(struct run *r, int rc, struct box_err *e)
 {
-	struct box_err le;
 
 	progress_clear(&r->p);
 	if (rc == -ETIMEDOUT) {
@@ -162,25 +161,8 @@ failed(struct run *r, int rc, struct box_err *e)
 		    r->budget_s < 300 ? 600 : r->budget_s * 2);
 	}
 	err_context(e, "%s: stage '%s' failed", r->name, r->stage);
-	if (!r->posted)
-		return rc;
-	err_clear(&le);
-	if (r->pending.url[0] != '\0') {
-		/*
-		 * A create that overran is still going on the daemon; the
-		 * instance it makes can only be removed once it is done.
-		 */
-		life_say("waiting up to %d s for the daemon to finish with %s, "
-		    "to remove it", PENDING_GRACE_S, r->name);
-		incus_op_wait(&r->c, r->pending.url, PENDING_GRACE_S, &le);
-		err_clear(&le);
-	}
-	if (life_exists(&r->c, r->name, &le) == 1) {
-		life_say("removing the half-made box %s", r->name);
-		if (life_delete(&r->c, r->name, &le) < 0)
-			life_say("warning: could not remove %s: %s (remove it: "
-			    "box rm %s --force)", r->name, le.msg, r->name);
-	}
+	if (r->posted)
+		box_discard(&r->c, r->name, "half-made box", r->pending.url);
 	return rc;
 }
 

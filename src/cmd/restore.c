@@ -17,6 +17,7 @@
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/opt.h"
+#include "util/prompt.h"
 
 int
 cmd_restore(int argc, char **argv, struct box_err *e)
@@ -53,7 +54,7 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 	snprintf(q, sizeof(q), "roll %s back to snapshot '%s' and discard "
 	    "everything in the box since it was taken", res.pos[0],
 	    res.pos[1]);
-	if ((rc = life_consent(q, opts[0].seen, e)) < 0)
+	if ((rc = consent_or_force(q, opts[0].seen, "--force", e)) < 0)
 		goto out;
 	rc = incus_snapshot_restore(&c, res.pos[0], res.pos[1], LIFE_OP_S, e);
 	if (rc == 0)
