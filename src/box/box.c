@@ -26,6 +26,15 @@ box_name_ok(const char *s)
 	return 1;
 }
 
+int
+box_name_check(const char *name, const char *whence, struct box_err *e)
+{
+	if (box_name_ok(name))
+		return 0;
+	return err_usage(e, "'%s' is not a valid box name (" BOX_NAME_RULE
+	    ")%s", name, whence);
+}
+
 const char *
 box_config(const struct json_doc *d, int inst, const char *key, char *buf,
     size_t cap, const char *def)
@@ -82,9 +91,8 @@ box_fetch(struct incus *c, const char *name, int recursion,
 	char path[160];
 	int rc;
 
-	if (!box_name_ok(name))
-		return err_usage(e, "'%s' is not a box name (letters, digits "
-		    "and hyphens, at most 63)", name);
+	if ((rc = box_name_check(name, "", e)) < 0)
+		return rc;
 	snprintf(path, sizeof(path), "/1.0/instances/%s%s", name,
 	    recursion ? "?recursion=1" : "");
 	rc = incus_call(c, "GET", path, NULL, r, e);
@@ -261,9 +269,8 @@ box_get(struct incus *c, const char *name, unsigned flags,
 	int rc;
 
 	memset(inst, 0, sizeof(*inst));
-	if (!box_name_ok(name))
-		return err_usage(e, "'%s' is not a box name (letters, digits "
-		    "and hyphens, at most 63)", name);
+	if ((rc = box_name_check(name, "", e)) < 0)
+		return rc;
 	rc = incus_instance_get(c, name, flags, inst, e);
 	if (rc == -ENOENT) {
 		err_clear(e);

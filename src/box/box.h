@@ -35,6 +35,15 @@ struct box_info {
  */
 int box_name_ok(const char *name);
 
+/*
+ * box_name_ok() as the one usage error every verb gives for a name that
+ * fails it: 0, or -EINVAL (exit 2) with whence ("" or " (the name ...)")
+ * appended.
+ */
+#define BOX_NAME_RULE "letters, digits and hyphens, at most 63, starting " \
+	"with a letter and not ending with a hyphen"
+int box_name_check(const char *name, const char *whence, struct box_err *e);
+
 /* 1 when the instance object at obj carries the box tag (or the legacy one). */
 int box_is_tagged(const struct json_doc *d, int obj, int *legacy);
 

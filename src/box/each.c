@@ -21,10 +21,10 @@ box_is_all(const char *name)
 int
 box_new_name_ok(const char *name, const char *whence, struct box_err *e)
 {
-	if (!box_name_ok(name))
-		return err_usage(e, "'%s' is not a valid box name (letters, "
-		    "digits and hyphens, at most 63, starting with a "
-		    "letter)%s", name, whence);
+	int rc;
+
+	if ((rc = box_name_check(name, whence, e)) < 0)
+		return rc;
 	if (box_is_all(name)) {
 		err_usage(e, "'%s' cannot name a box: start, down and restart "
 		    "read it as every box%s", name, whence);

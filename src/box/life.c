@@ -100,10 +100,8 @@ life_exists(struct incus *c, const char *name, struct box_err *e)
 	struct box_err le;
 	int rc;
 
-	if (!box_name_ok(name))
-		return err_usage(e, "'%s' is not a valid box name (letters, "
-		    "digits and hyphens, at most 63, not starting with a "
-		    "digit)", name);
+	if ((rc = box_name_check(name, "", e)) < 0)
+		return rc;
 	err_clear(&le);
 	rc = incus_instance_get(c, name, 0, &in, &le);
 	incus_instance_free(&in);
