@@ -1,7 +1,7 @@
 /*
  * where.h - where a running box is on its network, from the records Incus
  * and dnsmasq keep on the host (box/lease.h), one instance object at a time
- * (GET /1.0/instances?recursion=1 is enough: no runtime state needed).
+ * (an instance read without its state is enough: no runtime state needed).
  * Each network's files are read once per run.
  */
 #ifndef BOX_WHERE_H
