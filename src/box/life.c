@@ -23,7 +23,7 @@
 #include "util/self.h"
 
 
-/* json_gets() that always fills buf: with the value, else def. */
+/* A string member into buf, always filled: the value, else def. */
 static const char *
 life_jstr(const struct json_doc *d, int obj, const char *key, char *buf,
     size_t cap, const char *def)
