@@ -27,93 +27,114 @@ box_name_ok(const char *s)
 	return 1;
 }
 
+int
+box_name_check(const char *name, const char *whence, struct box_err *e)
+{
+	if (box_name_ok(name))
+		return 0;
+	return err_usage(e, "'%s' is not a valid box name (" BOX_NAME_RULE
+	    ")%s", name, whence);
+}
+
+
+
+
+/*
+ * The JSON-token readers below are adapters for callers that still hold a
+ * reply: each reads the object as a typed instance and asks the typed
+ * function, so there is one rule for each question.
+ */
+static int
+as_instance(const struct json_doc *d, int obj, struct incus_instance *in)
+{
+	struct box_err le;
+
+	err_clear(&le);
+	if (incus_instance_from_json(d, obj, 0, in, &le) == 0)
+		return 0;
+	memset(in, 0, sizeof(*in));
+	return -EBADMSG;
+}
+
 const char *
 box_config(const struct json_doc *d, int inst, const char *key, char *buf,
     size_t cap, const char *def)
 {
-	const char *v = json_gets(d, json_get(d, inst, "config"), key, buf,
-	    cap, NULL);
+	struct incus_instance in;
+	const char *v;
 
-	if (v != NULL || def == NULL)
-		return v;
-	snprintf(buf, cap, "%s", def);
+	as_instance(d, inst, &in);
+	v = incus_kv_get(&in.config, key);
+	if (v == NULL && def == NULL) {
+		incus_instance_free(&in);
+		return NULL;
+	}
+	snprintf(buf, cap, "%s", v != NULL ? v : def);
+	incus_instance_free(&in);
 	return buf;
 }
 
 int
 box_is_tagged(const struct json_doc *d, int obj, int *legacy)
 {
-	int cfg = json_get(d, obj, "config");
-	int tag = json_get(d, cfg, "user.box");
-	int old = json_get(d, cfg, "user.claudebox");
+	struct incus_instance in;
+	int rc;
 
-	if (legacy != NULL)
-		*legacy = 0;
-	if (json_streq(d, tag, "1"))
-		return 1;
-	if (json_streq(d, old, "1")) {
-		if (legacy != NULL)
-			*legacy = 1;
-		return 1;
-	}
-	return 0;
+	as_instance(d, obj, &in);
+	rc = box_tagged(&in, legacy);
+	incus_instance_free(&in);
+	return rc;
 }
 
 void
 box_info_from(const struct json_doc *d, int inst, struct box_info *info)
 {
-	memset(info, 0, sizeof(*info));
-	json_gets(d, inst, "name", info->name, sizeof(info->name), "");
-	json_gets(d, inst, "status", info->status, sizeof(info->status), "");
-	json_gets(d, inst, "type", info->type, sizeof(info->type), "");
-	box_is_tagged(d, inst, &info->legacy);
-	box_config(d, inst, "user.box.template", info->template_,
-	    sizeof(info->template_), info->legacy ? "claude" : "");
-	/* The stamped user; legacy boxes were all made for "claude". */
-	box_config(d, inst, "user.box.user", info->user, sizeof(info->user),
-	    info->legacy ? "claude" : "root");
-	info->running = strcmp(info->status, "Running") == 0 ||
-	    strcmp(info->status, "Ready") == 0;
+	struct incus_instance in;
+
+	as_instance(d, inst, &in);
+	box_info_of(&in, info);
+	incus_instance_free(&in);
+}
+
+void
+box_address(const struct json_doc *d, int inst, const struct box_subnets *sn,
+    char *buf, size_t cap)
+{
+	struct incus_instance in;
+
+	as_instance(d, inst, &in);
+	box_address_of(&in, sn, buf, cap);
+	incus_instance_free(&in);
 }
 
 int
 box_fetch(struct incus *c, const char *name, int recursion,
     struct incus_reply *r, struct box_info *info, struct box_err *e)
 {
-	char path[160];
+	struct incus_instance in;
+	struct box_err le;
 	int rc;
 
-	if (!box_name_ok(name))
-		return err_usage(e, "'%s' is not a box name (letters, digits "
-		    "and hyphens, at most 63)", name);
-	snprintf(path, sizeof(path), "/1.0/instances/%s%s", name,
-	    recursion ? "?recursion=1" : "");
-	rc = incus_call(c, "GET", path, NULL, r, e);
-	if (rc == -ENOENT) {
-		err_clear(e);
-		err_set(e, -ENOENT, "no such box: %s", name);
-		err_fix(e, "see: box list");
+	memset(r, 0, sizeof(*r));
+	r->metadata = -1;
+	rc = box_get(c, name, (recursion ? INCUS_INST_STATE : 0) |
+	    INCUS_INST_RAW, &in, info, e);
+	if (rc < 0)
 		return rc;
-	}
-	if (rc < 0) {
-		err_context(e, "looking up %s", name);
-		return rc;
-	}
-	if (json_type(&r->doc, r->metadata) != JSON_OBJECT) {
+	/* the reply the caller reads: the daemon's object, its own bytes */
+	r->body = in.raw;
+	r->body_len = in.raw_len;
+	in.raw = NULL;
+	incus_instance_free(&in);
+	err_clear(&le);
+	if (json_parse(&r->doc, r->body, r->body_len, &le) < 0) {
 		incus_reply_free(r);
 		return err_set(e, -EBOX_PROTO, "the daemon sent no instance "
 		    "for %s", name);
 	}
-	if (!box_is_tagged(&r->doc, r->metadata, NULL)) {
-		incus_reply_free(r);
-		err_set(e, -EBOX_NOTBOX, "%s is an Incus instance that box did "
-		    "not mint — box leaves it alone", name);
-		err_fix(e, "manage it with the incus client; box only touches "
-		    "instances tagged user.box=1");
-		return -EBOX_NOTBOX;
-	}
-	if (info != NULL)
-		box_info_from(&r->doc, r->metadata, info);
+	r->type = INCUS_SYNC;
+	r->http_status = 200;
+	r->metadata = 0;
 	return 0;
 }
 
@@ -121,11 +142,11 @@ int
 box_resolve(struct incus *c, const char *name, struct box_info *info,
     struct box_err *e)
 {
-	struct incus_reply r;
-	int rc = box_fetch(c, name, 0, &r, info, e);
+	struct incus_instance in;
+	int rc = box_get(c, name, 0, &in, info, e);
 
 	if (rc == 0)
-		incus_reply_free(&r);
+		incus_instance_free(&in);
 	return rc;
 }
 
@@ -158,22 +179,99 @@ box_subnets_read(struct box_subnets *sn)
 	return 0;
 }
 
+
+
+int
+box_tagged(const struct incus_instance *in, int *legacy)
+{
+	const char *tag = incus_kv_get(&in->config, "user.box");
+	const char *old = incus_kv_get(&in->config, "user.claudebox");
+
+	if (legacy != NULL)
+		*legacy = 0;
+	if (tag != NULL && strcmp(tag, "1") == 0)
+		return 1;
+	if (old != NULL && strcmp(old, "1") == 0) {
+		if (legacy != NULL)
+			*legacy = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void
+box_info_of(const struct incus_instance *in, struct box_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", in->name);
+	snprintf(info->status, sizeof(info->status), "%s", in->status);
+	snprintf(info->type, sizeof(info->type), "%s", in->type);
+	box_tagged(in, &info->legacy);
+	snprintf(info->template_, sizeof(info->template_), "%s",
+	    incus_kv_or(&in->config, "user.box.template", info->legacy ?
+	    "claude" : ""));
+	/* The stamped user; legacy boxes were all made for "claude". */
+	snprintf(info->user, sizeof(info->user), "%s",
+	    incus_kv_or(&in->config, "user.box.user", info->legacy ?
+	    "claude" : "root"));
+	info->running = strcmp(info->status, "Running") == 0 ||
+	    strcmp(info->status, "Ready") == 0;
+}
+
+int
+box_get(struct incus *c, const char *name, unsigned flags,
+    struct incus_instance *inst, struct box_info *info, struct box_err *e)
+{
+	int rc;
+
+	memset(inst, 0, sizeof(*inst));
+	if ((rc = box_name_check(name, "", e)) < 0)
+		return rc;
+	rc = incus_instance_get(c, name, flags, inst, e);
+	if (rc == -ENOENT) {
+		err_clear(e);
+		err_set(e, -ENOENT, "no such box: %s", name);
+		err_fix(e, "see: box list");
+		return rc;
+	}
+	if (rc == -EBADMSG) {
+		err_clear(e);
+		return err_set(e, -EBOX_PROTO, "the daemon sent no instance "
+		    "for %s", name);
+	}
+	if (rc < 0) {
+		err_context(e, "looking up %s", name);
+		return rc;
+	}
+	if (!box_tagged(inst, NULL)) {
+		incus_instance_free(inst);
+		err_set(e, -EBOX_NOTBOX, "%s is an Incus instance that box did "
+		    "not mint — box leaves it alone", name);
+		err_fix(e, "manage it with the incus client; box only touches "
+		    "instances tagged user.box=1");
+		return -EBOX_NOTBOX;
+	}
+	if (info != NULL)
+		box_info_of(inst, info);
+	return 0;
+}
+
 /* Does any NIC of the instance sit on bridge ifname with a subnet holding a? */
 static int
-on_box_bridge(const struct json_doc *d, int inst,
+on_box_bridge_of(const struct incus_instance *in,
     const struct box_subnets *sn, unsigned int a)
 {
-	int devs = json_get(d, inst, "expanded_devices"), k, i;
-	char type[16], net[64];
+	size_t k;
+	int i;
 
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k);
+	for (k = 0; k < in->expanded_devices.n; k++) {
+		const struct incus_kvs *dev = &in->expanded_devices.v[k].kv;
+		const char *type = incus_kv_or(dev, "type", "");
+		const char *net = incus_kv_get(dev, "network");
 
-		if (strcmp(json_gets(d, dev, "type", type, sizeof(type), ""),
-		    "nic") != 0)
-			continue;
-		if (json_gets(d, dev, "network", net, sizeof(net), NULL) == NULL &&
-		    json_gets(d, dev, "parent", net, sizeof(net), NULL) == NULL)
+		if (net == NULL)
+			net = incus_kv_get(dev, "parent");
+		if (strcmp(type, "nic") != 0 || net == NULL)
 			continue;
 		for (i = 0; i < sn->n; i++)
 			if (strcmp(sn->s[i].ifname, net) == 0 &&
@@ -185,37 +283,34 @@ on_box_bridge(const struct json_doc *d, int inst,
 }
 
 void
-box_address(const struct json_doc *d, int inst, const struct box_subnets *sn,
+box_address_of(const struct incus_instance *in, const struct box_subnets *sn,
     char *buf, size_t cap)
 {
-	int nets = json_path(d, inst, "state.network"), k, ad;
-	char addr[64], only[64] = "";
+	const char *only = NULL;
 	int globals = 0;
+	size_t k, a;
 
 	snprintf(buf, cap, "-");
-	for (k = json_child(d, nets); k >= 0; k = json_next(d, json_next(d, k))) {
-		int list = json_get(d, json_next(d, k), "addresses");
+	for (k = 0; k < in->state.nnic; k++) {
+		const struct incus_nic_state *n = &in->state.nic[k];
 
-		if (json_streq(d, k, "lo"))
+		if (strcmp(n->name, "lo") == 0)
 			continue;
-		for (ad = json_child(d, list); ad >= 0; ad = json_next(d, ad)) {
+		for (a = 0; a < n->naddr; a++) {
+			const struct incus_addr *ad = &n->addr[a];
 			struct in_addr ia;
-			char fam[16], scope[16];
 
-			if (strcmp(json_gets(d, ad, "family", fam, sizeof(fam),
-			    ""), "inet") != 0 ||
-			    strcmp(json_gets(d, ad, "scope", scope,
-			    sizeof(scope), ""), "global") != 0 ||
-			    json_gets(d, ad, "address", addr, sizeof(addr),
-			    NULL) == NULL || inet_pton(AF_INET, addr, &ia) != 1)
+			if (strcmp(ad->family, "inet") != 0 ||
+			    strcmp(ad->scope, "global") != 0 ||
+			    inet_pton(AF_INET, ad->address, &ia) != 1)
 				continue;
 			if (sn != NULL &&
-			    on_box_bridge(d, inst, sn, ntohl(ia.s_addr))) {
-				snprintf(buf, cap, "%s", addr);
+			    on_box_bridge_of(in, sn, ntohl(ia.s_addr))) {
+				snprintf(buf, cap, "%s", ad->address);
 				return;
 			}
 			if (globals++ == 0)
-				snprintf(only, sizeof(only), "%s", addr);
+				only = ad->address;
 		}
 	}
 	if (globals == 1)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 #include "util/err.h"
 
@@ -34,6 +35,15 @@ struct box_info {
  */
 int box_name_ok(const char *name);
 
+/*
+ * box_name_ok() as the one usage error every verb gives for a name that
+ * fails it: 0, or -EINVAL (exit 2) with whence ("" or " (the name ...)")
+ * appended.
+ */
+#define BOX_NAME_RULE "letters, digits and hyphens, at most 63, starting " \
+	"with a letter and not ending with a hyphen"
+int box_name_check(const char *name, const char *whence, struct box_err *e);
+
 /* 1 when the instance object at obj carries the box tag (or the legacy one). */
 int box_is_tagged(const struct json_doc *d, int obj, int *legacy);
 
@@ -45,6 +55,23 @@ int box_is_tagged(const struct json_doc *d, int obj, int *legacy);
  */
 int box_fetch(struct incus *c, const char *name, int recursion,
     struct incus_reply *r, struct box_info *info, struct box_err *e);
+
+/*
+ * box_fetch() typed: the instance (flags as incus_instance_get()) into
+ * inst, the essentials into info when not NULL.  Same refusals, same
+ * words.
+ */
+int box_get(struct incus *c, const char *name, unsigned flags,
+    struct incus_instance *inst, struct box_info *info, struct box_err *e);
+
+/* 1 when the instance carries the box tag (or the legacy one). */
+int box_tagged(const struct incus_instance *in, int *legacy);
+
+/* box_info_from() for a typed instance. */
+void box_info_of(const struct incus_instance *in, struct box_info *info);
+
+/* The daemon's filter for tagged instances (incus_instance_list()). */
+#define BOX_FILTER "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 
 /* box_fetch() without keeping the reply. */
 int box_resolve(struct incus *c, const char *name, struct box_info *info,
@@ -81,6 +108,10 @@ int box_subnets_read(struct box_subnets *sn);
  * global IPv4; failing that "-".  inst must carry "state" (recursion >= 1).
  */
 void box_address(const struct json_doc *d, int inst,
+    const struct box_subnets *sn, char *buf, size_t cap);
+
+/* box_address() for a typed instance read with its state. */
+void box_address_of(const struct incus_instance *in,
     const struct box_subnets *sn, char *buf, size_t cap);
 
 #endif

@@ -21,10 +21,10 @@ box_is_all(const char *name)
 int
 box_new_name_ok(const char *name, const char *whence, struct box_err *e)
 {
-	if (!box_name_ok(name))
-		return err_usage(e, "'%s' is not a valid box name (letters, "
-		    "digits and hyphens, at most 63, starting with a "
-		    "letter)%s", name, whence);
+	int rc;
+
+	if ((rc = box_name_check(name, whence, e)) < 0)
+		return rc;
 	if (box_is_all(name)) {
 		err_usage(e, "'%s' cannot name a box: start, down and restart "
 		    "read it as every box%s", name, whence);
@@ -45,27 +45,24 @@ by_name(const void *a, const void *b)
 static int
 list_boxes(struct incus *c, struct box_info **out, int *n, struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance_list l;
 	struct box_info *v;
-	int rc, inst;
+	size_t i;
+	int rc;
 
 	*n = 0;
 	*out = NULL;
-	rc = incus_call(c, "GET", "/1.0/instances?recursion=1", NULL, &r, e);
-	if (rc < 0) {
-		incus_reply_free(&r);
+	if ((rc = incus_instance_list(c, NULL, 0, &l, e)) < 0)
 		return rc;
-	}
 	v = calloc(EACH_MAX, sizeof(*v));
 	if (v == NULL) {
-		incus_reply_free(&r);
+		incus_instance_list_free(&l);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
-	for (inst = json_child(&r.doc, r.metadata); inst >= 0 && *n < EACH_MAX;
-	    inst = json_next(&r.doc, inst))
-		if (box_is_tagged(&r.doc, inst, NULL))
-			box_info_from(&r.doc, inst, &v[(*n)++]);
-	incus_reply_free(&r);
+	for (i = 0; i < l.n && *n < EACH_MAX; i++)
+		if (box_tagged(&l.v[i], NULL))
+			box_info_of(&l.v[i], &v[(*n)++]);
+	incus_instance_list_free(&l);
 	qsort(v, (size_t)*n, sizeof(*v), by_name);
 	*out = v;
 	return 0;

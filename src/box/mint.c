@@ -211,93 +211,94 @@ mint_render(const char *ud, size_t n, const char *repo, const char *ref,
 	return 0;
 }
 
-static void
-kv(struct json_w *w, const char *k, const char *v)
+void
+mint_spec_free(struct mint_spec *s)
 {
-	json_w_key(w, k);
-	json_w_str(w, v);
+	incus_kv_free(&s->config);
+	incus_dev_free(&s->devices);
+	memset(s, 0, sizeof(*s));
 }
 
-static void
-image_source(struct json_w *w, const char *image)
+int
+mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 {
-	json_w_key(w, "source");
-	json_w_obj(w);
-	kv(w, "type", "image");
-	if (strncmp(image, "images:", 7) == 0) {
-		kv(w, "mode", "pull");
-		kv(w, "server", MINT_IMAGES_URL);
-		kv(w, "protocol", "simplestreams");
-		kv(w, "alias", image + 7);
-	} else {
-		kv(w, "alias", image);
+	struct incus_kvs *c = &s->config;
+	struct incus_kvs root = { 0 };
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+#define SET(k, v) do { if (rc == 0) rc = incus_kv_set(c, (k), (v)); } while (0)
+	SET("user.box", "1");
+	SET("user.box.template", p->template_);
+	SET("user.box.user", p->user);
+	SET("user.box.schema", MINT_SCHEMA);
+	SET("user.box.version", BOX_VERSION);
+	SET("user.box.image", p->image);
+	SET("user.box.mode", p->vm ? "vm" : "container");
+	SET("user.box.mode.asked", p->mode_asked);
+	SET("user.box.created", p->created);
+	SET("user.box.origin", "mint");
+	if (p->egress != NULL)
+		SET("user.box.egress", p->egress);
+	if (p->role != NULL && *p->role != '\0')
+		SET("user.box.role", p->role);
+	if (p->rig_repo != NULL) {
+		SET("user.box.rig.repo", p->rig_repo);
+		SET("user.box.rig.ref", p->rig_ref);
 	}
-	json_w_end(w, '}');
+	SET("limits.cpu", p->cpu);
+	SET("limits.memory", p->memory);
+	SET("cloud-init.user-data", p->user_data);
+	if (p->vm)
+		SET("security.secureboot", "false");
+	else
+		SET("security.nesting", "true");
+	if (p->autostart)
+		SET("boot.autostart", "true");
+	if (p->vm) {
+		/* A VM's disk is a block device: its size is set here. */
+		c = &root;
+		SET("type", "disk");
+		SET("path", "/");
+		SET("pool", p->pool);
+		SET("size", p->disk);
+		if (rc == 0)
+			rc = incus_dev_set(&s->devices, "root", &root);
+		incus_kv_free(&root);
+	}
+#undef SET
+	if (rc < 0) {
+		mint_spec_free(s);
+		return err_set(e, -E2BIG, "the mint request is too big");
+	}
+	s->profiles[0] = "box-net";
+	s->n.name = p->name;
+	s->n.type = p->vm ? "virtual-machine" : "container";
+	s->n.profiles = s->profiles;
+	s->n.config = &s->config;
+	s->n.devices = &s->devices;
+	s->n.source = INCUS_SRC_IMAGE;
+	if (strncmp(p->image, "images:", 7) == 0) {
+		s->n.server = MINT_IMAGES_URL;
+		s->n.protocol = "simplestreams";
+		s->n.alias = p->image + 7;
+	} else {
+		s->n.alias = p->image;
+	}
+	return 0;
 }
 
 int
 mint_body(const struct mint_plan *p, char **body, struct box_err *e)
 {
-	struct json_w w;
+	struct mint_spec s;
+	int rc;
 
-	json_w_init(&w, 2 * TPL_MAX_USERDATA + 65536);
-	json_w_obj(&w);
-	kv(&w, "name", p->name);
-	kv(&w, "type", p->vm ? "virtual-machine" : "container");
-	json_w_key(&w, "profiles");
-	json_w_arr(&w);
-	json_w_str(&w, "box-net");
-	json_w_end(&w, ']');
-	json_w_key(&w, "start");
-	json_w_bool(&w, 0);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	kv(&w, "user.box", "1");
-	kv(&w, "user.box.template", p->template_);
-	kv(&w, "user.box.user", p->user);
-	kv(&w, "user.box.schema", MINT_SCHEMA);
-	kv(&w, "user.box.version", BOX_VERSION);
-	kv(&w, "user.box.image", p->image);
-	kv(&w, "user.box.mode", p->vm ? "vm" : "container");
-	kv(&w, "user.box.mode.asked", p->mode_asked);
-	kv(&w, "user.box.created", p->created);
-	kv(&w, "user.box.origin", "mint");
-	if (p->egress != NULL)
-		kv(&w, "user.box.egress", p->egress);
-	if (p->role != NULL && *p->role != '\0')
-		kv(&w, "user.box.role", p->role);
-	if (p->rig_repo != NULL) {
-		kv(&w, "user.box.rig.repo", p->rig_repo);
-		kv(&w, "user.box.rig.ref", p->rig_ref);
-	}
-	kv(&w, "limits.cpu", p->cpu);
-	kv(&w, "limits.memory", p->memory);
-	kv(&w, "cloud-init.user-data", p->user_data);
-	if (p->vm)
-		kv(&w, "security.secureboot", "false");
-	else
-		kv(&w, "security.nesting", "true");
-	if (p->autostart)
-		kv(&w, "boot.autostart", "true");
-	json_w_end(&w, '}');
-	json_w_key(&w, "devices");
-	json_w_obj(&w);
-	if (p->vm) {
-		/* A VM's disk is a block device: its size is set here. */
-		json_w_key(&w, "root");
-		json_w_obj(&w);
-		kv(&w, "type", "disk");
-		kv(&w, "path", "/");
-		kv(&w, "pool", p->pool);
-		kv(&w, "size", p->disk);
-		json_w_end(&w, '}');
-	}
-	json_w_end(&w, '}');
-	image_source(&w, p->image);
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, body, NULL) < 0)
-		return err_set(e, -E2BIG, "the mint request is too big");
-	return 0;
+	if ((rc = mint_spec(p, &s, e)) < 0)
+		return rc;
+	rc = incus_instance_new_body(&s.n, body, e);
+	mint_spec_free(&s);
+	return rc < 0 ? err_set(e, -E2BIG, "the mint request is too big") : 0;
 }
 
 void
@@ -349,24 +350,38 @@ int
 mint_import_stamps(struct mint_kv *m, const struct json_doc *d, int inst,
     const char *now)
 {
-	int cfg = json_get(d, inst, "config");
-	char count[32], next[32];
+	struct incus_instance in;
+	struct box_err le;
+	int rc;
+
+	err_clear(&le);
+	if (incus_instance_from_json(d, inst, 0, &in, &le) < 0)
+		memset(&in, 0, sizeof(in));	/* nothing readable: no stamps */
+	rc = mint_import_stamps_of(m, &in.config, now);
+	incus_instance_free(&in);
+	return rc;
+}
+
+int
+mint_import_stamps_of(struct mint_kv *m, const struct incus_kvs *cfg,
+    const char *now)
+{
+	const char *tag = incus_kv_or(cfg, "user.box", "");
+	const char *old = incus_kv_or(cfg, "user.claudebox", "");
+	const char *count = incus_kv_or(cfg, "user.box.imported.count", "");
+	char next[32];
 	unsigned long long n = 0;
 	size_t i;
 
 	mint_kv_init(m);
-	if (!json_streq(d, json_get(d, cfg, "user.box"), "1") &&
-	    !json_streq(d, json_get(d, cfg, "user.claudebox"), "1") &&
+	if (strcmp(tag, "1") != 0 && strcmp(old, "1") != 0 &&
 	    mint_kv_add(m, "user.box", "1") < 0)
 		return -E2BIG;
-	if (json_get(d, cfg, "user.box.imported") < 0 &&
+	if (incus_kv_get(cfg, "user.box.imported") == NULL &&
 	    (mint_kv_add(m, "user.box.imported", now) < 0 ||
 	    mint_kv_add(m, "user.box.imported.by", BOX_VERSION) < 0))
 		return -E2BIG;
 	/* base 10, leading zeros fine; anything else counts as none */
-	if (json_gets(d, cfg, "user.box.imported.count", count, sizeof(count),
-	    NULL) == NULL)
-		count[0] = '\0';
 	if (count[0] != '\0' && strspn(count, "0123456789") == strlen(count) &&
 	    strlen(count) < 19)
 		for (i = 0; count[i] != '\0'; i++)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "box/template.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 #include "util/err.h"
 
@@ -73,7 +74,19 @@ struct mint_plan {
 	int vm, autostart;
 };
 
-/* The POST /1.0/instances body of a fresh mint (not started). */
+/* A fresh mint's instance (not started), and the maps it points at. */
+struct mint_spec {
+	struct incus_instance_new n;
+	struct incus_kvs config;
+	struct incus_devices devices;
+	const char *profiles[2];
+};
+
+int mint_spec(const struct mint_plan *p, struct mint_spec *s,
+    struct box_err *e);
+void mint_spec_free(struct mint_spec *s);
+
+/* The create request's body of a fresh mint (for tests). */
 int mint_body(const struct mint_plan *p, char **body, struct box_err *e);
 
 /* Config key/value pairs for an update (life_edit's set list). */
@@ -104,6 +117,9 @@ int mint_clone_stamps(struct mint_kv *kv, const char *now, const char *from);
  */
 int mint_import_stamps(struct mint_kv *kv, const struct json_doc *d,
     int inst, const char *now);
+/* The same read from the instance's config map. */
+int mint_import_stamps_of(struct mint_kv *kv, const struct incus_kvs *cfg,
+    const char *now);
 
 /* The last line of a finished mint, by the box's template. */
 void mint_ready(const char *name, const char *template_, char *buf,

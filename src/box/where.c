@@ -67,24 +67,25 @@ net_get(struct box_where *w, const char *net, int *slot, char *why,
 
 /* One NIC: 1, 0 or < 0 as where_address(). */
 static int
-nic_address(struct box_where *w, const struct json_doc *d, int inst,
-    const char *dev, int nic, long long started, char *addr, size_t cap,
-    char *why, size_t wcap)
+nic_address(struct box_where *w, const struct incus_instance *in,
+    const char *dev, const struct incus_kvs *nic, long long started,
+    char *addr, size_t cap, char *why, size_t wcap)
 {
-	char net[64], key[96], hw[32], name[80], proj[40], iname[40];
+	const char *net = incus_kv_get(nic, "network"), *hw;
+	char key[96], name[80];
 	unsigned char mac[6];
 	struct lease_pin pin;
 	uint32_t a;
 	int slot, rc;
 
-	if (json_gets(d, nic, "network", net, sizeof(net), NULL) == NULL) {
+	if (net == NULL) {
 		snprintf(why, wcap, "its NIC %s is not on an Incus-managed "
 		    "network", dev);
 		return -ENOTSUP;
 	}
 	snprintf(key, sizeof(key), "volatile.%s.hwaddr", dev);
-	if (json_gets(d, json_get(d, inst, "config"), key, hw, sizeof(hw),
-	    NULL) == NULL || nicf_parse_mac(hw, mac) < 0) {
+	hw = incus_kv_get(&in->config, key);
+	if (hw == NULL || strlen(hw) >= 32 || nicf_parse_mac(hw, mac) < 0) {
 		snprintf(why, wcap, "its NIC %s has no MAC recorded (%s)", dev,
 		    key);
 		return 0;
@@ -93,12 +94,11 @@ nic_address(struct box_where *w, const struct json_doc *d, int inst,
 	if (rc < 0)
 		return rc;
 	/* Incus names the pin <project>_<instance> outside the default. */
-	json_gets(d, inst, "project", proj, sizeof(proj), "default");
-	if (strcmp(proj, "default") == 0)
-		json_gets(d, inst, "name", name, sizeof(name), "");
+	if (in->project[0] == '\0' || strcmp(in->project, "default") == 0)
+		snprintf(name, sizeof(name), "%s", in->name);
 	else
-		snprintf(name, sizeof(name), "%.39s_%.39s", proj,
-		    json_gets(d, inst, "name", iname, sizeof(iname), ""));
+		snprintf(name, sizeof(name), "%.39s_%.39s", in->project,
+		    in->name);
 	rc = lease_read_pin(net, name, dev, mac, &pin);
 	if (rc == -EINVAL) {
 		/* Incus rewrites the file in place: caught mid-write. */
@@ -120,32 +120,31 @@ nic_address(struct box_where *w, const struct json_doc *d, int inst,
 }
 
 int
-where_address(struct box_where *w, const struct json_doc *d, int inst,
+where_address(struct box_where *w, const struct incus_instance *in,
     char *addr, size_t cap, char *why, size_t wcap)
 {
-	int devs = json_get(d, inst, "expanded_devices"), k, rc, best = 0;
-	char status[32], iso[64], dev[64], type[16], first[256] = "";
+	char first[256] = "";
 	long long started;
+	size_t k;
+	int rc, best = 0;
 
 	snprintf(addr, cap, "-");
 	why[0] = '\0';
-	json_gets(d, inst, "status", status, sizeof(status), "");
-	if (strcmp(status, "Running") != 0) {
+	if (strcmp(in->status, "Running") != 0) {
 		snprintf(why, wcap, "it is not running");
 		return 0;
 	}
 	/* Incus stamps last_used_at when the instance starts. */
-	if (lease_iso_time(json_gets(d, inst, "last_used_at", iso,
-	    sizeof(iso), ""), &started) < 0)
+	if (lease_iso_time(in->last_used_at, &started) < 0)
 		started = LLONG_MAX;
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int nic = json_next(d, k);
+	for (k = 0; k < in->expanded_devices.n; k++) {
+		const struct incus_device *dev = &in->expanded_devices.v[k];
 
-		if (strcmp(json_gets(d, nic, "type", type, sizeof(type), ""),
-		    "nic") != 0 || json_str(d, k, dev, sizeof(dev)) < 0)
+		if (strcmp(incus_kv_or(&dev->kv, "type", ""), "nic") != 0 ||
+		    strlen(dev->name) >= 64)
 			continue;
-		rc = nic_address(w, d, inst, dev, nic, started, addr, cap, why,
-		    wcap);
+		rc = nic_address(w, in, dev->name, &dev->kv, started, addr,
+		    cap, why, wcap);
 		if (rc == 1)
 			return 1;
 		if (rc < 0)

@@ -1,7 +1,7 @@
 /*
  * where.h - where a running box is on its network, from the records Incus
  * and dnsmasq keep on the host (box/lease.h), one instance object at a time
- * (GET /1.0/instances?recursion=1 is enough: no runtime state needed).
+ * (an instance read without its state is enough: no runtime state needed).
  * Each network's files are read once per run.
  */
 #ifndef BOX_WHERE_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "box/lease.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 
 #define WHERE_MAX_NETS 8
@@ -33,7 +34,7 @@ void where_free(struct box_where *w);
  * yet, a lease that does not match); < 0 with why when the host's records
  * cannot answer (unreadable, not a managed network): ask the daemon.
  */
-int where_address(struct box_where *w, const struct json_doc *d, int inst,
+int where_address(struct box_where *w, const struct incus_instance *inst,
     char *addr, size_t cap, char *why, size_t wcap);
 
 #endif

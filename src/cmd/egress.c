@@ -25,6 +25,7 @@
 #include "host/ptr.h"
 #include "host/stack.h"
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 #include "util/clock.h"
 #include "util/opt.h"
@@ -36,30 +37,20 @@ static int
 store(struct incus *c, const char *box, const struct egress *p,
     struct box_err *e)
 {
-	char *v = malloc(EGRESS_TEXTMAX), path[160], *body;
-	struct incus_reply r;
-	struct json_w w;
+	char *v = malloc(EGRESS_TEXTMAX);
+	struct incus_kvs kv = { 0 };
 	int rc;
 
 	if (v == NULL || egress_format(p, v, EGRESS_TEXTMAX) < 0) {
 		free(v);
 		return err_set(e, -ENOMEM, "the policy does not fit");
 	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s", box);
-	json_w_init(&w, EGRESS_TEXTMAX * 2);
-	json_w_obj(&w);
-	json_w_key(&w, "config");
-	json_w_obj(&w);
-	json_w_key(&w, EGRESS_KEY);
-	json_w_str(&w, v);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
+	rc = incus_kv_set(&kv, EGRESS_KEY, v);
 	free(v);
-	if (json_w_finish(&w, &body, NULL) < 0)
+	if (rc < 0)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = incus_call(c, "PATCH", path, body, &r, e);
-	incus_reply_free(&r);
-	free(body);
+	rc = incus_instance_patch(c, box, &kv, NULL, NULL, 0, e);
+	incus_kv_free(&kv);
 	return rc;
 }
 

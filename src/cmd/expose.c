@@ -24,22 +24,22 @@
 #include "util/opt.h"
 
 static int
-list(const struct json_doc *d, int inst, const char *box)
+list(const struct incus_instance *in, const char *box)
 {
-	int devs = json_get(d, inst, "devices"), k, n = 0;
+	size_t k;
+	int n = 0;
 
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k);
-		char name[64], l[128], c[128];
+	for (k = 0; k < in->devices.n; k++) {
+		const struct incus_device *dev = &in->devices.v[k];
+		const char *l, *c;
 
-		if (json_str(d, k, name, sizeof(name)) < 0 ||
-		    strncmp(name, DOOR_PREFIX, strlen(DOOR_PREFIX)) != 0)
+		if (strncmp(dev->name, DOOR_PREFIX, strlen(DOOR_PREFIX)) != 0)
 			continue;
 		if (n++ == 0)
 			printf("EXPOSURES for %s\n", box);
-		life_jstr(d, dev, "listen", l, sizeof(l), "?");
-		life_jstr(d, dev, "connect", c, sizeof(c), "?");
-		printf("  %-14s %s → %s\n", name + strlen(DOOR_PREFIX),
+		l = incus_kv_or(&dev->kv, "listen", "?");
+		c = incus_kv_or(&dev->kv, "connect", "?");
+		printf("  %-14s %s → %s\n", dev->name + strlen(DOOR_PREFIX),
 		    strncmp(l, "tcp:", 4) == 0 ? l + 4 : l,
 		    strncmp(c, "tcp:", 4) == 0 ? c + 4 : c);
 	}
@@ -48,37 +48,45 @@ list(const struct json_doc *d, int inst, const char *box)
 	return 0;
 }
 
-/* The NIC device eth0 as the instance sees it (local or from its profile). */
+/*
+ * The NIC device eth0 as the instance sees it (local or from its profile),
+ * with a pinned address, into devs.
+ */
 static int
-nic_with_pin(const struct json_doc *d, int inst, const char *ip, char **out,
-    struct box_err *e)
+nic_with_pin(const struct incus_instance *in, const char *ip,
+    struct incus_devices *devs, struct box_err *e)
 {
-	int nic = json_path(d, inst, "expanded_devices.eth0"), k;
-	struct json_w w;
+	const struct incus_kvs *nic = incus_dev_get(&in->expanded_devices,
+	    "eth0");
+	struct incus_kvs kv = { 0 };
+	int rc;
 
-	if (!json_streq(d, json_get(d, nic, "type"), "nic"))
+	if (nic == NULL || strcmp(incus_kv_or(nic, "type", ""), "nic") != 0)
 		return err_set(e, -ENOENT, "the box has no eth0 NIC to pin "
 		    "an address on");
-	json_w_init(&w, 8192);
-	json_w_obj(&w);
-	for (k = json_child(d, nic); k >= 0; k = json_next(d, json_next(d, k))) {
-		size_t n;
-		const char *raw;
-		char key[64];
+	if ((rc = incus_kv_copy(&kv, nic)) == 0 &&
+	    (rc = incus_kv_set(&kv, "ipv4.address", ip)) == 0)
+		rc = incus_dev_set(devs, "eth0", &kv);
+	incus_kv_free(&kv);
+	return rc < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
+}
 
-		if (json_str(d, k, key, sizeof(key)) < 0 ||
-		    strcmp(key, "ipv4.address") == 0)
-			continue;
-		raw = json_raw(d, json_next(d, k), &n);
-		json_w_key(&w, key);
-		json_w_raw(&w, raw, n);
-	}
-	json_w_key(&w, "ipv4.address");
-	json_w_str(&w, ip);
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, out, NULL) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	return 0;
+/* The door's device (door_device_json()'s object) into devs. */
+static int
+door_device(struct incus_devices *devs, const char *name, const char *json,
+    struct box_err *e)
+{
+	struct incus_kvs kv = { 0 };
+	struct json_doc d = { 0 };
+	int rc;
+
+	if ((rc = json_parse(&d, json, strlen(json), e)) == 0 &&
+	    (rc = incus_kv_from_json(&kv, &d, 0)) == 0)
+		rc = incus_dev_set(devs, name, &kv);
+	incus_kv_free(&kv);
+	json_free(&d);
+	return rc < 0 ? err_set(e, rc, "building the door device failed") :
+	    0;
 }
 
 /*
@@ -90,13 +98,14 @@ nic_with_pin(const struct json_doc *d, int inst, const char *ip, char **out,
  * VM door is left.
  */
 static void
-route_localnet_for_door(const struct json_doc *d, int inst)
+route_localnet_for_door(const struct incus_instance *in)
 {
-	char net[32], key[96];
+	const char *net = incus_dev_key(&in->expanded_devices, "eth0",
+	    "network");
+	char key[96];
 	struct box_err e;
 
-	if (json_gets(d, json_path(d, inst, "expanded_devices.eth0"),
-	    "network", net, sizeof(net), NULL) == NULL)
+	if (net == NULL || strlen(net) >= 32)
 		return;
 	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet", net);
 	err_clear(&e);
@@ -111,26 +120,25 @@ route_localnet_for_door(const struct json_doc *d, int inst)
 }
 
 static int
-add(struct incus *c, const struct json_doc *d, int inst, const char *box,
+add(struct incus *c, const struct incus_instance *in, const char *box,
     int port, int hport, struct box_err *e)
 {
 	struct box_subnets sn;
-	struct incus_reply r;
-	struct json_w w;
-	char addr[64], dev[256], name[32], path[160], desc[512];
-	char *pin = NULL, *body;
-	int vm, rc, acl = 0;
+	struct incus_devices devs = { 0 };
+	struct incus_kvs cfg = { 0 };
+	char addr[64], dev[256], name[32];
+	int vm, rc, acl = 0, pin = 0;
 
 	snprintf(name, sizeof(name), DOOR_PREFIX "%d", port);
-	if (json_get(d, json_get(d, inst, "devices"), name) >= 0) {
+	if (incus_dev_get(&in->devices, name) != NULL) {
 		err_set(e, -EEXIST, "%s already exposes port %d", box, port);
 		err_fix(e, "change it by closing it first: box expose %s "
 		    "--remove %d", box, port);
 		return -EEXIST;
 	}
-	vm = json_streq(d, json_get(d, inst, "type"), "virtual-machine");
+	vm = strcmp(in->type, "virtual-machine") == 0;
 	box_subnets_read(&sn);
-	box_address(d, inst, &sn, addr, sizeof(addr));
+	box_address_of(in, &sn, addr, sizeof(addr));
 	if (vm && strcmp(addr, "-") == 0) {
 		err_set(e, -EADDRNOTAVAIL, "%s has no address on its bridge "
 		    "yet — is it running?", box);
@@ -146,58 +154,41 @@ add(struct incus *c, const struct json_doc *d, int inst, const char *box,
 			acl = 1;
 		else if (rc != -ENOENT)
 			return rc;
-		if (json_get(d, json_path(d, inst, "devices.eth0"),
-		    "ipv4.address") < 0 &&
-		    (rc = nic_with_pin(d, inst, addr, &pin, e)) < 0)
-			goto undo;
+		if (incus_dev_key(&in->devices, "eth0", "ipv4.address") ==
+		    NULL) {
+			if ((rc = nic_with_pin(in, addr, &devs, e)) < 0)
+				goto undo;
+			pin = 1;
+		}
 	}
-	life_jstr(d, inst, "description", desc, sizeof(desc), "");
-	json_w_init(&w, 65536);
-	json_w_obj(&w);
-	json_w_key(&w, "description");	/* a PATCH without it clears it */
-	json_w_str(&w, desc);
-	if (pin != NULL) {
-		json_w_key(&w, "config");
-		json_w_obj(&w);
-		json_w_key(&w, DOOR_PIN_KEY);
-		json_w_str(&w, addr);
-		json_w_end(&w, '}');
-	}
-	json_w_key(&w, "devices");
-	json_w_obj(&w);
-	if (pin != NULL) {
-		json_w_key(&w, "eth0");
-		json_w_raw(&w, pin, strlen(pin));
-	}
-	json_w_key(&w, name);
-	json_w_raw(&w, dev, strlen(dev));
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0) {
+	if (pin && incus_kv_set(&cfg, DOOR_PIN_KEY, addr) < 0) {
 		rc = err_set(e, -ENOMEM, "out of memory");
 		goto undo;
 	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s", box);
-	rc = incus_call(c, "PATCH", path, body, &r, e);
-	incus_reply_free(&r);
-	free(body);
+	if ((rc = door_device(&devs, name, dev, e)) < 0)
+		goto undo;
+	/* a PATCH without the description clears it */
+	rc = incus_instance_patch(c, box, pin ? &cfg : NULL, &devs,
+	    in->description, 0, e);
 	if (rc < 0) {
 		err_context(e, "opening the door");
 		goto undo;
 	}
-	free(pin);
+	incus_dev_free(&devs);
+	incus_kv_free(&cfg);
 	printf("127.0.0.1:%d → %s:%d\n", hport, box, port);
 	if (vm) {
 		life_say("the server in the box must listen on 0.0.0.0 (or "
 		    "%s) port %d", addr, port);
-		route_localnet_for_door(d, inst);
+		route_localnet_for_door(in);
 	} else {
 		life_say("the server in the box may listen on 127.0.0.1 or "
 		    "0.0.0.0 port %d", port);
 	}
 	return 0;
 undo:
-	free(pin);
+	incus_dev_free(&devs);
+	incus_kv_free(&cfg);
 	if (acl) {
 		struct box_err le;
 
@@ -208,25 +199,27 @@ undo:
 }
 
 static int
-remove_door(struct incus *c, const struct json_doc *d, int inst,
+remove_door(struct incus *c, const struct incus_instance *in,
     const char *box, int port, struct box_err *e)
 {
-	int devs = json_get(d, inst, "devices"), dev, k, others = 0;
-	char name[32], connect[128], ip[64], key[64];
+	const struct incus_kvs *dev;
+	const char *connect;
+	char name[32], ip[64];
 	struct life_edit ed;
-	int p, rc;
+	size_t k;
+	int p, rc, others = 0;
 
 	snprintf(name, sizeof(name), DOOR_PREFIX "%d", port);
-	dev = json_get(d, devs, name);
-	if (dev < 0) {
+	dev = incus_dev_get(&in->devices, name);
+	if (dev == NULL) {
 		err_set(e, -ENOENT, "%s has no exposure on port %d", box, port);
 		err_fix(e, "box expose %s --list", box);
 		return -ENOENT;
 	}
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k)))
-		if (json_str(d, k, key, sizeof(key)) >= 0 &&
-		    strncmp(key, DOOR_PREFIX, strlen(DOOR_PREFIX)) == 0 &&
-		    strcmp(key, name) != 0)
+	for (k = 0; k < in->devices.n; k++)
+		if (strncmp(in->devices.v[k].name, DOOR_PREFIX,
+		    strlen(DOOR_PREFIX)) == 0 &&
+		    strcmp(in->devices.v[k].name, name) != 0)
 			others++;
 	memset(&ed, 0, sizeof(ed));
 	ed.drop_dev_name = name;
@@ -235,8 +228,9 @@ remove_door(struct incus *c, const struct json_doc *d, int inst,
 		return rc;
 	printf("closed the door on port %d\n", port);
 	/* Best effort from here: the door itself is shut. */
-	if (json_streq(d, json_get(d, dev, "nat"), "true") &&
-	    json_gets(d, dev, "connect", connect, sizeof(connect), NULL) &&
+	connect = incus_kv_get(dev, "connect");
+	if (strcmp(incus_kv_or(dev, "nat", ""), "true") == 0 &&
+	    connect != NULL && strlen(connect) < 128 &&
 	    door_connect_parse(connect, ip, sizeof(ip), &p) == 0) {
 		struct box_err le;
 
@@ -245,8 +239,7 @@ remove_door(struct incus *c, const struct json_doc *d, int inst,
 			life_say("warning: the ACL rule for %s:%d stays: %s",
 			    ip, p, le.msg);
 	}
-	if (others == 0 && box_config(d, inst, DOOR_PIN_KEY, ip, sizeof(ip),
-	    NULL) != NULL) {
+	if (others == 0 && incus_kv_get(&in->config, DOOR_PIN_KEY) != NULL) {
 		static const char *const unpin[] = { DOOR_PIN_KEY, "", NULL };
 		struct box_err le;
 
@@ -255,8 +248,8 @@ remove_door(struct incus *c, const struct json_doc *d, int inst,
 		ed.drop_dev_name = "eth0";
 		err_clear(&le);
 		if (life_edit(c, box, &ed, &le) < 0)
-			life_say("warning: the pinned address %s stays: %s", ip,
-			    le.msg);
+			life_say("warning: the pinned address %.63s stays: %s",
+			    incus_kv_get(&in->config, DOOR_PIN_KEY), le.msg);
 	}
 	return 0;
 }
@@ -270,7 +263,7 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	struct incus_reply r;
+	struct incus_instance in;
 	struct box_info bi;
 	struct incus c;
 	int rc, port = 0, hport = 0;
@@ -304,20 +297,20 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 		    "'%s'", opts[1].value);
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if ((rc = box_fetch(&c, res.pos[0], 1, &r, &bi, e)) < 0)
+	if ((rc = box_get(&c, res.pos[0], INCUS_INST_STATE, &in, &bi, e)) < 0)
 		goto out;
 	if (opts[0].seen)
-		rc = list(&r.doc, r.metadata, res.pos[0]);
+		rc = list(&in, res.pos[0]);
 	else if (opts[1].seen)
-		rc = remove_door(&c, &r.doc, r.metadata, res.pos[0], port, e);
+		rc = remove_door(&c, &in, res.pos[0], port, e);
 	else if (!bi.running && strcmp(bi.type, "virtual-machine") == 0) {
 		/* a VM's door needs its address (a container's does not) */
 		rc = err_set(e, -ENOTCONN, "%s is not running — a VM's door "
 		    "needs its address", res.pos[0]);
 		err_fix(e, "box start %s", res.pos[0]);
 	} else
-		rc = add(&c, &r.doc, r.metadata, res.pos[0], port, hport, e);
-	incus_reply_free(&r);
+		rc = add(&c, &in, res.pos[0], port, hport, e);
+	incus_instance_free(&in);
 out:
 	incus_close(&c);
 	return rc;

@@ -55,6 +55,7 @@
 #include "util/clock.h"
 #include "box/backup.h"
 #include "box/box.h"
+#include "box/discard.h"
 #include "box/each.h"
 #include "box/import_id.h"
 #include "box/door.h"
@@ -68,8 +69,10 @@
 #include "host/egress_host.h"
 #include "incus/api.h"
 #include "incus/backup.h"
+#include "incus/instance.h"
 #include "incus/stream.h"
 #include "util/opt.h"
+#include "util/prompt.h"
 #include "util/progress.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -299,65 +302,58 @@ refuse_items(const struct vet *v, int after_upload, struct box_err *e)
 static int
 vet_held(struct incus *c, const char *name, struct box_err *e)
 {
-	struct incus_reply r, s;
+	struct incus_instance in;
+	struct json_doc d = { 0 }, sd = { 0 };
 	struct vet v;
-	char path[200];
+	char *snaps = NULL;
+	size_t n = 0;
 	int rc;
 
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc < 0) {
-		incus_reply_free(&r);
-		return rc;
-	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots?recursion=1",
-	    name);
-	rc = incus_call(c, "GET", path, NULL, &s, e);
-	if (rc < 0) {
-		incus_reply_free(&r);
-		incus_reply_free(&s);
-		return rc;
-	}
-	vet_init(&v);
-	rc = vet_daemon(&r.doc, r.metadata, &s.doc, s.metadata, &v);
-	incus_reply_free(&r);
-	incus_reply_free(&s);
+	/* the vet reads the daemon's own bytes, as the daemon sent them */
+	rc = incus_instance_get(c, name, INCUS_INST_RAW, &in, e);
 	if (rc < 0)
-		return err_set(e, rc, "the daemon's record of %s is not what "
-		    "box expects", name);
-	if (v.n > 0 || v.more > 0)
-		return refuse_items(&v, 1, e);
-	return 0;
+		return rc;
+	rc = incus_snapshot_list_raw(c, name, &snaps, &n, e);
+	if (rc == 0 && ((rc = json_parse(&d, in.raw, in.raw_len, e)) < 0 ||
+	    (rc = json_parse(&sd, snaps, n, e)) < 0))
+		err_context(e, "the daemon's record of %s", name);
+	if (rc == 0) {
+		vet_init(&v);
+		rc = vet_daemon(&d, 0, &sd, 0, &v);
+		if (rc < 0)
+			err_set(e, rc, "the daemon's record of %s is not what "
+			    "box expects", name);
+		else if (v.n > 0 || v.more > 0)
+			rc = refuse_items(&v, 1, e);
+	}
+	json_free(&d);
+	json_free(&sd);
+	free(snaps);
+	incus_instance_free(&in);
+	return rc;
 }
 
 static int
 rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 {
 	static const char *const profiles[] = { LIFE_PROFILE, NULL };
-	struct incus_reply r;
+	struct incus_instance in;
 	struct life_edit ed;
 	struct mint_kv kv;
-	char path[160], now[32], had[256] = "", p[64];
-	int rc, pr, k;
+	char now[32], had[256] = "";
+	size_t k;
+	int rc;
 
-	snprintf(path, sizeof(path), "/1.0/instances/%s", name);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc < 0) {
-		incus_reply_free(&r);
+	if ((rc = incus_instance_get(c, name, 0, &in, e)) < 0)
 		return rc;
-	}
 	text_utc(now, sizeof(now), time(NULL));
-	*vm = json_streq(&r.doc, json_get(&r.doc, r.metadata, "type"),
-	    "virtual-machine");
-	pr = json_get(&r.doc, r.metadata, "profiles");
-	for (k = json_child(&r.doc, pr); k >= 0; k = json_next(&r.doc, k)) {
-		json_str(&r.doc, k, p, sizeof(p));
-		if (strlen(had) + strlen(p) + 2 < sizeof(had))
+	*vm = strcmp(in.type, "virtual-machine") == 0;
+	for (k = 0; k < in.nprofiles; k++)
+		if (strlen(had) + strlen(in.profiles[k]) + 2 < sizeof(had))
 			snprintf(had + strlen(had), sizeof(had) - strlen(had),
-			    "%s%s", had[0] ? "," : "", p);
-	}
-	rc = mint_import_stamps(&kv, &r.doc, r.metadata, now);
-	incus_reply_free(&r);
+			    "%s%s", had[0] ? "," : "", in.profiles[k]);
+	rc = mint_import_stamps_of(&kv, &in.config, now);
+	incus_instance_free(&in);
 	if (rc < 0)
 		return err_set(e, rc, "import stamps too long");
 	memset(&ed, 0, sizeof(ed));
@@ -402,9 +398,9 @@ static int
 replace(struct incus *c, const char *tmp, const char *name,
     const char **stage, char *addr, size_t cap, struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance in;
+	struct json_doc d = { 0 };
 	struct progress p;
-	char path[160], body[160];
 	long long deadline;
 	int rc, forced;
 
@@ -412,19 +408,19 @@ replace(struct incus *c, const char *tmp, const char *name,
 	if ((rc = life_stop(c, tmp, LIFE_GRACE_S, &forced, e)) < 0)
 		return rc;
 	*stage = "remove the old box";
-	if ((rc = box_fetch(c, name, 0, &r, NULL, e)) < 0)
+	if ((rc = box_get(c, name, INCUS_INST_RAW, &in, NULL, e)) < 0)
 		return rc;
-	door_forget(c, &r.doc, r.metadata);
-	incus_reply_free(&r);
+	/* box/door.c reads the doors from the instance's own object */
+	if (json_parse(&d, in.raw, in.raw_len, e) == 0)
+		door_forget(c, &d, 0);
+	err_clear(e);
+	json_free(&d);
+	incus_instance_free(&in);
 	if ((rc = life_delete(c, name, e)) < 0)
 		return rc;
 	life_say("removed the old %s (the new one had imported cleanly)", name);
 	*stage = "rename";
-	snprintf(path, sizeof(path), "/1.0/instances/%s", tmp);
-	snprintf(body, sizeof(body), "{\"name\":\"%s\"}", name);
-	rc = incus_do(c, "POST", path, body, LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
-	if (rc < 0)
+	if ((rc = incus_instance_rename(c, tmp, name, LIFE_OP_S, e)) < 0)
 		return rc;
 	*stage = "egress";
 	if ((rc = egress_sync_box(c, name, e)) < 0)
@@ -484,11 +480,7 @@ verdict_refuse(struct vet_verdict *vd, const char *file, int fd,
 static void
 remove_half(struct incus *c, const char *target)
 {
-	struct box_err le;
-
-	err_clear(&le);
-	if (life_exists(c, target, &le) == 1 && life_delete(c, target, &le) < 0)
-		life_say("warning: could not remove %s: %s", target, le.msg);
+	box_discard(c, target, NULL, NULL);
 }
 
 int
@@ -595,8 +587,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		snprintf(q, sizeof(q), "replace box %s (%s) with the one in %s "
 		    "— %s and all its snapshots are deleted once the new one "
 		    "has imported and booted", name, old.status, file, name);
-		if ((rc = life_ask(q, e)) < 0) {
-			if (rc == -EINVAL)
+		if ((rc = consent_ask(q, NULL, e)) < 0) {
+			if (rc == -ENOTTY)
 				err_fix(e, "run it on a terminal, or remove "
 				    "the old one first: box rm %s --force",
 				    name);
@@ -698,15 +690,7 @@ fail:
 			    "%s", name, tmp_there ? tmp : name, tmp_there ?
 			    tmp : name);
 	} else if (posted) {
-		struct box_err le;
-
-		err_clear(&le);
-		if (life_exists(&c, target, &le) == 1) {
-			life_say("removing the half-imported %s", target);
-			if (life_delete(&c, target, &le) < 0)
-				life_say("warning: could not remove %s: %s",
-				    target, le.msg);
-		}
+		box_discard(&c, target, "half-imported", NULL);
 		if (replacing)
 			life_say("%s is untouched", name);
 	}

@@ -1,8 +1,8 @@
 /*
- * box info <box> - one box in full: GET /1.0/instances/<box> (config and
- * devices, no runtime state), its address from the host's DHCP records,
- * GET .../snapshots?recursion=1.  --json prints the daemon's whole object
- * (GET /1.0/instances/<box>?recursion=1: state and snapshots included).
+ * box info <box> - one box in full: the instance (config and devices, no
+ * runtime state), its address from the host's DHCP records, its
+ * snapshots.  --json prints the daemon's whole object (with its state and
+ * snapshots).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +19,19 @@
 #define LABEL "%-11s"
 
 struct view {
-	const struct json_doc *d;
-	int inst;
-	const struct json_doc *sd;	/* the snapshot list's reply */
-	int snaps;
+	const struct incus_instance *in;
+	struct incus_snapshot_list snaps;
+	/* the instance's own object, for host/egress_host.c, which reads
+	 * the policy from it */
+	struct json_doc raw;
 	char addr[64];
 	char why[256];			/* why no address, or "" */
 };
 
 static const char *
-cfg(const struct view *v, const char *key, char *buf, size_t cap)
+cfg(const struct view *v, const char *key)
 {
-	return box_config(v->d, v->inst, key, buf, cap, NULL);
+	return incus_kv_get(&v->in->config, key);
 }
 
 /* "2026-11-30T13:03:53.51Z" -> "2026-11-30 13:03:53 UTC" */
@@ -46,20 +47,16 @@ human_time(const char *iso, char *buf, size_t cap)
 static void
 print_exposures(const struct view *v)
 {
-	const struct json_doc *d = v->d;
-	int devs = json_get(d, v->inst, "devices"), k;
-	char listen[128], connect[128];
+	size_t k;
 
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k);
+	for (k = 0; k < v->in->devices.n; k++) {
+		const struct incus_device *dev = &v->in->devices.v[k];
 		const char *port, *l, *c;
-		char name[64];
 
-		if (json_str(d, k, name, sizeof(name)) < 0 ||
-		    strncmp(name, "expose-", 7) != 0)
+		if (strncmp(dev->name, "expose-", 7) != 0)
 			continue;
-		l = json_gets(d, dev, "listen", listen, sizeof(listen), "?");
-		c = json_gets(d, dev, "connect", connect, sizeof(connect), "?");
+		l = incus_kv_or(&dev->kv, "listen", "?");
+		c = incus_kv_or(&dev->kv, "connect", "?");
 		if (strncmp(l, "tcp:", 4) == 0)
 			l += 4;
 		port = strrchr(c, ':');
@@ -70,9 +67,8 @@ print_exposures(const struct view *v)
 static void
 print_minted(const struct view *v)
 {
-	char created[64], version[64];
-	const char *c = cfg(v, "user.box.created", created, sizeof(created));
-	const char *ver = cfg(v, "user.box.version", version, sizeof(version));
+	const char *c = cfg(v, "user.box.created");
+	const char *ver = cfg(v, "user.box.version");
 
 	if (c == NULL && ver == NULL)
 		printf(LABEL "(not recorded — this box predates the mint "
@@ -85,13 +81,11 @@ print_minted(const struct view *v)
 static void
 print_imported(const struct view *v)
 {
-	char first[64], by[64], last[64], lastby[64], count[32];
-	const char *f = cfg(v, "user.box.imported", first, sizeof(first));
-	const char *l = cfg(v, "user.box.imported.last", last, sizeof(last));
-	const char *b = cfg(v, "user.box.imported.by", by, sizeof(by));
-	const char *lb = cfg(v, "user.box.imported.last.by", lastby,
-	    sizeof(lastby));
-	const char *n = cfg(v, "user.box.imported.count", count, sizeof(count));
+	const char *f = cfg(v, "user.box.imported");
+	const char *l = cfg(v, "user.box.imported.last");
+	const char *b = cfg(v, "user.box.imported.by");
+	const char *lb = cfg(v, "user.box.imported.last.by");
+	const char *n = cfg(v, "user.box.imported.count");
 
 	if (f == NULL && l == NULL)
 		return;
@@ -105,14 +99,11 @@ print_imported(const struct view *v)
 static void
 print_lineage(const struct view *v, const struct box_info *bi)
 {
-	char image[256], fp[128], mode[32], asked[32], repo[128], ref[128];
-	char origin[64], from[128], role[64], schema[32];
-	const char *s;
+	const char *s, *image;
 
 	if (bi->template_[0] != '\0') {
-		const char *r = cfg(v, "user.box.role", role, sizeof(role));
-		int has_user = bi->legacy || cfg(v, "user.box.user", image,
-		    sizeof(image)) != NULL;
+		const char *r = cfg(v, "user.box.role");
+		int has_user = bi->legacy || cfg(v, "user.box.user") != NULL;
 
 		printf(LABEL "%s", "TEMPLATE", bi->template_);
 		if (has_user && r != NULL)
@@ -123,27 +114,27 @@ print_lineage(const struct view *v, const struct box_info *bi)
 			printf(" (role %s)", r);
 		putchar('\n');
 	}
-	if (cfg(v, "user.box.image", image, sizeof(image)) != NULL) {
+	if ((image = cfg(v, "user.box.image")) != NULL) {
 		printf(LABEL "%s", "IMAGE", image);
-		if (cfg(v, "user.box.image.fingerprint", fp, sizeof(fp)))
-			printf(" @ %.12s…", fp);
+		if ((s = cfg(v, "user.box.image.fingerprint")) != NULL)
+			printf(" @ %.12s…", s);
 		putchar('\n');
 	}
-	if (cfg(v, "user.box.mode.asked", asked, sizeof(asked)) != NULL) {
-		s = cfg(v, "user.box.mode", mode, sizeof(mode));
-		printf(LABEL "%s (asked: %s)\n", "MODE", s ? s : "?", asked);
+	if ((image = cfg(v, "user.box.mode.asked")) != NULL) {
+		s = cfg(v, "user.box.mode");
+		printf(LABEL "%s (asked: %s)\n", "MODE", s ? s : "?", image);
 	}
-	if (cfg(v, "user.box.rig.repo", repo, sizeof(repo)) != NULL) {
-		s = cfg(v, "user.box.rig.ref", ref, sizeof(ref));
-		printf(LABEL "%s@%s\n", "RIG", repo, s ? s : "?");
+	if ((image = cfg(v, "user.box.rig.repo")) != NULL) {
+		s = cfg(v, "user.box.rig.ref");
+		printf(LABEL "%s@%s\n", "RIG", image, s ? s : "?");
 	}
-	if (cfg(v, "user.box.origin", origin, sizeof(origin)) != NULL) {
-		printf(LABEL "%s", "ORIGIN", origin);
-		if (cfg(v, "user.box.origin.from", from, sizeof(from)))
-			printf(" of %s", from);
+	if ((image = cfg(v, "user.box.origin")) != NULL) {
+		printf(LABEL "%s", "ORIGIN", image);
+		if ((s = cfg(v, "user.box.origin.from")) != NULL)
+			printf(" of %s", s);
 		putchar('\n');
 	}
-	s = cfg(v, "user.box.schema", schema, sizeof(schema));
+	s = cfg(v, "user.box.schema");
 	if (s != NULL && (strspn(s, "0123456789") != strlen(s) || *s == '\0' ||
 	    strtol(s, NULL, 10) > 1))
 		printf(LABEL "stamp schema %s is newer than this box reads — "
@@ -153,24 +144,24 @@ print_lineage(const struct view *v, const struct box_info *bi)
 static void
 print_snapshots(const struct view *v, const char *box)
 {
-	const struct json_doc *d = v->sd;
-	int snaps = v->snaps, s;
-	char name[128], when[64], human[64], firstname[128] = "";
+	char human[64], firstname[256] = "";
+	size_t s;
 
-	if (json_count(d, snaps) == 0) {
+	if (v->snaps.n == 0) {
 		printf(LABEL "(none)\n\nTake one:   box snapshot %s <label>\n",
 		    "SNAPSHOTS", box);
 		return;
 	}
 	printf("SNAPSHOTS\n");
-	for (s = json_child(d, snaps); s >= 0; s = json_next(d, s)) {
-		const char *n = json_gets(d, s, "name", name, sizeof(name), "?");
+	for (s = 0; s < v->snaps.n; s++) {
+		const struct incus_snapshot *sn = &v->snaps.v[s];
+		const char *n = sn->name[0] ? sn->name : "?";
 		const char *slash = strrchr(n, '/');
 
 		if (slash != NULL)
 			n = slash + 1;
-		human_time(json_gets(d, s, "created_at", when, sizeof(when),
-		    "?"), human, sizeof(human));
+		human_time(sn->created_at[0] ? sn->created_at : "?", human,
+		    sizeof(human));
 		printf("  %-14s%s\n", n, human);
 		if (firstname[0] == '\0')
 			snprintf(firstname, sizeof(firstname), "%s", n);
@@ -188,7 +179,7 @@ print_egress(const struct view *v)
 
 	if (text == NULL)
 		return;
-	egress_effective(v->d, v->inst, text, EGRESS_TEXTMAX + 32);
+	egress_effective(&v->raw, 0, text, EGRESS_TEXTMAX + 32);
 	printf(LABEL "%s\n", "EGRESS", text);
 	free(text);
 }
@@ -229,53 +220,53 @@ print_info(const struct view *v, const struct box_info *bi)
 static int
 show(struct incus *c, const char *name, struct box_err *e)
 {
-	struct incus_reply r, sr, fr;
+	struct incus_instance in, full;
 	struct box_where w;
 	struct box_info bi;
+	struct box_err le;
 	struct view v;
-	char path[160];
 	int rc, got;
 
 	memset(&v, 0, sizeof(v));
-	rc = box_fetch(c, name, 0, &r, &bi, e);
+	memset(&full, 0, sizeof(full));
+	rc = box_get(c, name, INCUS_INST_RAW, &in, &bi, e);
 	if (rc < 0)
 		return rc;
-	v.d = &r.doc;
-	v.inst = r.metadata;
+	v.in = &in;
+	err_clear(&le);
+	if ((rc = json_parse(&v.raw, in.raw, in.raw_len, &le)) < 0) {
+		*e = le;
+		goto out;
+	}
 	where_init(&w);
-	got = where_address(&w, &r.doc, r.metadata, v.addr, sizeof(v.addr),
-	    v.why, sizeof(v.why));
+	got = where_address(&w, &in, v.addr, sizeof(v.addr), v.why,
+	    sizeof(v.why));
 	where_free(&w);
-	fr.body = NULL;
 	if (got < 0) {
 		struct box_subnets sn;
 
 		fprintf(stderr, "box: %s — asking the daemon for its full "
 		    "state instead\n", v.why);
 		v.why[0] = '\0';
-		rc = box_fetch(c, name, 1, &fr, NULL, e);
+		rc = box_get(c, name, INCUS_INST_STATE, &full, NULL, e);
 		if (rc < 0)
 			goto out;
 		box_subnets_read(&sn);
-		box_address(&fr.doc, fr.metadata, &sn, v.addr, sizeof(v.addr));
+		box_address_of(&full, &sn, v.addr, sizeof(v.addr));
 	} else if (got == 0 && !bi.running) {
 		v.why[0] = '\0';	/* a stopped box has none: nothing to say */
 	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots?recursion=1",
-	    bi.name);
-	rc = incus_call(c, "GET", path, NULL, &sr, e);
+	rc = incus_snapshot_list(c, bi.name, &v.snaps, e);
 	if (rc < 0) {
 		err_context(e, "listing the snapshots of %s", bi.name);
 		goto out;
 	}
-	v.sd = &sr.doc;
-	v.snaps = sr.metadata;
 	print_info(&v, &bi);
-	incus_reply_free(&sr);
 out:
-	if (fr.body != NULL)
-		incus_reply_free(&fr);
-	incus_reply_free(&r);
+	incus_snapshot_list_free(&v.snaps);
+	json_free(&v.raw);
+	incus_instance_free(&full);
+	incus_instance_free(&in);
 	return rc;
 }
 
@@ -287,7 +278,7 @@ cmd_info(int argc, char **argv, struct box_err *e)
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	struct incus_reply r;
+	struct incus_instance in;
 	struct incus c;
 	int rc;
 
@@ -301,14 +292,12 @@ cmd_info(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (!opts[0].seen) {
 		rc = show(&c, res.pos[0], e);
-	} else if ((rc = box_fetch(&c, res.pos[0], 1, &r, NULL, e)) == 0) {
+	} else if ((rc = box_get(&c, res.pos[0], INCUS_INST_STATE |
+	    INCUS_INST_RAW, &in, NULL, e)) == 0) {
 		/* The daemon's own object, state and snapshots included. */
-		size_t n;
-		const char *raw = json_raw(&r.doc, r.metadata, &n);
-
-		fwrite(raw, 1, n, stdout);
+		fwrite(in.raw, 1, in.raw_len, stdout);
 		putchar('\n');
-		incus_reply_free(&r);
+		incus_instance_free(&in);
 	}
 	incus_close(&c);
 	return rc;

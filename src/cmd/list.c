@@ -28,9 +28,6 @@
 #include "util/opt.h"
 #include "util/table.h"
 
-#define FILTER "filter=config.user.box+eq+1+or+config.user.claudebox+eq+1"
-#define LIST_FAST "/1.0/instances?recursion=1&" FILTER
-#define LIST_FULL "/1.0/instances?recursion=2&" FILTER
 #define MAX_POOLS 8
 
 enum { OUT_TABLE, OUT_JSON, OUT_FULL };
@@ -75,46 +72,65 @@ row_cmp(const void *a, const void *b)
 
 /* The pool of the instance's root disk, or "". */
 static void
-root_pool(const struct json_doc *d, int inst, char *buf, size_t cap)
+root_pool(const struct incus_instance *in, char *buf, size_t cap)
 {
-	int devs = json_get(d, inst, "expanded_devices"), k;
-	char type[16], path[8];
+	size_t k;
 
 	buf[0] = '\0';
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k);
+	for (k = 0; k < in->expanded_devices.n; k++) {
+		const struct incus_kvs *dev = &in->expanded_devices.v[k].kv;
 
-		if (strcmp(json_gets(d, dev, "type", type, sizeof(type), ""),
-		    "disk") == 0 && strcmp(json_gets(d, dev, "path", path,
-		    sizeof(path), ""), "/") == 0) {
-			json_gets(d, dev, "pool", buf, cap, "");
+		if (strcmp(incus_kv_or(dev, "type", ""), "disk") == 0 &&
+		    strcmp(incus_kv_or(dev, "path", ""), "/") == 0) {
+			snprintf(buf, cap, "%s", incus_kv_or(dev, "pool", ""));
 			return;
 		}
 	}
 }
 
-/* The tagged instances of the list reply as rows (addresses not yet). */
+/*
+ * The effective egress policy.  host/egress_host.c reads it from the
+ * instance's JSON object, which the list keeps (INCUS_INST_RAW) for
+ * --json=full anyway.
+ */
+static void
+effective_egress(const struct incus_instance *in, char *buf, size_t cap)
+{
+	struct json_doc d;
+	struct box_err le;
+
+	err_clear(&le);
+	if (in->raw == NULL || json_parse(&d, in->raw, in->raw_len, &le) < 0) {
+		snprintf(buf, cap, "invalid (nothing allowed)");
+		return;
+	}
+	egress_effective(&d, 0, buf, cap);
+	json_free(&d);
+}
+
+/* The tagged instances of the list as rows (addresses not yet). */
 static int
-roster_from(const struct json_doc *d, int arr, struct roster *ro,
+roster_from(const struct incus_instance_list *l, struct roster *ro,
     struct box_err *e)
 {
-	int i, cap = json_count(d, arr);
+	size_t i;
 
 	ro->n = 0;
-	ro->v = calloc(cap > 0 ? (size_t)cap : 1, sizeof(*ro->v));
+	ro->v = calloc(l->n > 0 ? l->n : 1, sizeof(*ro->v));
 	if (ro->v == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
+	for (i = 0; i < l->n; i++) {
 		struct row *r = &ro->v[ro->n];
+		const struct incus_instance *in = &l->v[i];
 
-		if (!box_is_tagged(d, i, NULL))
+		if (!box_tagged(in, NULL))
 			continue;
-		box_info_from(d, i, &r->bi);
+		box_info_of(in, &r->bi);
 		snprintf(r->addr, sizeof(r->addr), "-");
-		root_pool(d, i, r->pool, sizeof(r->pool));
-		r->snaps = json_count(d, json_get(d, i, "snapshots"));
+		root_pool(in, r->pool, sizeof(r->pool));
+		r->snaps = in->nsnapshots;
 		if ((r->egress = malloc(EGRESS_TEXTMAX + 32)) != NULL)
-			egress_effective(d, i, r->egress, EGRESS_TEXTMAX + 32);
+			effective_egress(in, r->egress, EGRESS_TEXTMAX + 32);
 		ro->n++;
 	}
 	return 0;
@@ -214,28 +230,23 @@ static int
 list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
     struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance_list l;
 	struct box_where w;
-	int i, k, rc;
+	size_t i;
+	int k, rc;
 
-	rc = incus_call(c, "GET", LIST_FAST, NULL, &r, e);
+	rc = incus_instance_list(c, BOX_FILTER, INCUS_INST_RAW, &l, e);
 	if (rc < 0)
 		return err_context(e, "listing boxes"), rc;
-	if (json_type(&r.doc, r.metadata) != JSON_ARRAY) {
-		incus_reply_free(&r);
-		return err_set(e, -EBOX_PROTO, "listing boxes: the daemon "
-		    "sent no instance list");
-	}
-	rc = roster_from(&r.doc, r.metadata, ro, e);
+	rc = roster_from(&l, ro, e);
 	where_init(&w);
-	/* Addresses: the reply's instances are the roster's, in order. */
-	for (i = json_child(&r.doc, r.metadata), k = 0; rc == 0 && i >= 0;
-	    i = json_next(&r.doc, i)) {
+	/* Addresses: the list's tagged instances are the roster's, in order. */
+	for (i = 0, k = 0; rc == 0 && i < l.n; i++) {
 		char whyone[256];
 
-		if (!box_is_tagged(&r.doc, i, NULL))
+		if (!box_tagged(&l.v[i], NULL))
 			continue;
-		if (where_address(&w, &r.doc, i, ro->v[k].addr,
+		if (where_address(&w, &l.v[i], ro->v[k].addr,
 		    sizeof(ro->v[k].addr), whyone, sizeof(whyone)) < 0) {
 			snprintf(why, wcap, "%s", whyone);
 			rc = 1;
@@ -243,7 +254,7 @@ list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
 		k++;
 	}
 	where_free(&w);
-	incus_reply_free(&r);
+	incus_instance_list_free(&l);
 	if (rc == 0)
 		rc = count_snapshots(c, ro, why, wcap, e);
 	if (rc > 0)
@@ -258,55 +269,49 @@ list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
 
 /* The daemon's full objects: for --json=full and as the fallback. */
 static int
-list_full(struct incus *c, struct incus_reply *r, struct box_err *e)
+list_full(struct incus *c, struct incus_instance_list *l, struct box_err *e)
 {
-	int rc = incus_call(c, "GET", LIST_FULL, NULL, r, e);
+	int rc = incus_instance_list(c, BOX_FILTER, INCUS_INST_STATE |
+	    INCUS_INST_RAW, l, e);
 
-	if (rc < 0) {
+	if (rc < 0)
 		err_context(e, "listing boxes");
-		return rc;
-	}
-	if (json_type(&r->doc, r->metadata) != JSON_ARRAY) {
-		incus_reply_free(r);
-		return err_set(e, -EBOX_PROTO, "listing boxes: the daemon sent "
-		    "no instance list");
-	}
-	return 0;
+	return rc;
 }
 
 static int
-roster_full(const struct json_doc *d, int arr, struct roster *ro,
+roster_full(const struct incus_instance_list *l, struct roster *ro,
     struct box_err *e)
 {
 	struct box_subnets sn;
-	int i, k = 0, rc;
+	size_t i;
+	int k = 0, rc;
 
-	rc = roster_from(d, arr, ro, e);
+	rc = roster_from(l, ro, e);
 	if (rc < 0)
 		return rc;
 	box_subnets_read(&sn);
-	for (i = json_child(d, arr); i >= 0; i = json_next(d, i))
-		if (box_is_tagged(d, i, NULL))
-			box_address(d, i, &sn, ro->v[k++].addr,
+	for (i = 0; i < l->n; i++)
+		if (box_tagged(&l->v[i], NULL))
+			box_address_of(&l->v[i], &sn, ro->v[k++].addr,
 			    sizeof(ro->v[0].addr));
 	return 0;
 }
 
+/* --json=full: the daemon's own bytes of every box. */
 static void
-print_raw(const struct json_doc *d, int arr)
+print_raw(const struct incus_instance_list *l)
 {
-	int i, first = 1;
-	size_t n;
-	const char *raw;
+	size_t i;
+	int first = 1;
 
 	putchar('[');
-	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
-		if (!box_is_tagged(d, i, NULL))
+	for (i = 0; i < l->n; i++) {
+		if (!box_tagged(&l->v[i], NULL))
 			continue;
-		raw = json_raw(d, i, &n);
 		if (!first)
 			putchar(',');
-		fwrite(raw, 1, n, stdout);
+		fwrite(l->v[i].raw, 1, l->v[i].raw_len, stdout);
 		first = 0;
 	}
 	puts("]");
@@ -399,7 +404,7 @@ static int
 list(int out, struct box_err *e)
 {
 	struct incus c;
-	struct incus_reply r;
+	struct incus_instance_list l;
 	struct roster ro = { NULL, 0 };
 	char why[1024] = "";
 	int rc;
@@ -416,14 +421,14 @@ list(int out, struct box_err *e)
 		if (out != OUT_FULL)
 			fprintf(stderr, "box: %s — asking the daemon for every "
 			    "box's full state instead (slower)\n", why);
-		rc = list_full(&c, &r, e);
+		rc = list_full(&c, &l, e);
 		if (rc < 0)
 			goto done;
 		if (out == OUT_FULL)
-			print_raw(&r.doc, r.metadata);
+			print_raw(&l);
 		else
-			rc = roster_full(&r.doc, r.metadata, &ro, e);
-		incus_reply_free(&r);
+			rc = roster_full(&l, &ro, e);
+		incus_instance_list_free(&l);
 		if (rc < 0 || out == OUT_FULL)
 			goto done;
 	}

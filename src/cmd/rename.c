@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "host/egress_host.h"
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "util/opt.h"
 
 int
@@ -21,10 +22,8 @@ cmd_rename(int argc, char **argv, struct box_err *e)
 {
 	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
 	struct opt_result res;
-	struct incus_reply r;
 	struct box_info bi;
 	struct incus c;
-	char path[160], body[160];
 	int rc;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
@@ -50,10 +49,7 @@ cmd_rename(int argc, char **argv, struct box_err *e)
 			    "exists", res.pos[1]);
 		goto out;
 	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s", res.pos[0]);
-	snprintf(body, sizeof(body), "{\"name\":\"%s\"}", res.pos[1]);
-	rc = incus_do(&c, "POST", path, body, LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
+	rc = incus_instance_rename(&c, res.pos[0], res.pos[1], LIFE_OP_S, e);
 	if (rc == 0)
 		life_say("renamed %s to %s", res.pos[0], res.pos[1]);
 	/* its egress sets are named after it */

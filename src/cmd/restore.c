@@ -15,7 +15,9 @@
 #include "cmd/cmd.h"
 #include "host/egress_host.h"
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "util/opt.h"
+#include "util/prompt.h"
 
 int
 cmd_restore(int argc, char **argv, struct box_err *e)
@@ -25,10 +27,9 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	struct incus_reply r;
+	struct incus_snapshot snap;
 	struct incus c;
-	struct json_w w;
-	char path[400], esc[200], q[300], *body;
+	char q[300];
 	int rc;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
@@ -41,14 +42,7 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = box_resolve(&c, res.pos[0], NULL, e)) < 0)
 		goto out;
-	if (url_escape(res.pos[1], esc, sizeof(esc)) < 0) {
-		rc = err_usage(e, "snapshot name too long");
-		goto out;
-	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots/%s",
-	    res.pos[0], esc);
-	rc = incus_call(&c, "GET", path, NULL, &r, e);
-	incus_reply_free(&r);
+	rc = incus_snapshot_get(&c, res.pos[0], res.pos[1], &snap, e);
 	if (rc == -ENOENT) {
 		err_clear(e);
 		rc = err_set(e, -ENOENT, "%s has no snapshot '%s'", res.pos[0],
@@ -60,21 +54,9 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 	snprintf(q, sizeof(q), "roll %s back to snapshot '%s' and discard "
 	    "everything in the box since it was taken", res.pos[0],
 	    res.pos[1]);
-	if ((rc = life_consent(q, opts[0].seen, e)) < 0)
+	if ((rc = consent_or_force(q, opts[0].seen, "--force", e)) < 0)
 		goto out;
-	json_w_init(&w, 1024);
-	json_w_obj(&w);
-	json_w_key(&w, "restore");
-	json_w_str(&w, res.pos[1]);
-	json_w_end(&w, '}');
-	if (json_w_finish(&w, &body, NULL) < 0) {
-		rc = err_set(e, -ENOMEM, "out of memory");
-		goto out;
-	}
-	snprintf(path, sizeof(path), "/1.0/instances/%s", res.pos[0]);
-	rc = incus_do(&c, "PUT", path, body, LIFE_OP_S, &r, e);
-	incus_reply_free(&r);
-	free(body);
+	rc = incus_snapshot_restore(&c, res.pos[0], res.pos[1], LIFE_OP_S, e);
 	if (rc == 0)
 		life_say("restored %s to %s", res.pos[0], res.pos[1]);
 	/* the snapshot's config is back, its egress policy with it */

@@ -14,6 +14,7 @@
 #include "host/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
+#include "util/prompt.h"
 
 int
 cmd_rm(int argc, char **argv, struct box_err *e)
@@ -23,7 +24,9 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		{ NULL, NULL, 0, NULL, 0 }
 	};
 	struct opt_result res;
-	struct incus_reply r;
+	struct incus_instance in;
+	struct json_doc d = { 0 };
+	struct box_err le;
 	struct incus c;
 	char q[200];
 	int rc;
@@ -35,15 +38,19 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "usage: box rm <box> [--force]");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if ((rc = box_fetch(&c, res.pos[0], 0, &r, NULL, e)) < 0)
+	if ((rc = box_get(&c, res.pos[0], INCUS_INST_RAW, &in, NULL, e)) < 0)
 		goto out;
 	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
-	rc = life_consent(q, opts[0].seen, e);
+	rc = consent_or_force(q, opts[0].seen, "--force", e);
 	if (rc == 0) {
-		door_forget(&c, &r.doc, r.metadata);
+		/* box/door.c reads the doors from the instance's own object */
+		err_clear(&le);
+		if (json_parse(&d, in.raw, in.raw_len, &le) == 0)
+			door_forget(&c, &d, 0);
+		json_free(&d);
 		rc = life_delete(&c, res.pos[0], e);
 	}
-	incus_reply_free(&r);
+	incus_instance_free(&in);
 	if (rc == 0)
 		life_say("removed %s", res.pos[0]);
 	/* its sets and resolver lines go with it (when it had any) */

@@ -13,6 +13,7 @@
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "util/opt.h"
 
 static int
@@ -35,9 +36,9 @@ cmd_snapshot(int argc, char **argv, struct box_err *e)
 {
 	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
 	struct opt_result res;
-	struct incus_reply r;
+	struct incus_snapshot snap;
 	struct incus c;
-	char label[64], path[400], esc[200];
+	char label[64];
 	int rc;
 
 	rc = opt_parse(argc, argv, opts, &res, e);
@@ -57,11 +58,7 @@ cmd_snapshot(int argc, char **argv, struct box_err *e)
 		return rc;
 	rc = box_resolve(&c, res.pos[0], NULL, e);
 	if (rc == 0) {
-		url_escape(label, esc, sizeof(esc));
-		snprintf(path, sizeof(path), "/1.0/instances/%s/snapshots/%s",
-		    res.pos[0], esc);
-		rc = incus_call(&c, "GET", path, NULL, &r, e);
-		incus_reply_free(&r);
+		rc = incus_snapshot_get(&c, res.pos[0], label, &snap, e);
 		if (rc == 0) {
 			rc = err_set(e, -EEXIST, "%s already has a snapshot "
 			    "'%s'", res.pos[0], label);

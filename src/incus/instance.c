@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "incus/stream.h"
+
 /* "/1.0/instances/<name><suffix>" with the name escaped. */
 int
 incus_inst_path(char *buf, size_t cap, const char *name, const char *suffix)
@@ -422,4 +424,611 @@ incus_instance_state(struct incus *c, const char *name,
 		incus_state_free(st);
 	incus_reply_free(&r);
 	return rc;
+}
+
+/* --- writing ------------------------------------------------------------- */
+
+#define ODD_NAME(e, name) \
+	err_set(e, -EINVAL, "odd instance name '%.80s'", name)
+
+/* Send w's body, and wait for an operation when wait_s > 0. */
+static int
+send_w(struct incus *c, const char *method, const char *path,
+    struct json_w *w, int wait_s, struct box_err *e)
+{
+	struct incus_reply r;
+	char *body;
+	int rc;
+
+	if (json_w_finish(w, &body, NULL) < 0)
+		return err_set(e, -E2BIG, "the request for the daemon is too "
+		    "big");
+	if (wait_s > 0)
+		rc = incus_do(c, method, path, body, wait_s, &r, e);
+	else
+		rc = incus_call(c, method, path, body, &r, e);
+	incus_reply_free(&r);
+	free(body);
+	return rc;
+}
+
+/* Send w's body expecting an operation, returned in op. */
+static int
+begin_w(struct incus *c, const char *method, const char *path,
+    struct json_w *w, struct incus_op *op, struct box_err *e)
+{
+	struct incus_reply r;
+	char *body;
+	int rc;
+
+	op->url[0] = '\0';
+	if (json_w_finish(w, &body, NULL) < 0)
+		return err_set(e, -E2BIG, "the request for the daemon is too "
+		    "big");
+	rc = incus_call(c, method, path, body, &r, e);
+	free(body);
+	if (rc == 0 && r.type != INCUS_ASYNC)
+		rc = err_set(e, -EBOX_PROTO, "the daemon did not start an "
+		    "operation");
+	if (rc == 0)
+		snprintf(op->url, sizeof(op->url), "%s", r.operation);
+	incus_reply_free(&r);
+	return rc;
+}
+
+static void
+w_kv(struct json_w *w, const char *k, const char *v)
+{
+	json_w_key(w, k);
+	json_w_str(w, v);
+}
+
+static void
+w_strv(struct json_w *w, const char *const *v)
+{
+	json_w_arr(w);
+	for (; v != NULL && *v != NULL; v++)
+		json_w_str(w, *v);
+	json_w_end(w, ']');
+}
+
+static void
+new_json(struct json_w *w, const struct incus_instance_new *s)
+{
+	json_w_obj(w);
+	w_kv(w, "name", s->name);
+	if (s->type != NULL)
+		w_kv(w, "type", s->type);
+	if (s->description != NULL)
+		w_kv(w, "description", s->description);
+	if (s->profiles != NULL) {
+		json_w_key(w, "profiles");
+		w_strv(w, s->profiles);
+	}
+	json_w_key(w, "start");
+	json_w_bool(w, s->start);
+	/* a copy takes its source's where these are absent */
+	if (s->config != NULL) {
+		json_w_key(w, "config");
+		incus_kv_to_json(w, s->config);
+	}
+	if (s->devices != NULL) {
+		json_w_key(w, "devices");
+		incus_dev_to_json(w, s->devices);
+	}
+	json_w_key(w, "source");
+	json_w_obj(w);
+	if (s->source == INCUS_SRC_IMAGE) {
+		w_kv(w, "type", "image");
+		if (s->server != NULL) {
+			w_kv(w, "mode", "pull");
+			w_kv(w, "server", s->server);
+			w_kv(w, "protocol", s->protocol ? s->protocol :
+			    "simplestreams");
+		}
+		w_kv(w, "alias", s->alias);
+	} else if (s->source == INCUS_SRC_COPY) {
+		w_kv(w, "type", "copy");
+		w_kv(w, "source", s->copy_from);
+		json_w_key(w, "instance_only");
+		json_w_bool(w, s->instance_only);
+	} else {
+		w_kv(w, "type", "none");
+	}
+	json_w_end(w, '}');
+	json_w_end(w, '}');
+}
+
+int
+incus_instance_new_body(const struct incus_instance_new *spec, char **body,
+    struct box_err *e)
+{
+	struct json_w w;
+
+	json_w_init(&w, INCUS_MAX_BODY);
+	new_json(&w, spec);
+	if (json_w_finish(&w, body, NULL) < 0)
+		return err_set(e, -E2BIG, "the create request is too big");
+	return 0;
+}
+
+int
+incus_instance_create_begin(struct incus *c,
+    const struct incus_instance_new *spec, struct incus_op *op,
+    struct box_err *e)
+{
+	struct json_w w;
+
+	json_w_init(&w, INCUS_MAX_BODY);
+	new_json(&w, spec);
+	return begin_w(c, "POST", "/1.0/instances", &w, op, e);
+}
+
+int
+incus_instance_image_type(struct incus *c, const char *alias, char *type,
+    size_t cap, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[700], esc[600];
+	int rc;
+
+	type[0] = '\0';
+	if (url_escape(alias, esc, sizeof(esc)) < 0)
+		return err_usage(e, "image alias too long");
+	snprintf(path, sizeof(path), "/1.0/images/aliases/%s", esc);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0 && (rc = field(&r.doc, r.metadata, "type", type, cap,
+	    e)) < 0)
+		type[0] = '\0';
+	incus_reply_free(&r);
+	return rc;
+}
+
+static void
+put_json(struct json_w *w, const struct incus_instance *in)
+{
+	size_t i;
+
+	json_w_obj(w);
+	if (in->architecture[0] != '\0')
+		w_kv(w, "architecture", in->architecture);
+	w_kv(w, "description", in->description ? in->description : "");
+	json_w_key(w, "ephemeral");
+	json_w_bool(w, in->ephemeral);
+	json_w_key(w, "stateful");
+	json_w_bool(w, in->stateful);
+	json_w_key(w, "config");
+	incus_kv_to_json(w, &in->config);
+	json_w_key(w, "devices");
+	incus_dev_to_json(w, &in->devices);
+	json_w_key(w, "profiles");
+	json_w_arr(w);
+	for (i = 0; i < in->nprofiles; i++)
+		json_w_str(w, in->profiles[i]);
+	json_w_end(w, ']');
+	json_w_end(w, '}');
+}
+
+int
+incus_instance_put_body(const struct incus_instance *inst, char **body,
+    struct box_err *e)
+{
+	struct json_w w;
+
+	json_w_init(&w, INCUS_MAX_BODY);
+	put_json(&w, inst);
+	if (json_w_finish(&w, body, NULL) < 0)
+		return err_set(e, -ENOMEM, "building the instance update "
+		    "failed");
+	return 0;
+}
+
+int
+incus_instance_put(struct incus *c, const struct incus_instance *inst,
+    int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), inst->name, "") < 0)
+		return ODD_NAME(e, inst->name);
+	json_w_init(&w, INCUS_MAX_BODY);
+	put_json(&w, inst);
+	return send_w(c, "PUT", path, &w, wait_s, e);
+}
+
+int
+incus_instance_patch(struct incus *c, const char *name,
+    const struct incus_kvs *config, const struct incus_devices *devices,
+    const char *description, int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, INCUS_MAX_BODY);
+	json_w_obj(&w);
+	if (config != NULL) {
+		json_w_key(&w, "config");
+		incus_kv_to_json(&w, config);
+	}
+	if (devices != NULL) {
+		json_w_key(&w, "devices");
+		incus_dev_to_json(&w, devices);
+	}
+	if (description != NULL)
+		w_kv(&w, "description", description);
+	json_w_end(&w, '}');
+	return send_w(c, "PATCH", path, &w, wait_s, e);
+}
+
+int
+incus_instance_delete(struct incus *c, const char *name, int wait_s,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char path[256];
+	int rc;
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	rc = incus_do(c, "DELETE", path, NULL, wait_s, &r, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_instance_rename(struct incus *c, const char *name, const char *to,
+    int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	w_kv(&w, "name", to);
+	json_w_end(&w, '}');
+	return send_w(c, "POST", path, &w, wait_s, e);
+}
+
+static void
+state_json(struct json_w *w, const char *action, int force, int timeout_s)
+{
+	json_w_init(w, 1024);
+	json_w_obj(w);
+	w_kv(w, "action", action);
+	if (force) {
+		json_w_key(w, "force");
+		json_w_bool(w, 1);
+	} else if (timeout_s > 0) {
+		json_w_key(w, "timeout");
+		json_w_int(w, timeout_s);
+	}
+	json_w_end(w, '}');
+}
+
+int
+incus_instance_state_begin(struct incus *c, const char *name,
+    const char *action, int force, int timeout_s, struct incus_op *op,
+    struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "/state") < 0)
+		return ODD_NAME(e, name);
+	state_json(&w, action, force, timeout_s);
+	return begin_w(c, "PUT", path, &w, op, e);
+}
+
+int
+incus_instance_set_state(struct incus *c, const char *name,
+    const char *action, int force, int timeout_s, int wait_s,
+    struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "/state") < 0)
+		return ODD_NAME(e, name);
+	state_json(&w, action, force, timeout_s);
+	return send_w(c, "PUT", path, &w, wait_s, e);
+}
+
+/* --- snapshots ----------------------------------------------------------- */
+
+static int
+snap_path(char *buf, size_t cap, const char *name, const char *snap)
+{
+	char esc[3 * 256], suffix[sizeof(esc) + 16];
+
+	if (url_escape(snap, esc, sizeof(esc)) < 0)
+		return -ENAMETOOLONG;
+	snprintf(suffix, sizeof(suffix), "/snapshots/%s", esc);
+	return incus_inst_path(buf, cap, name, suffix);
+}
+
+static int
+snap_from_json(const struct json_doc *d, int obj, struct incus_snapshot *s,
+    struct box_err *e)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (json_type(d, obj) != JSON_OBJECT)
+		return err_set(e, -EBADMSG, "the daemon sent an odd snapshot");
+	if ((rc = field(d, obj, "name", s->name, sizeof(s->name), e)) < 0 ||
+	    (rc = field(d, obj, "created_at", s->created_at,
+	    sizeof(s->created_at), e)) < 0 ||
+	    (rc = flag(d, obj, "stateful", &s->stateful, e)) < 0)
+		return rc;
+	return 0;
+}
+
+int
+incus_snapshot_get(struct incus *c, const char *name, const char *snap,
+    struct incus_snapshot *s, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[1024];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (snap_path(path, sizeof(path), name, snap) < 0)
+		return err_usage(e, "snapshot name too long");
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0)
+		rc = snap_from_json(&r.doc, r.metadata, s, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_snapshot_list_from_json(const struct json_doc *d, int arr,
+    struct incus_snapshot_list *l, struct box_err *e)
+{
+	int i, rc;
+
+	memset(l, 0, sizeof(*l));
+	if (json_type(d, arr) == JSON_NULL)
+		return 0;
+	if (json_type(d, arr) != JSON_ARRAY)
+		return err_set(e, -EBOX_PROTO, "the daemon sent no snapshot "
+		    "list");
+	if (json_count(d, arr) > INCUS_SNAPSHOTS_MAX)
+		return err_set(e, -E2BIG, "more than %d snapshots",
+		    INCUS_SNAPSHOTS_MAX);
+	if ((l->v = calloc((size_t)json_count(d, arr) + 1,
+	    sizeof(*l->v))) == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
+		if ((rc = snap_from_json(d, i, &l->v[l->n], e)) < 0) {
+			incus_snapshot_list_free(l);
+			return rc;
+		}
+		l->n++;
+	}
+	return 0;
+}
+
+int
+incus_snapshot_list(struct incus *c, const char *name,
+    struct incus_snapshot_list *l, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[256];
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (incus_inst_path(path, sizeof(path), name,
+	    "/snapshots?recursion=1") < 0)
+		return ODD_NAME(e, name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0)
+		rc = incus_snapshot_list_from_json(&r.doc, r.metadata, l, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_snapshot_list_raw(struct incus *c, const char *name, char **raw,
+    size_t *n, struct box_err *e)
+{
+	struct incus_reply r;
+	const char *p;
+	char path[256];
+	int rc;
+
+	*raw = NULL;
+	*n = 0;
+	if (incus_inst_path(path, sizeof(path), name,
+	    "/snapshots?recursion=1") < 0)
+		return ODD_NAME(e, name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc == 0) {
+		p = json_raw(&r.doc, r.metadata, n);
+		if (p == NULL)
+			rc = err_set(e, -EBOX_PROTO, "the daemon sent no "
+			    "snapshot list");
+		else if ((*raw = malloc(*n + 1)) == NULL)
+			rc = err_set(e, -ENOMEM, "out of memory");
+		else {
+			memcpy(*raw, p, *n);
+			(*raw)[*n] = '\0';
+		}
+	}
+	incus_reply_free(&r);
+	return rc;
+}
+
+void
+incus_snapshot_list_free(struct incus_snapshot_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int
+incus_snapshot_create(struct incus *c, const char *name, const char *snap,
+    int stateful, int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "/snapshots") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	w_kv(&w, "name", snap);
+	json_w_key(&w, "stateful");
+	json_w_bool(&w, stateful);
+	json_w_end(&w, '}');
+	return send_w(c, "POST", path, &w, wait_s, e);
+}
+
+int
+incus_snapshot_delete(struct incus *c, const char *name, const char *snap,
+    int wait_s, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[1024];
+	int rc;
+
+	if (snap_path(path, sizeof(path), name, snap) < 0)
+		return err_usage(e, "snapshot name too long");
+	rc = incus_do(c, "DELETE", path, NULL, wait_s, &r, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_snapshot_restore(struct incus *c, const char *name, const char *snap,
+    int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	w_kv(&w, "restore", snap);
+	json_w_end(&w, '}');
+	return send_w(c, "PUT", path, &w, wait_s, e);
+}
+
+/* --- files and metadata templates --------------------------------------- */
+
+/* ".../files?path=<path>" (the path escaped). */
+static int
+file_path(char *buf, size_t cap, const char *name, const char *path)
+{
+	char esc[3 * 1024], suffix[sizeof(esc) + 16];
+
+	if (url_escape(path, esc, sizeof(esc)) < 0)
+		return -ENAMETOOLONG;
+	snprintf(suffix, sizeof(suffix), "/files?path=%s", esc);
+	return incus_inst_path(buf, cap, name, suffix);
+}
+
+int
+incus_file_push(struct incus *c, const char *name, const char *path,
+    const char *type, const char *mode, const void *data, size_t n,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	struct stream_mem m = { data, n, 0 };
+	char url[4096], headers[256];
+	int rc;
+
+	if (file_path(url, sizeof(url), name, path) < 0)
+		return err_set(e, -ENAMETOOLONG, "path too long: %.80s", path);
+	snprintf(headers, sizeof(headers), "X-Incus-type: %s\r\n"
+	    "X-Incus-uid: 0\r\nX-Incus-gid: 0\r\nX-Incus-mode: %s\r\n"
+	    "X-Incus-write: overwrite\r\n", type, mode);
+	rc = stream_send(c, "POST", url, "application/octet-stream", headers,
+	    (long long)m.n, stream_mem_read, &m, &r, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_file_pull(struct incus *c, const char *name, const char *path,
+    int (*sink)(void *ctx, const void *p, size_t n), void *ctx,
+    struct box_err *e)
+{
+	char url[4096];
+	long long total = -1;
+
+	if (file_path(url, sizeof(url), name, path) < 0)
+		return err_set(e, -ENAMETOOLONG, "path too long: %.80s", path);
+	return stream_get(c, url, sink, ctx, &total, e);
+}
+
+int
+incus_file_delete(struct incus *c, const char *name, const char *path,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char url[4096];
+	int rc;
+
+	if (file_path(url, sizeof(url), name, path) < 0)
+		return err_set(e, -ENAMETOOLONG, "path too long: %.80s", path);
+	rc = incus_call(c, "DELETE", url, NULL, &r, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_template_push(struct incus *c, const char *name, const char *tpl,
+    const void *data, size_t n, struct box_err *e)
+{
+	struct incus_reply r;
+	char url[1024], esc[512], suffix[600];
+	int rc;
+
+	if (url_escape(tpl, esc, sizeof(esc)) < 0)
+		return err_set(e, -ENAMETOOLONG, "template name too long");
+	snprintf(suffix, sizeof(suffix), "/metadata/templates?path=%s", esc);
+	if (incus_inst_path(url, sizeof(url), name, suffix) < 0)
+		return ODD_NAME(e, name);
+	rc = incus_call_raw(c, "POST", url, "application/octet-stream", data,
+	    n, &r, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
+int
+incus_template_arm(struct incus *c, const char *name, const char *target,
+    const char *trigger, const char *tpl, int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "/metadata") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	json_w_key(&w, "templates");
+	json_w_obj(&w);
+	json_w_key(&w, target);
+	json_w_obj(&w);
+	json_w_key(&w, "when");
+	json_w_arr(&w);
+	json_w_str(&w, trigger);
+	json_w_end(&w, ']');
+	json_w_key(&w, "create_only");
+	json_w_bool(&w, 0);
+	w_kv(&w, "template", tpl);
+	json_w_key(&w, "properties");
+	json_w_obj(&w);
+	json_w_end(&w, '}');
+	json_w_end(&w, '}');
+	json_w_end(&w, '}');
+	json_w_end(&w, '}');
+	return send_w(c, "PATCH", path, &w, wait_s, e);
 }

@@ -115,4 +115,146 @@ int incus_inst_path(char *buf, size_t cap, const char *name,
 const struct incus_nic_state *incus_state_nic(const struct incus_inst_state *st,
     const char *name);
 
+/* --- writing ------------------------------------------------------------- */
+
+/* An operation under way (opaque to callers; incus/operation.h waits). */
+struct incus_op {
+	char url[128];
+};
+
+/* What a new instance is made of, and from what. */
+struct incus_instance_new {
+	const char *name;
+	const char *type;		/* "container" / "virtual-machine" */
+	const char *description;	/* or NULL */
+	const char *const *profiles;	/* NULL-terminated, or NULL */
+	const struct incus_kvs *config;		/* or NULL */
+	const struct incus_devices *devices;	/* or NULL */
+	int start;			/* start once made (0: do not) */
+	/* source: INCUS_SRC_IMAGE (alias; server/protocol for a remote one,
+	 * pulled) or INCUS_SRC_COPY (copy_from "box" or "box/snap") */
+	int source;
+	const char *alias, *server, *protocol;
+	const char *copy_from;
+	int instance_only;
+};
+
+enum { INCUS_SRC_NONE = 0, INCUS_SRC_IMAGE, INCUS_SRC_COPY };
+
+/*
+ * The type ("container" / "virtual-machine") of the local image an
+ * instance would be made from, by its alias: -ENOENT when there is none.
+ */
+int incus_instance_image_type(struct incus *c, const char *alias,
+    char *type, size_t cap, struct box_err *e);
+
+/* The POST body for spec (exposed for tests): 0 with *body malloc'd. */
+int incus_instance_new_body(const struct incus_instance_new *spec,
+    char **body, struct box_err *e);
+/* POST the create and return its operation (not waited for). */
+int incus_instance_create_begin(struct incus *c,
+    const struct incus_instance_new *spec, struct incus_op *op,
+    struct box_err *e);
+
+/*
+ * The PUT body of inst (exposed for tests): architecture, description,
+ * ephemeral, stateful, config, devices and profiles, everything else
+ * left out.  Config goes back whole, volatile keys included: the daemon
+ * refuses a PUT without its idmap keys.
+ */
+int incus_instance_put_body(const struct incus_instance *inst, char **body,
+    struct box_err *e);
+/* PUT inst whole under its name and wait up to wait_s seconds. */
+int incus_instance_put(struct incus *c, const struct incus_instance *inst,
+    int wait_s, struct box_err *e);
+
+/*
+ * PATCH config keys and devices in (the rest stay; either may be NULL).
+ * description, when not NULL, is sent too: a PATCH without one clears the
+ * instance's.
+ */
+int incus_instance_patch(struct incus *c, const char *name,
+    const struct incus_kvs *config, const struct incus_devices *devices,
+    const char *description, int wait_s, struct box_err *e);
+
+int incus_instance_delete(struct incus *c, const char *name, int wait_s,
+    struct box_err *e);
+int incus_instance_rename(struct incus *c, const char *name,
+    const char *to, int wait_s, struct box_err *e);
+
+/*
+ * PUT .../state: action "start", "stop", "restart", "freeze"; force, and
+ * timeout_s > 0 the daemon's own grace for a clean stop.
+ */
+int incus_instance_state_begin(struct incus *c, const char *name,
+    const char *action, int force, int timeout_s, struct incus_op *op,
+    struct box_err *e);
+int incus_instance_set_state(struct incus *c, const char *name,
+    const char *action, int force, int timeout_s, int wait_s,
+    struct box_err *e);
+
+/* --- snapshots ----------------------------------------------------------- */
+
+struct incus_snapshot {
+	char name[256];
+	char created_at[64];
+	int stateful;
+};
+
+struct incus_snapshot_list {
+	struct incus_snapshot *v;
+	size_t n;
+};
+
+#define INCUS_SNAPSHOTS_MAX	4096
+
+/* 0 when it exists, -ENOENT when not. */
+int incus_snapshot_get(struct incus *c, const char *name, const char *snap,
+    struct incus_snapshot *s, struct box_err *e);
+/* Names and times (recursion=1) of an instance's snapshots. */
+int incus_snapshot_list(struct incus *c, const char *name,
+    struct incus_snapshot_list *l, struct box_err *e);
+void incus_snapshot_list_free(struct incus_snapshot_list *l);
+/*
+ * The same list as the daemon's bytes (a JSON array), for a reader that
+ * must judge the daemon's own record (the import vet): *raw malloc'd.
+ */
+int incus_snapshot_list_raw(struct incus *c, const char *name, char **raw,
+    size_t *n, struct box_err *e);
+int incus_snapshot_list_from_json(const struct json_doc *d, int arr,
+    struct incus_snapshot_list *l, struct box_err *e);
+int incus_snapshot_create(struct incus *c, const char *name,
+    const char *snap, int stateful, int wait_s, struct box_err *e);
+int incus_snapshot_delete(struct incus *c, const char *name,
+    const char *snap, int wait_s, struct box_err *e);
+/* Roll the instance back to snap (PUT {"restore": snap}). */
+int incus_snapshot_restore(struct incus *c, const char *name,
+    const char *snap, int wait_s, struct box_err *e);
+
+/* --- files and metadata templates --------------------------------------- */
+
+/*
+ * Write data[0..n) at path as uid/gid 0: type "file" or "symlink", mode
+ * "0700" and the like; replaces what is there.
+ */
+int incus_file_push(struct incus *c, const char *name, const char *path,
+    const char *type, const char *mode, const void *data, size_t n,
+    struct box_err *e);
+/* The file at path, handed to sink as it arrives. */
+int incus_file_pull(struct incus *c, const char *name, const char *path,
+    int (*sink)(void *ctx, const void *p, size_t n), void *ctx,
+    struct box_err *e);
+int incus_file_delete(struct incus *c, const char *name, const char *path,
+    struct box_err *e);
+
+/* Upload a template file (path under the instance's templates/). */
+int incus_template_push(struct incus *c, const char *name, const char *tpl,
+    const void *data, size_t n, struct box_err *e);
+/*
+ * Merge one template entry into the instance's metadata: target file,
+ * the trigger it fires on, the template's name.
+ */
+int incus_template_arm(struct incus *c, const char *name, const char *target,
+    const char *trigger, const char *tpl, int wait_s, struct box_err *e);
+
 #endif

@@ -9,28 +9,61 @@
 #include <unistd.h>
 
 int
-prompt_consent(const char *question, const char *flag, struct box_err *e)
+consent_ask(const char *question, const char *flag, struct box_err *e)
 {
 	char line[64];
-	size_t n;
+	size_t n = 0;
+	ssize_t r;
+	char ch;
 
 	if (!isatty(STDIN_FILENO)) {
-		err_usage(e, "refusing to %s without a terminal to confirm "
-		    "on", question);
-		err_fix(e, "%s says yes", flag);
+		if (flag == NULL)
+			err_usage(e, "%s? there is no terminal to ask on, and "
+			    "this is never done unasked", question);
+		else {
+			err_usage(e, "%s? not without %s: there is no terminal "
+			    "to ask on", question, flag);
+			err_fix(e, "add %s when you mean it", flag);
+		}
 		return -ENOTTY;
 	}
+	fflush(stdout);
 	fprintf(stderr, "box: %s? this cannot be undone. [y/N] ", question);
 	fflush(stderr);
-	if (fgets(line, sizeof(line), stdin) == NULL) {
-		fputc('\n', stderr);
-		return err_set(e, -ECANCELED, "aborted");
+	/* byte by byte: what follows the answer stays for its reader */
+	for (;;) {
+		r = read(STDIN_FILENO, &ch, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			fputc('\n', stderr);	/* end of input: no */
+			return err_set(e, -ECANCELED, "aborted");
+		}
+		if (ch == '\n')
+			break;
+		if (n < sizeof(line) - 1)
+			line[n++] = ch;
 	}
-	n = strcspn(line, "\r\n");
+	while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t' ||
+	    line[n - 1] == '\r'))
+		n--;
 	line[n] = '\0';
 	if (strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0)
 		return 0;
 	return err_set(e, -ECANCELED, "aborted");
+}
+
+int
+consent_or_force(const char *question, int force, const char *flag,
+    struct box_err *e)
+{
+	return force ? 0 : consent_ask(question, flag, e);
+}
+
+int
+prompt_consent(const char *question, const char *flag, struct box_err *e)
+{
+	return consent_ask(question, flag, e);
 }
 
 int

@@ -10,11 +10,21 @@
 #include "util/err.h"
 
 /*
- * Ask "question [y/N] " on the terminal (stdin must be one).  Returns 0
- * when the answer is yes; otherwise fails: -ENOTTY (usage, exit 2) without
- * a terminal, naming flag as the way to say yes; -ECANCELED (exit 1) on
- * anything but y/yes or on end of input.
+ * The one question every destructive act asks: "box: <question>? this
+ * cannot be undone. [y/N] " on stderr, the answer read from stdin (a
+ * terminal) byte by byte, never past its line.  y or yes in any case,
+ * trailing blanks ignored, is 0; anything else or end of input is
+ * -ECANCELED "aborted" (exit 1).  No terminal: -ENOTTY, a usage error
+ * (exit 2) naming flag as the way to say yes, or, with flag NULL, saying
+ * that this is never done unasked.
  */
+int consent_ask(const char *question, const char *flag, struct box_err *e);
+
+/* force proceeds (0); else consent_ask(question, flag). */
+int consent_or_force(const char *question, int force, const char *flag,
+    struct box_err *e);
+
+/* consent_ask() under its older name (verbs outside box/ and cmd/). */
 int prompt_consent(const char *question, const char *flag, struct box_err *e);
 
 /*

@@ -121,6 +121,15 @@ read_instances(const struct json_doc *d)
 	} else if (l.v != NULL) {
 		__builtin_trap();
 	}
+	{
+		struct incus_snapshot_list sl;
+
+		if (incus_snapshot_list_from_json(d, 0, &sl, &e) == 0)
+			for (i = 0; i < sl.n; i++)
+				if (strlen(sl.v[i].name) >= sizeof(sl.v[i].name))
+					__builtin_trap();
+		incus_snapshot_list_free(&sl);
+	}
 	if (incus_state_from_json(d, 0, &st, &e) == 0)
 		for (i = 0; i < st.nnic; i++)
 			if (incus_state_nic(&st, st.nic[i].name) == NULL)

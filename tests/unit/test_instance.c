@@ -167,3 +167,77 @@ TEST(instance_state_from_state_reply)
 	incus_state_free(&st);
 	json_free(&d);
 }
+
+TEST(instance_new_body_image_and_copy)
+{
+	static const char *const prof[] = { "box-net", NULL };
+	struct incus_instance_new n;
+	struct incus_kvs cfg = { 0 };
+	struct json_doc d;
+	struct box_err e;
+	char *body;
+
+	err_clear(&e);
+	CHECK(incus_kv_set(&cfg, "user.box", "1") == 0);
+	memset(&n, 0, sizeof(n));
+	n.name = "w";
+	n.type = "container";
+	n.profiles = prof;
+	n.config = &cfg;
+	n.source = INCUS_SRC_IMAGE;
+	n.alias = "debian/13";
+	n.server = "https://images.example";
+	CHECK(incus_instance_new_body(&n, &body, &e) == 0);
+	CHECK(doc(body, &d) == 0);
+	CHECK(json_streq(&d, json_path(&d, 0, "source.mode"), "pull"));
+	CHECK(json_streq(&d, json_path(&d, 0, "source.protocol"),
+	    "simplestreams"));
+	CHECK(json_streq(&d, json_path(&d, 0, "config.user.box"), "1") ||
+	    json_streq(&d, json_get(&d, json_get(&d, 0, "config"), "user.box"),
+	    "1"));
+	CHECK(json_get(&d, 0, "devices") == JSON_NONE);
+	CHECK(json_type(&d, json_get(&d, 0, "start")) == JSON_FALSE);
+	json_free(&d);
+	free(body);
+	/* a copy sends no maps: the source's are kept */
+	memset(&n, 0, sizeof(n));
+	n.name = "c";
+	n.source = INCUS_SRC_COPY;
+	n.copy_from = "a/snap";
+	CHECK(incus_instance_new_body(&n, &body, &e) == 0);
+	CHECK(doc(body, &d) == 0);
+	CHECK(json_get(&d, 0, "config") == JSON_NONE);
+	CHECK(json_get(&d, 0, "profiles") == JSON_NONE);
+	CHECK(json_streq(&d, json_path(&d, 0, "source.type"), "copy"));
+	CHECK(json_streq(&d, json_path(&d, 0, "source.source"), "a/snap"));
+	CHECK(json_type(&d, json_path(&d, 0, "source.instance_only")) ==
+	    JSON_FALSE);
+	json_free(&d);
+	free(body);
+	incus_kv_free(&cfg);
+}
+
+TEST(snapshot_list_from_reply)
+{
+	struct incus_snapshot_list l;
+	struct json_doc d;
+	struct box_err e;
+
+	err_clear(&e);
+	CHECK(doc("[{\"name\":\"pristine\",\"created_at\":\"2026-12-01T10:00:00Z\","
+	    "\"stateful\":false},{\"name\":\"s2\",\"created_at\":\"x\"}]", &d) ==
+	    0);
+	CHECK(incus_snapshot_list_from_json(&d, 0, &l, &e) == 0);
+	CHECK_INT(l.n, 2);
+	CHECK_STR(l.v[0].name, "pristine");
+	CHECK_STR(l.v[0].created_at, "2026-12-01T10:00:00Z");
+	incus_snapshot_list_free(&l);
+	json_free(&d);
+	CHECK(doc("[{\"name\":3}]", &d) == 0);
+	CHECK(incus_snapshot_list_from_json(&d, 0, &l, &e) < 0);
+	CHECK(l.v == NULL);
+	json_free(&d);
+	CHECK(doc("{}", &d) == 0);
+	CHECK(incus_snapshot_list_from_json(&d, 0, &l, &e) < 0);
+	json_free(&d);
+}

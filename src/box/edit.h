@@ -1,0 +1,38 @@
+/*
+ * edit.h - rewriting an instance whole (the only way to drop a device).
+ */
+#ifndef BOX_EDIT_H
+#define BOX_EDIT_H
+
+#include "incus/api.h"
+#include "incus/json.h"
+#include "util/err.h"
+
+/*
+ * Rewrite an instance whole (GET, change, PUT, wait): the only way to drop
+ * a device.  Everything not mentioned is sent back as it was, volatile
+ * keys included (the daemon refuses a PUT without its idmap keys).
+ */
+struct life_edit {
+	/* config key, value, ...; NULL ends; a value "" removes the key */
+	const char *const *set;
+	int (*drop_cfg)(const char *key);	/* or NULL */
+	int (*drop_dev)(const char *name, const struct json_doc *d, int dev);
+	const char *drop_dev_name;	/* one device to drop, or NULL */
+	const char *add_dev;		/* device name, or NULL */
+	const char *add_dev_json;	/* its object */
+	const char *const *profiles;	/* replace the list, or NULL */
+	int dropped;			/* out: devices dropped */
+};
+
+int life_edit(struct incus *c, const char *name, struct life_edit *ed,
+    struct box_err *e);
+
+/* Build the PUT body for an edit of instance inst (exposed for tests). */
+int life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
+    char **body, struct box_err *e);
+
+/* The raw value of token v into w (null when there is none). */
+void life_copy_raw(struct json_w *w, const struct json_doc *d, int v);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * identity.c - a machine identity of its own for a copied box (see
+ * identity.h).
+ */
+#include "box/identity.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "box/life.h"
+#include "incus/instance.h"
+
+int
+life_machine_id(char id[34], struct box_err *e)
+{
+	unsigned char rnd[16];
+	int i;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return err_set(e, -errno, "no randomness for a machine id");
+	for (i = 0; i < 16; i++)
+		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+	id[32] = '\n';
+	id[33] = '\0';
+	return 0;
+}
+
+int
+life_new_machine_id_offline(struct incus *c, const char *name,
+    struct box_err *e)
+{
+	char id[34];
+	struct box_err le;
+	int rc;
+
+	if ((rc = life_machine_id(id, e)) < 0)
+		return rc;
+	rc = life_push(c, name, "/etc/machine-id", "file", "0444", id,
+	    strlen(id), e);
+	if (rc < 0) {
+		err_context(e, "writing a new /etc/machine-id");
+		return rc;
+	}
+	/* dbus's copy, when the image keeps one, must follow. */
+	err_clear(&le);
+	rc = incus_file_delete(c, name, "/var/lib/dbus/machine-id", &le);
+	/* No dbus copy (the DELETE failed) is fine. */
+	rc = rc == 0 ? life_push(c, name, "/var/lib/dbus/machine-id",
+	    "symlink", "0777", "/etc/machine-id", strlen("/etc/machine-id"),
+	    e) : 0;
+	/*
+	 * The daemon's file helper (forkfile) syncs the instance's filesystem
+	 * after each session, and the start asks it to leave and then polls,
+	 * once a second, until its sessions are gone.  Right after a restore
+	 * or a copy that sync has the whole disk to write, so one start in
+	 * two or four waited a full second more.  Writing the dirty pages out
+	 * here first (any user may) leaves the helper nothing to wait for:
+	 * measured on an import of 65 MiB, the start took 0.2-0.3 s in 12 of
+	 * 12 tries, against 1.2-1.5 s in 3 of 6 without, for ~0.2 s of sync.
+	 */
+	sync();
+	return rc < 0 ? rc : 0;
+}
+
+int
+life_new_machine_id_online(struct incus *c, const char *name,
+    long long deadline, struct progress *p, struct box_err *e)
+{
+	static const char script[] =
+	    "rm -f /etc/machine-id /var/lib/dbus/machine-id\n"
+	    "if command -v systemd-machine-id-setup >/dev/null 2>&1; then\n"
+	    "  systemd-machine-id-setup >/dev/null 2>&1\n"
+	    "elif command -v dbus-uuidgen >/dev/null 2>&1; then\n"
+	    "  dbus-uuidgen >/etc/machine-id\n"
+	    "fi\n"
+	    "[ -s /etc/machine-id ] || tr -d '-' </proc/sys/kernel/random/uuid"
+	    " >/etc/machine-id\n"
+	    "if [ -d /var/lib/dbus ]; then\n"
+	    "  ln -sf /etc/machine-id /var/lib/dbus/machine-id\n"
+	    "fi\n"
+	    "test -s /etc/machine-id\n";
+	struct box_err le;
+	int code = -1, rc;
+
+	rc = life_sh(c, name, script, NULL, 0, 60000, &code, e);
+	if (rc == 0 && code != 0)
+		rc = err_set(e, -EIO, "regenerating /etc/machine-id exited "
+		    "%d", code);
+	if (rc < 0)
+		return rc;
+	/*
+	 * Truncating the id and carrying on is not enough: the DHCP client
+	 * and systemd read it at boot.  Restart, gracefully first.
+	 */
+	err_clear(&le);
+	if (life_state(c, name, "restart", 0, 60, &le) < 0 &&
+	    life_state(c, name, "restart", 1, 0, e) < 0)
+		return -EIO;
+	return life_wait_agent(c, name, deadline, p, e);
+}

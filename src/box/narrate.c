@@ -1,0 +1,51 @@
+/*
+ * narrate.c - the lifecycle verbs' narration and their signal flag (see
+ * narrate.h).
+ */
+#include "box/narrate.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static volatile sig_atomic_t interrupted;
+
+void
+life_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("box: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void
+life_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;	/* the second one kills */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+life_interrupted(void)
+{
+	return interrupted != 0;
+}
