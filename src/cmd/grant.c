@@ -168,18 +168,19 @@ preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
 int
 cmd_grant(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<user>", 1, 1, OC_NONE, "an existing login"),
+		OPT_END
+	};
 	struct opt_result res;
 	struct grant_user u;
 	struct incus c;
 	char how[160];
 	int rc, added = 0, admin_member;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.rest != NULL)
-		return err_usage(e, "usage: box grant <user>");
 	if ((rc = tier_require_root("grant", e)) < 0 ||
 	    (rc = nestguard_check("grant", NG_CHANGE, NULL, e)) < 0 ||
 	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0 ||

@@ -20,23 +20,23 @@
 int
 cmd_restore(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_reply r;
 	struct incus c;
 	struct json_w w;
 	char path[400], esc[200], q[300], *body;
-	int rc;
+	int rc, force;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<snapshot>", 1, 1, OC_NONE, NULL),
+		OPT_FLAG("--force", "-f", &force, "roll back without asking "
+		    "(needed without a terminal)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 2 || res.dashdash)
-		return err_usage(e, "usage: box restore <box> <snapshot> "
-		    "[--force]");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if ((rc = box_resolve(&c, res.pos[0], NULL, e)) < 0)
@@ -60,7 +60,7 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 	snprintf(q, sizeof(q), "roll %s back to snapshot '%s' and discard "
 	    "everything in the box since it was taken", res.pos[0],
 	    res.pos[1]);
-	if ((rc = life_consent(q, opts[0].seen, e)) < 0)
+	if ((rc = life_consent(q, force, e)) < 0)
 		goto out;
 	json_w_init(&w, 1024);
 	json_w_obj(&w);

@@ -124,29 +124,34 @@ keep(struct incus *c, const struct grant_user *u, struct box_err *e)
 int
 cmd_revoke(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--purge", NULL, 0, NULL, 0 },
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct grant_user u;
 	struct incus c;
 	char q[256];
-	int rc, yes;
+	int rc, yes, purge_all, force;
+	const struct opt rows[] = {
+		OPT_ARG("<user>", 1, 1, OC_NONE, NULL),
+		OPT_FLAG("--purge", NULL, &purge_all, "also end the user's "
+		    "processes (refused if one survives), then delete the "
+		    "project's boxes, images, profiles and custom volumes, the "
+		    "project, the private bridge, the trust entry "
+		    "incus-user-<uid> and incus-user's state directory, and "
+		    "check that none of it is left, naming any survivor"),
+		OPT_FLAG("--force", "-f", &force, "--purge without asking (as "
+		    "BOX_YES=1); with neither and no terminal it refuses "
+		    "(exit 2)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.rest != NULL)
-		return err_usage(e, "usage: box revoke <user> [--purge] "
-		    "[--force]");
 	if ((yes = consent_env(e)) < 0)
 		return yes;
 	if ((rc = tier_require_root("revoke", e)) < 0 ||
 	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0)
 		return rc;
-	if (opts[0].seen && !opts[1].seen && !yes) {
+	if (purge_all && !force && !yes) {
 		snprintf(q, sizeof(q), "delete ALL of %s's boxes, images and "
 		    "their project %s?", u.name, u.project);
 		if ((rc = prompt_consent(q, "--force (or BOX_YES=1)", e)) < 0)
@@ -157,7 +162,7 @@ cmd_revoke(int argc, char **argv, struct box_err *e)
 	printf("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
 	rc = drop_group(&u, e);
 	if (rc == 0)
-		rc = opts[0].seen ? purge(&c, &u, e) : keep(&c, &u, e);
+		rc = purge_all ? purge(&c, &u, e) : keep(&c, &u, e);
 	if (rc == 0 && grant_in_group(&u, TIER_GROUP_ADMIN))
 		printf("  NOTE: %s is still in '" TIER_GROUP_ADMIN "', which "
 		    "keeps full access: gpasswd -d %s " TIER_GROUP_ADMIN "\n",

@@ -18,27 +18,27 @@
 int
 cmd_rm(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_reply r;
 	struct incus c;
 	char q[200];
-	int rc;
+	int rc, force;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--force", "-f", &force, "delete without asking "
+		    "(needed without a terminal)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box rm <box> [--force]");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if ((rc = box_fetch(&c, res.pos[0], 0, &r, NULL, e)) < 0)
 		goto out;
 	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
-	rc = life_consent(q, opts[0].seen, e);
+	rc = life_consent(q, force, e);
 	if (rc == 0) {
 		door_forget(&c, &r.doc, r.metadata);
 		rc = life_delete(&c, res.pos[0], e);
