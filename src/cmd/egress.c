@@ -400,7 +400,8 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	}
 	egress_format(p, text, EGRESS_TEXTMAX + 32);
 	if (!json)
-		printf("box: egress %s is now %s (kernel and resolver in "
+		fprintf(stderr, "box: egress %s is now %s (kernel and "
+		    "resolver in "
 		    "%lld ms)\n", box, text, clock_ms() - t0);
 	rc = show(&c, box, text, json, e);
 out:

@@ -10,6 +10,7 @@
  * made, and then looks for each thing again, naming every survivor.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,19 +23,30 @@
 #include "util/opt.h"
 #include "util/prompt.h"
 
+/* Progress goes to stderr; stdout carries only the verdict line. */
+static void __attribute__((format(printf, 1, 2)))
+note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 static int
 drop_group(const struct grant_user *u, struct box_err *e)
 {
 	int rc;
 
 	if (!grant_in_group(u, TIER_GROUP_USER)) {
-		printf("  group: %s is not in '" TIER_GROUP_USER "'\n", u->name);
+		note("  group: %s is not in '" TIER_GROUP_USER "'\n", u->name);
 		return 0;
 	}
 	rc = grant_group_remove(u, e);
 	if (rc < 0)
 		return rc;
-	printf("  group: removed %s from '" TIER_GROUP_USER "' (verified "
+	note("  group: removed %s from '" TIER_GROUP_USER "' (verified "
 	    "against the group database)\n", u->name);
 	return 0;
 }
@@ -50,7 +62,7 @@ warn_sessions(const struct grant_user *u)
 		return;
 	grant_procs_text(pids, n < GRANT_MAX_PROCS ? n : GRANT_MAX_PROCS, text,
 	    sizeof(text));
-	printf("  WARNING: %s has %d live process(es) (%s): a session that "
+	note("  WARNING: %s has %d live process(es) (%s): a session that "
 	    "is already running keeps the socket until it ends.  End them: "
 	    "sudo loginctl terminate-user %s, or box revoke %s --purge\n",
 	    u->name, n, text, u->name, u->name);
@@ -79,7 +91,7 @@ end_sessions(const struct grant_user *u, struct box_err *e)
 		    "--purge again", u->name);
 		return -EBUSY;
 	}
-	printf("  sessions: none of %s's processes is left\n", u->name);
+	note("  sessions: none of %s's processes is left\n", u->name);
 	return 0;
 }
 
@@ -114,7 +126,7 @@ keep(struct incus *c, const struct grant_user *u, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	if (rc > 0)
-		printf("  kept: the project %s and its boxes (still running); "
+		note("  kept: the project %s and its boxes (still running); "
 		    "box revoke %s --purge deletes them\n", u->project,
 		    u->name);
 	printf("revoked: %s no longer has the restricted tier.\n", u->name);
@@ -159,12 +171,12 @@ cmd_revoke(int argc, char **argv, struct box_err *e)
 	}
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	printf("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
+	note("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
 	rc = drop_group(&u, e);
 	if (rc == 0)
 		rc = purge_all ? purge(&c, &u, e) : keep(&c, &u, e);
 	if (rc == 0 && grant_in_group(&u, TIER_GROUP_ADMIN))
-		printf("  NOTE: %s is still in '" TIER_GROUP_ADMIN "', which "
+		note("  NOTE: %s is still in '" TIER_GROUP_ADMIN "', which "
 		    "keeps full access: gpasswd -d %s " TIER_GROUP_ADMIN "\n",
 		    u.name, u.name);
 	incus_close(&c);

@@ -170,10 +170,11 @@ granted_projects(void)
 	err_clear(&e);
 	if (incus_init(&c, &e) == 0 &&
 	    (n = dr_user_projects(&c, names, DR_TIER_MAX, &e)) > 0) {
-		printf("box: granted users' projects remain:");
+		fputs("box: granted users' projects remain:", stderr);
 		for (i = 0; i < n && i < DR_TIER_MAX; i++)
-			printf(" %s", names[i]);
-		printf("\nbox: run box revoke <user> --purge for each first "
+			fprintf(stderr, " %s", names[i]);
+		fprintf(stderr, "\nbox: run box revoke <user> --purge for each "
+		    "first "
 		    "(teardown leaves their projects, trust entries and "
 		    "incus-user state behind)\n");
 	}
