@@ -316,7 +316,9 @@ zsh_script(void)
 	    "\t-) ;;\n"
 	    "\t*) compadd -- ${(f)\"$(_box_kind $kind)\"} ;;\n"
 	    "\tesac\n}\n"
-	    "compdef _box box");
+	    "# autoloaded from fpath this file is _box's first run: complete now\n"
+	    "if [[ $funcstack[1] == _box ]]; then _box \"$@\"; "
+	    "else compdef _box box; fi");
 }
 
 static void
@@ -334,7 +336,9 @@ fish_source(int comp, const char *words)
 {
 	switch (comp) {
 	case OC_BOX:
-		fputs(" -a '(" BOX_NAMES ")'", stdout);
+		fputs(" -a '(", stdout);
+		fish_text(BOX_NAMES);
+		fputs(")'", stdout);
 		break;
 	case OC_TEMPLATE:
 		fputs(" -a '(", stdout);
@@ -387,11 +391,18 @@ fish_verb(const struct verb *v)
 			char d[60];
 			char *cut;
 
-			/* fish shows one short line: the help's first words */
+			/* fish shows one short line: the help's first clause */
 			snprintf(d, sizeof(d), "%s", o->help);
-			if (strlen(o->help) >= sizeof(d) &&
-			    (cut = strrchr(d, ' ')) != NULL)
-				*cut = '\0';
+			if (strlen(o->help) >= sizeof(d)) {
+				if ((cut = strpbrk(d, ";:(")) != NULL &&
+				    cut - d > 8)
+					*cut = '\0';
+				else if ((cut = strrchr(d, ' ')) != NULL)
+					*cut = '\0';
+			}
+			while ((cut = d + strlen(d)) > d && (cut[-1] == ' ' ||
+			    cut[-1] == ','))
+				cut[-1] = '\0';
 			fputs(" -d '", stdout);
 			fish_text(d);
 			putchar('\'');

@@ -85,4 +85,5 @@ _box()
 	*) compadd -- ${(f)"$(_box_kind $kind)"} ;;
 	esac
 }
-compdef _box box
+# autoloaded from fpath this file is _box's first run: complete now
+if [[ $funcstack[1] == _box ]]; then _box "$@"; else compdef _box box; fi
