@@ -167,8 +167,9 @@ cmd_exec(int argc, char **argv, struct box_err *e)
 {
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
-		OPT_ARG("<cmd>", 0, OPT_ANY, OC_NONE, NULL),
-		OPT_REST("<cmd...>", "the command; its own flags go after --"),
+		OPT_STRAY("<cmd>"),	/* the command without the -- */
+		OPT_REST("<cmd...>", "the command; the -- may be left out when "
+		    "it has no flags of its own"),
 		OPT_END
 	};
 	struct opt_result res;
@@ -181,16 +182,20 @@ cmd_exec(int argc, char **argv, struct box_err *e)
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc == OPT_DESCRIBED)
 		return rc;
-	if (rc < 0) {
+	if (rc < 0 && strncmp(e->msg, "unknown option", 14) == 0) {
 		e->fix[0] = '\0';
 		err_fix(e, "a command's own flags go after --, as in 'box exec "
 		    "<box> -- <cmd...>'");
-		return rc;
 	}
+	if (rc < 0)
+		return rc;
 	/* "box exec b -- cmd" and "box exec b cmd" alike */
-	if (res.dashdash && res.npos > 1)
-		return err_usage(e, "usage: box exec <box> [--] <cmd...> (one "
-		    "-- only, right after the box)");
+	if (res.dashdash && res.npos > 1) {
+		opt_usage(argv[0], rows, e);
+		e->fix[0] = '\0';
+		err_fix(e, "one -- only, right after the box");
+		return -EINVAL;
+	}
 	if (res.dashdash)
 		return session_run(res.pos[0], res.rest, res.nrest, 0, e);
 	return session_run(res.pos[0], res.pos + 1, res.npos - 1, 0, e);

@@ -31,8 +31,11 @@ cmd_root(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (!res.dashdash)
 		return session_run(res.pos[0], NULL, 0, SESSION_ROOT, e);
-	if (res.nrest == 0)
-		return err_usage(e, "usage: box root <box> [-- <cmd...>] (the "
-		    "command goes after --)");
+	if (res.nrest == 0) {
+		opt_usage(argv[0], rows, e);
+		e->fix[0] = '\0';
+		err_fix(e, "the command goes after --");
+		return -EINVAL;
+	}
 	return session_run(res.pos[0], res.rest, res.nrest, SESSION_ROOT, e);
 }

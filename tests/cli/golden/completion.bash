@@ -25,7 +25,7 @@ _box()
 	info|show) opts="--json --help"; vals=""; args="box" ;;
 	shell|sh|ssh) opts="--help"; vals=""; args="box" ;;
 	root) opts="--help"; vals=""; args="box" ;;
-	exec|run) opts="--help"; vals=""; args="box -+" ;;
+	exec|run) opts="--help"; vals=""; args="box" ;;
 	tmux) opts="--help"; vals=""; args="box -" ;;
 	snapshot|snap) opts="--help"; vals=""; args="box -" ;;
 	restore) opts="--force -f --help"; vals=""; args="box -" ;;
