@@ -24,7 +24,7 @@ cmd_verify(int argc, char **argv, struct box_err *e)
 	struct incus c;
 	int rc, json, inside;
 	const struct opt rows[] = {
-		OPT_ARG("<box>", 0, 1, OC_BOX, NULL),
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
 		OPT_FLAG("--json", NULL, &json, "the verdicts as one JSON "
 		    "object"),
 		OPT_SECRET("--inside", &inside),	/* the in-box half */
@@ -39,8 +39,6 @@ cmd_verify(int argc, char **argv, struct box_err *e)
 			    "of box verify: run `box verify <box>` on the host");
 		return verify_inside_main(e);
 	}
-	if (res.npos != 1)
-		return opt_usage(argv[0], rows, e);
 	if (!box_name_ok(res.pos[0]))
 		return err_usage(e, "not a box name: %s", res.pos[0]);
 	if ((rc = incus_init(&c, e)) < 0)

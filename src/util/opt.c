@@ -334,14 +334,23 @@ store(const char *verb, const struct opt *o, const char *v, int *seen,
 	return 0;
 }
 
-/* The positionals and "--" against the argument rows, then required ones. */
+/*
+ * The positionals and "--" against the argument rows, then required ones.
+ * A hidden option given (an internal mode: verify --inside) is a command
+ * line of its own, which the verb checks.
+ */
 static int
 counts(const char *verb, const struct opt *rows, struct opt_result *res,
-    struct box_err *e)
+    const unsigned char *seen, struct box_err *e)
 {
 	const struct opt *o;
 	long lo = 0, hi = 0;
 	int rest = 0;
+
+	for (o = rows; o->kind != OK_END && o - rows < 64; o++)
+		if ((o->flags & OPT_HIDDEN) && o->kind != OK_ARG &&
+		    seen[o - rows])
+			return 0;
 
 	for (o = rows; o->kind != OK_END; o++) {
 		if (o->kind == OK_ARG) {
@@ -426,5 +435,5 @@ opt_parse(int argc, char **argv, const struct opt *rows,
 		if (o - rows < 64)
 			seen[o - rows] = 1;
 	}
-	return counts(verb, rows, res, e);
+	return counts(verb, rows, res, seen, e);
 }

@@ -51,7 +51,7 @@ enum opt_comp {
 };
 
 #define OPT_REQUIRED 0x1	/* an option that must be given */
-#define OPT_HIDDEN 0x2		/* parsed, never shown (an internal mode) */
+#define OPT_HIDDEN 0x2		/* never shown; an option: an internal mode */
 
 struct opt_list {
 	const char *v[OPT_LIST_MAX];

@@ -103,6 +103,27 @@ TEST(opt_optional_value_only_after_equals)
 	CHECK(json == NULL);
 }
 
+TEST(opt_hidden_mode_is_a_command_line_of_its_own)
+{
+	int inside, json;
+	const struct opt o[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--json", NULL, &json, NULL),
+		OPT_SECRET("--inside", &inside),
+		OPT_END
+	};
+	struct opt_result r;
+	struct box_err e;
+	char syn[80];
+
+	opt_synopsis(o, syn, sizeof(syn));
+	CHECK_STR(syn, "<box> [--json]");
+	CHECK_INT(parse(o, &r, &e, 1, "verify"), -EINVAL);
+	CHECK_INT(parse(o, &r, &e, 2, "verify", "--inside"), 0);
+	CHECK_INT(inside, 1);
+	CHECK_INT(r.npos, 0);
+}
+
 TEST(opt_counts_required_ints_lists)
 {
 	const char *name;

@@ -151,5 +151,5 @@ TEST(verb_synopsis_is_written_from_the_rows)
 	CHECK_INT(verb_synopsis(verb_find("list"), syn, sizeof(syn)), 0);
 	CHECK_STR(syn, "[--json[=full]]");
 	CHECK_INT(verb_synopsis(verb_find("verify"), syn, sizeof(syn)), 0);
-	CHECK_STR(syn, "[<box>] [--json]");	/* --inside is hidden */
+	CHECK_STR(syn, "<box> [--json]");	/* --inside is hidden */
 }
