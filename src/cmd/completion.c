@@ -147,7 +147,7 @@ print_args(const struct shape *sh)
 
 	for (i = 0; i < sh->n; i++) {
 		const struct opt *o = &sh->row[i];
-		long slots;
+		int slots;
 
 		if (o->kind != OK_ARG || (o->flags & OPT_HIDDEN))
 			continue;

@@ -312,7 +312,7 @@ store(const char *verb, const struct opt *o, const char *v, int *seen,
 			return err_usage(e, "%s given twice", o->name);
 		n = strtol(v, &end, 10);
 		if (v[0] == '\0' || *end != '\0' || n < o->min || n > o->max)
-			return err_usage(e, "%s takes a number from %ld to %ld, "
+			return err_usage(e, "%s takes a number from %d to %d, "
 			    "not '%s'", o->name, o->min, o->max, v);
 		if (o->bind != NULL)
 			*(int *)o->bind = (int)n;
@@ -344,7 +344,7 @@ counts(const char *verb, const struct opt *rows, struct opt_result *res,
     const unsigned char *seen, struct box_err *e)
 {
 	const struct opt *o;
-	long lo = 0, hi = 0;
+	int lo = 0, hi = 0;
 	int rest = 0;
 
 	for (o = rows; o->kind != OK_END && o - rows < 64; o++)

@@ -59,42 +59,42 @@ struct opt_list {
 };
 
 struct opt {
-	int kind;		/* enum opt_kind; OK_END ends the table */
+	unsigned char kind;	/* enum opt_kind; OK_END ends the table */
+	unsigned char comp;	/* enum opt_comp */
+	unsigned char flags;
 	const char *name;	/* "--json", or an argument's "<box>" */
 	const char *alias;	/* "-f", or NULL */
 	const char *meta;	/* a value's placeholder: "<box>", "n" */
 	void *bind;		/* the verb's variable (see enum opt_kind) */
-	long min, max;		/* OK_INT: the range; OK_ARG: the count */
-	int comp;		/* enum opt_comp */
+	int min, max;		/* OK_INT: the range; OK_ARG: the count */
 	const char *words;	/* OC_WORDS: "show open allow deny" */
-	unsigned flags;
 	const char *help;	/* one paragraph; wrapped when shown */
 };
 
 #define OPT_FLAG(n, a, p, h) \
-	{ OK_FLAG, n, a, NULL, (p), 0, 0, OC_NONE, NULL, 0, h }
+	{ OK_FLAG, OC_NONE, 0, n, a, NULL, (p), 0, 0, NULL, h }
 #define OPT_STR(n, m, p, c, h) \
-	{ OK_STR, n, NULL, m, (p), 0, 0, c, NULL, 0, h }
+	{ OK_STR, c, 0, n, NULL, m, (p), 0, 0, NULL, h }
 #define OPT_NEED(n, m, p, c, h) \
-	{ OK_STR, n, NULL, m, (p), 0, 0, c, NULL, OPT_REQUIRED, h }
+	{ OK_STR, c, OPT_REQUIRED, n, NULL, m, (p), 0, 0, NULL, h }
 #define OPT_INT(n, m, p, lo, hi, h) \
-	{ OK_INT, n, NULL, m, (p), lo, hi, OC_NONE, NULL, 0, h }
+	{ OK_INT, OC_NONE, 0, n, NULL, m, (p), lo, hi, NULL, h }
 #define OPT_LIST(n, m, p, c, h) \
-	{ OK_LIST, n, NULL, m, (p), 0, 0, c, NULL, 0, h }
+	{ OK_LIST, c, 0, n, NULL, m, (p), 0, 0, NULL, h }
 #define OPT_OPTVAL(n, m, p, w, h) \
-	{ OK_OPTVAL, n, NULL, m, (p), 0, 0, OC_WORDS, w, 0, h }
+	{ OK_OPTVAL, OC_WORDS, 0, n, NULL, m, (p), 0, 0, w, h }
 #define OPT_ARG(n, lo, hi, c, h) \
-	{ OK_ARG, n, NULL, NULL, NULL, lo, hi, c, NULL, 0, h }
+	{ OK_ARG, c, 0, n, NULL, NULL, NULL, lo, hi, NULL, h }
 #define OPT_WORDS(n, lo, hi, w, h) \
-	{ OK_ARG, n, NULL, NULL, NULL, lo, hi, OC_WORDS, w, 0, h }
+	{ OK_ARG, OC_WORDS, 0, n, NULL, NULL, NULL, lo, hi, w, h }
 /* positionals accepted so the verb can refuse them its own way */
-#define OPT_STRAY(n) { OK_ARG, n, NULL, NULL, NULL, 0, OPT_ANY, OC_NONE, \
-	NULL, OPT_HIDDEN, NULL }
+#define OPT_STRAY(n) \
+	{ OK_ARG, OC_NONE, OPT_HIDDEN, n, NULL, NULL, NULL, 0, OPT_ANY, NULL, NULL }
 #define OPT_REST(n, h) \
-	{ OK_REST, n, NULL, NULL, NULL, 0, 0, OC_NONE, NULL, 0, h }
+	{ OK_REST, OC_NONE, 0, n, NULL, NULL, NULL, 0, 0, NULL, h }
 #define OPT_SECRET(n, p) \
-	{ OK_FLAG, n, NULL, NULL, (p), 0, 0, OC_NONE, NULL, OPT_HIDDEN, NULL }
-#define OPT_END { OK_END, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, 0, NULL }
+	{ OK_FLAG, OC_NONE, OPT_HIDDEN, n, NULL, NULL, (p), 0, 0, NULL, NULL }
+#define OPT_END { OK_END, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
 
 struct opt_result {
 	char *pos[OPT_MAX_POS];	/* positionals before "--" */
