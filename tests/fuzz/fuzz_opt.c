@@ -5,8 +5,8 @@
  * parsed against a table with one row of every kind.  Checked: a parse
  * either fails as a usage error with a message or leaves every bound
  * variable consistent with the words (a string option points into argv,
- * an int is in its range, a list holds at most OPT_LIST_MAX, positionals
- * within the rows' counts); the synopsis, the help text and each label
+ * an int is in its range, a list holds at most OPT_LIST_MAX, the required
+ * option and argument there unless the hidden mode was asked for); the synopsis, the help text and each label
  * are written without overflowing their buffers.
  */
 #include <stdint.h>
@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opt_list tags;
 	struct opt_result res;
 	struct box_err e;
-	int flag, n = 5, argc = 0, rc, i;
+	int flag, inside, n = 5, argc = 0, rc, i;
 	size_t k, start = 0;
 	const struct opt rows[] = {
 		OPT_NEED("--name", "<box>", &name, OC_NONE, "the name"),
@@ -43,7 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		OPT_INT("--n", "n", &n, -3, 70000, NULL),
 		OPT_LIST("--tag", "t", &tags, OC_NONE, "repeatable"),
 		OPT_OPTVAL("--json", "full", &ov, "full", "json"),
-		OPT_SECRET("--inside", &flag),
+		OPT_SECRET("--inside", &inside),
 		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
 		OPT_ARG("<x>", 0, 2, OC_NONE, "x"),
 		OPT_ARG("<rest>", 0, OPT_ANY, OC_NONE, NULL),
@@ -74,7 +74,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (e.status != ERR_USAGE || e.msg[0] == '\0')
 			abort();
 	} else {
-		if (name == NULL || !in_argv(name, buf, size + 8))
+		/* a hidden mode (--inside) is a command line of its own */
+		if (!inside && (name == NULL || res.npos < 1))
+			abort();
+		if (name != NULL && !in_argv(name, buf, size + 8))
 			abort();
 		if (n < -3 || n > 70000)
 			abort();
@@ -85,7 +88,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		if (ov != NULL && ov[0] != '\0' && !in_argv(ov, buf, size + 8))
 			abort();
-		if (res.npos < 1 || res.npos > OPT_MAX_POS)
+		if (res.npos > OPT_MAX_POS)
 			abort();
 		if (res.dashdash && (res.nrest < 0 || res.rest == NULL))
 			abort();
