@@ -263,6 +263,18 @@ find(const struct opt *opts, const char *arg, size_t n)
 	return NULL;
 }
 
+static int
+too_many(const char *verb, const struct opt *rows, struct box_err *e)
+{
+	err_usage(e, "too many arguments for %s (at most %d before --)", verb,
+	    OPT_MAX_POS);
+	for (; rows->kind != OK_END; rows++)
+		if (rows->kind == OK_REST)
+			err_fix(e, "everything after -- is passed on whole: box "
+			    "%s ... -- %s", verb, rows->name);
+	return -EINVAL;
+}
+
 /* The bound variables back to "not given", so a table parses afresh. */
 static void
 reset(const struct opt *o)
@@ -401,8 +413,7 @@ opt_parse(int argc, char **argv, const struct opt *rows,
 		}
 		if (a[0] != '-' || a[1] == '\0') {
 			if (res->npos == OPT_MAX_POS)
-				return err_usage(e, "too many arguments for "
-				    "%s", verb);
+				return too_many(verb, rows, e);
 			res->pos[res->npos++] = a;
 			continue;
 		}
