@@ -11,6 +11,18 @@
  * (box exec <box> -- <cmd...>): a verb that takes that has an OPT_REST
  * row.  An unknown flag is a usage error that suggests the closest one.
  *
+ * A verb's top, all there is to its command line:
+ *
+ *	int rc, force;
+ *	const struct opt rows[] = {
+ *		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+ *		OPT_FLAG("--force", "-f", &force, "delete without asking"),
+ *		OPT_END
+ *	};
+ *
+ *	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
+ *		return rc;		(res.pos[0] is the box)
+ *
  * The rows live in the verb's function (they bind its locals).  To read
  * them without running the verb, opt_describe() calls the verb with a hook
  * set: its opt_parse() hands the rows to the hook and returns
