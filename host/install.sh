@@ -29,6 +29,14 @@
 #      directory appears under its name (one rename).  The same version
 #      again changes nothing and says so.  A new version lands beside the
 #      old ones; `current` moves to it only while the host has no boxes.
+#      The manual page and the bash, zsh and fish completions, written by
+#      the installed binary itself (box help --man, box completion <sh>:
+#      an air-gapped install gets them too), go under the share directory
+#      beside BOX_BIN (/usr/local/share, ~/.local/share; BOX_SHARE
+#      overrides): man/man1/box.1, bash-completion/completions/box,
+#      zsh/site-functions/_box, fish/vendor_completions.d/box.fish, where
+#      man, bash-completion, zsh and fish look.  <root>/DOCS lists them
+#      for box uninstall.
 #   6. on a fresh host (no boxnet network, no box-net profile) asks, as a
 #      separate question, whether to run `box setup-host` now.
 #      BOX_SKIP_SETUP_HOST=1 skips the question.
@@ -422,6 +430,33 @@ link_bin()
 	say "linked $_link -> $_want"
 }
 
+# install_docs: box.1 and the completions, written by the binary current
+# points at (the one `box` runs).
+# Best effort: a page that cannot be written is said, never fatal.
+install_docs()
+{
+	_share=${BOX_SHARE:-$(dirname "$BINDIR")/share}
+	_list=$DEST/.DOCS.new.$$
+	: >"$_list" || { warn "cannot write $DEST/DOCS; no manual page or completions"; return; }
+	for _doc in "man/man1/box.1:help --man" \
+	    "bash-completion/completions/box:completion bash" \
+	    "zsh/site-functions/_box:completion zsh" \
+	    "fish/vendor_completions.d/box.fish:completion fish"; do
+		_path=$_share/${_doc%%:*}
+		# shellcheck disable=SC2086 # the verb and its argument, split
+		if mkdir -p "$(dirname "$_path")" &&
+		    "$DEST/current/box" ${_doc#*:} >"$_path.new.$$" </dev/null &&
+		    mv -f "$_path.new.$$" "$_path"; then
+			echo "$_path" >>"$_list"
+		else
+			rm -f "$_path.new.$$"
+			warn "could not write $_path"
+		fi
+	done
+	mv -f "$_list" "$DEST/DOCS" || rm -f "$_list"
+	say "manual page and completions in $_share (man box; box <tab>)"
+}
+
 path_hint()
 {
 	case ":$PATH:" in
@@ -494,6 +529,7 @@ main()
 	install_version
 	flip_current
 	link_bin
+	install_docs
 	path_hint
 	offer_setup
 	say "done: box $V from $SOURCE in $DEST"

@@ -92,6 +92,7 @@ main(int argc, char **argv)
 	if (!(v->flags & V_PRIV))
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	tier_apply();
+	argv[1] = (char *)v->name;	/* an alias runs as the verb it names */
 	rc = v->fn(argc - 1, argv + 1, &e);
 	if (fflush(stdout) != 0 && rc == 0)
 		rc = err_set(&e, -5, "writing the output failed");

@@ -3,8 +3,13 @@
  * `box help <verb>` and `box <verb> --help`.
  *
  * A verb is int cmd_<name>(int argc, char **argv, struct box_err *e):
- * argv[0] is the verb and its options follow.  It returns 0 or a negative
- * code with e filled; main() prints and picks the exit status.  A verb
+ * argv[0] is the verb and its options follow.  Its first act is
+ * opt_parse() over one table of rows (util/opt.h) that binds its
+ * variables and carries their help: the synopsis, the usage error, the
+ * help page's option list, completion and box.1 are written from it.
+ * Adding a verb: one file in src/cmd/ and one row in box_verbs
+ * (verbs.c).  It returns 0 or a negative code with e filled; main()
+ * prints and picks the exit status.  A verb
  * whose exit status is someone else's (exec: the remote command's) returns
  * it as a positive value, which main() passes through.
  */
@@ -12,6 +17,7 @@
 #define BOX_CMD_H
 
 #include "util/err.h"
+#include "util/opt.h"
 
 #define V_PRIV	0x1	/* keeps the right to gain privileges (execs helpers) */
 #define V_HIDDEN 0x2	/* dispatchable, not listed (deprecated aliases) */
@@ -29,7 +35,6 @@ enum verb_group {
 struct verb {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct box_err *e);
-	const char *synopsis;	/* after "box <name> " */
 	const char *summary;	/* one line for `box help` */
 	const char *page;	/* the help page, or NULL */
 	unsigned flags;
@@ -55,6 +60,8 @@ const struct verb *verb_find(const char *name);
  */
 const struct verb *verb_suggest(const char *name);
 void verb_usage(const struct verb *v);	/* the help page, to stdout */
+/* "<box>|all [--force]", from the verb's rows; 0, or -ENOENT (no rows) */
+int verb_synopsis(const struct verb *v, char *buf, size_t size);
 void box_usage(void);			/* general help, to stdout */
 void box_manpage(void);			/* box.1, as roff, to stdout */
 const char *verb_group_title(int g);	/* "BOXES", ... */

@@ -260,29 +260,33 @@ host(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
 int
 cmd_doctor(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--fix", NULL, 0, NULL, 0 },
-		{ "--pin-dns", NULL, 0, NULL, 0 },
-		{ "--json", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct dr_report r;
 	struct dr_opts o;
-	int rc, where;
+	int rc, where, fix, pin_dns, json;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 0, OPT_ANY, OC_BOX, "check only these boxes "
+		    "from inside (default: every running one)"),
+		OPT_FLAG("--fix", NULL, &fix, "repair what is safely "
+		    "convergent (the bridge keys, the ACL, the profile, the "
+		    "firewall, a port's isolated flag, a dead dnsmasq), then "
+		    "check again"),
+		OPT_FLAG("--pin-dns", NULL, &pin_dns, "re-pin the bridge's "
+		    "upstream resolvers from BOX_DNS"),
+		OPT_FLAG("--json", NULL, &json, "the report as one JSON object"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.dashdash)
-		return err_usage(e, "doctor takes no command");
-	if (opts[0].seen && opts[1].seen)
+	if (fix && pin_dns)
 		return err_usage(e, "--fix and --pin-dns are one or the other "
 		    "(--fix keeps the pinned resolvers; --pin-dns re-pins "
 		    "them from BOX_DNS)");
 	dr_opts_defaults(&o);
-	o.fix = opts[0].seen;
-	o.pin_dns = opts[1].seen;
+	o.fix = fix;
+	o.pin_dns = pin_dns;
 	o.boxes = res.npos > 0 ? res.pos : NULL;
 	o.nboxes = res.npos;
 	where = standpoint();
@@ -292,9 +296,9 @@ cmd_doctor(int argc, char **argv, struct box_err *e)
 		    "--pin-dns repair a host; run them there");
 	if (dr_report_init(&r) < 0)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = where == DR_INSIDE ? inside(&r, &o, opts[2].seen, e) :
-	    tier_get() == TIER_RESTRICTED ? restricted(&r, &o, opts[2].seen,
-	    e) : host(&r, &o, opts[2].seen, e);
+	rc = where == DR_INSIDE ? inside(&r, &o, json, e) :
+	    tier_get() == TIER_RESTRICTED ? restricted(&r, &o, json,
+	    e) : host(&r, &o, json, e);
 	if (rc == 0 && r.fails > 0)
 		rc = 1;
 	dr_report_free(&r);

@@ -29,21 +29,20 @@ down_one(struct incus *c, const struct box_info *bi, void *arg,
 int
 cmd_down(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct box_info bi;
 	struct incus c;
 	int rc, force;
+	const struct opt rows[] = {
+		OPT_ARG("<box>|all", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--force", "-f", &force, "stop at once, asking "
+		    "nothing"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box down <box>|all [--force]");
-	force = opts[0].seen;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if (box_is_all(res.pos[0]))

@@ -315,11 +315,6 @@ out:
 int
 cmd_egress(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--json", NULL, 0, NULL, 0 },
-		{ "--log", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_reply r;
 	struct egress *p = NULL;
@@ -327,13 +322,26 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	char *text = NULL;
 	const char *what, *box;
 	long long t0;
-	int rc;
+	int rc, json, want_log;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_WORDS("show|open|allow|deny", 0, 1, "show open allow deny",
+		    "show: the policy, and whether the kernel holds it (the "
+		    "default); allow: add names (an open box then reaches only "
+		    "those); deny: take names off the allowlist (not the last "
+		    "one); open: back to the internet"),
+		OPT_ARG("<name>", 0, OPT_ANY, OC_NONE, "the names allow and "
+		    "deny take"),
+		OPT_FLAG("--log", NULL, &want_log, "what the kernel refused "
+		    "in the last hour, newest first, named when the gateway's "
+		    "resolver knows it"),
+		OPT_FLAG("--json", NULL, &json, "the policy (or the log) as "
+		    "JSON"),
+		OPT_END
+	};
 
-	if ((rc = opt_parse(argc, argv, opts, &res, e)) < 0)
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	if (res.npos < 1 || res.dashdash)
-		return err_usage(e, "usage: box egress <box> [show|open|allow "
-		    "<name>...|deny <name>...] [--log] [--json]");
 	box = res.pos[0];
 	what = res.npos > 1 ? res.pos[1] : "show";
 	if (strcmp(what, "show") != 0 && strcmp(what, "open") != 0 &&
@@ -343,7 +351,7 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	if ((strcmp(what, "show") == 0 || strcmp(what, "open") == 0) &&
 	    res.npos > 2)
 		return err_usage(e, "egress %s takes no names", what);
-	if (opts[1].seen && strcmp(what, "show") != 0)
+	if (want_log && strcmp(what, "show") != 0)
 		return err_usage(e, "--log reads the log; it changes nothing");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
@@ -357,12 +365,12 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 		goto out;
 	egress_effective(&r.doc, r.metadata, text, EGRESS_TEXTMAX + 32);
 	incus_reply_free(&r);
-	if (opts[1].seen) {
-		rc = show_log(&c, box, opts[0].seen, e);
+	if (want_log) {
+		rc = show_log(&c, box, json, e);
 		goto out;
 	}
 	if (strcmp(what, "show") == 0) {
-		rc = show(&c, box, text, opts[0].seen, e);
+		rc = show(&c, box, text, json, e);
 		goto out;
 	}
 	if (egress_parse(strcmp(text, "invalid (nothing allowed)") ? text :
@@ -382,10 +390,11 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 		goto out;
 	}
 	egress_format(p, text, EGRESS_TEXTMAX + 32);
-	if (!opts[0].seen)
-		printf("box: egress %s is now %s (kernel and resolver in "
+	if (!json)
+		fprintf(stderr, "box: egress %s is now %s (kernel and "
+		    "resolver in "
 		    "%lld ms)\n", box, text, clock_ms() - t0);
-	rc = show(&c, box, text, opts[0].seen, e);
+	rc = show(&c, box, text, json, e);
 out:
 	free(p);
 	free(text);

@@ -165,30 +165,38 @@ session_run(const char *name, char *const *cmd, int ncmd, int flags,
 int
 cmd_exec(int argc, char **argv, struct box_err *e)
 {
-	int i;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_STRAY("<cmd>"),	/* the command without the -- */
+		OPT_REST("<cmd...>", "the command; the -- may be left out when "
+		    "it has no flags of its own"),
+		OPT_END
+	};
+	struct opt_result res;
+	int rc;
 
 	/*
 	 * Everything after the box name is the command; a dash before "--"
 	 * is refused so that `box exec b ls -la` cannot half-parse.
 	 */
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			err_usage(e, "unknown option: %s — a command's own "
-			    "flags go after --, as in 'box exec <box> -- "
-			    "<cmd...>'", argv[i]);
-			return -EINVAL;
-		}
+	rc = opt_parse(argc, argv, rows, &res, e);
+	if (rc == OPT_DESCRIBED)
+		return rc;
+	if (rc < 0 && strncmp(e->msg, "unknown option", 14) == 0) {
+		e->fix[0] = '\0';
+		err_fix(e, "a command's own flags go after --, as in 'box exec "
+		    "<box> -- <cmd...>'");
 	}
-	if (argc < 2 || strcmp(argv[1], "--") == 0)
-		return err_usage(e, "usage: box exec <box> [--] <cmd...>");
+	if (rc < 0)
+		return rc;
 	/* "box exec b -- cmd" and "box exec b cmd" alike */
-	if (argc > 2 && strcmp(argv[2], "--") == 0)
-		return session_run(argv[1], argv + 3, argc - 3, 0, e);
-	for (i = 2; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return err_usage(e, "usage: box exec <box> [--] "
-			    "<cmd...> (one -- only, right after the box)");
-	return session_run(argv[1], argv + 2, argc - 2, 0, e);
+	if (res.dashdash && res.npos > 1) {
+		opt_usage(argv[0], rows, e);
+		e->fix[0] = '\0';
+		err_fix(e, "one -- only, right after the box");
+		return -EINVAL;
+	}
+	if (res.dashdash)
+		return session_run(res.pos[0], res.rest, res.nrest, 0, e);
+	return session_run(res.pos[0], res.pos + 1, res.npos - 1, 0, e);
 }

@@ -276,25 +276,26 @@ download(struct incus *c, struct job *j, struct box_err *e)
 int
 cmd_export(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--instance-only", NULL, 0, NULL, 0 },
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct box_info bi;
 	struct incus c;
 	struct stat st;
 	struct job j;
 	char file[PATH_MAX], stamp[32], bname[64], size[32], hex[65];
-	int rc;
+	int rc, instance_only, force;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<file>", 0, 1, OC_FILE, "default <box>-<UTC "
+		    "time>.tar.gz; its SHA-256 goes to <file>.sha256"),
+		OPT_FLAG("--instance-only", NULL, &instance_only, "leave the "
+		    "snapshots out"),
+		OPT_FLAG("--force", "-f", &force, "replace an existing file"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos < 1 || res.npos > 2 || res.dashdash)
-		return err_usage(e, "usage: box export <box> [<file>] "
-		    "[--instance-only] [--force]");
 	text_utc_compact(stamp, sizeof(stamp), time(NULL));
 	if (res.npos == 2)
 		snprintf(file, sizeof(file), "%s", res.pos[1]);
@@ -313,7 +314,7 @@ cmd_export(int argc, char **argv, struct box_err *e)
 		err_fix(e, "stop it first: box down %s", res.pos[0]);
 		goto out;
 	}
-	if (!opts[1].seen && lstat(file, &st) == 0) {
+	if (!force && lstat(file, &st) == 0) {
 		rc = err_set(e, -EEXIST, "%s already exists", file);
 		err_fix(e, "pick another name, or add --force to replace it");
 		goto out;
@@ -323,13 +324,13 @@ cmd_export(int argc, char **argv, struct box_err *e)
 	signal(SIGHUP, on_signal);
 	snprintf(bname, sizeof(bname), "box-export-%s", stamp);
 	life_say("exporting %s → %s ...", res.pos[0], file);
-	rc = backup_create(&c, res.pos[0], bname, opts[0].seen, e);
+	rc = backup_create(&c, res.pos[0], bname, instance_only, e);
 	if (rc == 0) {
 		memset(&j, 0, sizeof(j));
 		j.box = res.pos[0];
 		j.file = file;
 		j.bname = bname;
-		j.force = opts[1].seen;
+		j.force = force;
 		rc = download(&c, &j, e);
 		backup_delete(&c, res.pos[0], bname);
 	}
@@ -346,7 +347,7 @@ cmd_export(int argc, char **argv, struct box_err *e)
 	backup_hex(j.digest, hex);
 	life_say("exported %s → %s (%s, sha256 %.16s…, recorded in %s.sha256)",
 	    res.pos[0], file, size, hex, file);
-	if (!opts[0].seen)
+	if (!instance_only)
 		life_say("snapshots included — box import brings them back "
 		    "too");
 	life_say("WARNING: this file is the box's whole disk — agent logins, "

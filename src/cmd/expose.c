@@ -257,32 +257,33 @@ remove_door(struct incus *c, const struct incus_instance *in,
 int
 cmd_expose(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--list", NULL, 0, NULL, 0 },
-		{ "--remove", NULL, 1, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_instance in;
 	struct box_info bi;
 	struct incus c;
-	int rc, port = 0, hport = 0;
+	const char *rm_port;
+	int rc, port = 0, hport = 0, list_doors;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<port>", 0, 1, OC_NONE, "the port in the box to open "
+		    "a door to (not with --list or --remove)"),
+		OPT_ARG("<host-port>", 0, 1, OC_NONE, "the host's loopback "
+		    "port (default: the same)"),
+		OPT_FLAG("--list", NULL, &list_doors, "the open doors"),
+		OPT_STR("--remove", "<port>", &rm_port, OC_NONE, "close the "
+		    "door on a box port"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos < 1 || res.dashdash)
-		return err_usage(e, "usage: box expose <box> <port> "
-		    "[<host-port>] | --list | --remove <port>");
-	if (opts[0].seen + opts[1].seen + (res.npos > 1) > 1 ||
-	    (opts[0].seen && res.npos != 1) ||
-	    (opts[1].seen && res.npos != 1))
+	if (list_doors + (rm_port != NULL) + (res.npos > 1) > 1)
 		return err_usage(e, "expose does one thing at a time: open "
 		    "(<port> [<host-port>]), --list or --remove <port>");
-	if (!opts[0].seen && !opts[1].seen) {
-		if (res.npos < 2 || res.npos > 3)
-			return err_usage(e, "usage: box expose <box> <port> "
-			    "[<host-port>]");
+	if (!list_doors && rm_port == NULL) {
+		if (res.npos < 2)
+			return opt_usage(argv[0], rows, e);
 		port = door_port(res.pos[1]);
 		hport = res.npos == 3 ? door_port(res.pos[2]) : port;
 		if (port < 0 || hport < 0)
@@ -292,16 +293,16 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 	}
 	if ((rc = tier_require_admin("expose", e)) < 0)
 		return rc;
-	if (opts[1].seen && (port = door_port(opts[1].value)) < 0)
+	if (rm_port != NULL && (port = door_port(rm_port)) < 0)
 		return err_usage(e, "ports are numbers from 1 to 65535 — got "
-		    "'%s'", opts[1].value);
+		    "'%s'", rm_port);
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if ((rc = box_get(&c, res.pos[0], INCUS_INST_STATE, &in, &bi, e)) < 0)
 		goto out;
-	if (opts[0].seen)
+	if (list_doors)
 		rc = list(&in, res.pos[0]);
-	else if (opts[1].seen)
+	else if (rm_port != NULL)
 		rc = remove_door(&c, &in, res.pos[0], port, e);
 	else if (!bi.running && strcmp(bi.type, "virtual-machine") == 0) {
 		/* a VM's door needs its address (a container's does not) */

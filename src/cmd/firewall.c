@@ -135,27 +135,28 @@ find_subnet(const char *pin, uint32_t *net, struct box_err *e)
 int
 cmd_firewall(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--json", NULL, 0, NULL, 0 },
-		{ "--subnet", NULL, 1, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct fw_status st;
-	const char *what;
+	const char *what, *subnet;
 	uint32_t net;
-	int rc;
+	int rc, json;
+	const struct opt rows[] = {
+		OPT_WORDS("apply|show", 0, 1, "apply show", NULL),
+		OPT_STR("--subnet", "A.B.C.0/24", &subnet, OC_NONE, "the "
+		    "boxes' subnet (the boot unit passes it; else the "
+		    "bridge's, else the daemon's)"),
+		OPT_FLAG("--json", NULL, &json, "the verdict as one JSON "
+		    "object"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
 	what = res.npos > 0 ? res.pos[0] : "show";
-	if (res.npos > 1 || (strcmp(what, "apply") != 0 &&
-	    strcmp(what, "show") != 0))
-		return err_usage(e, "usage: box firewall [apply|show] "
-		    "[--subnet A.B.C.0/24] [--json]");
-	if ((rc = find_subnet(opts[1].seen ? opts[1].value : NULL, &net,
-	    e)) < 0)
+	if (strcmp(what, "apply") != 0 && strcmp(what, "show") != 0)
+		return opt_usage(argv[0], rows, e);
+	if ((rc = find_subnet(subnet, &net, e)) < 0)
 		return rc;
 	if (strcmp(what, "show") == 0) {
 		rc = fw_read(CONTRACT_BRIDGE, net, &st, e);
@@ -179,7 +180,7 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 	}
 	if (rc < 0)
 		return rc;
-	if (opts[0].seen)
+	if (json)
 		show_json(&st);
 	else
 		show_text(&st);

@@ -11,6 +11,7 @@
  * holding an un-narrowed socket.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,17 @@
 #include "host/grant_project.h"
 #include "host/nestguard.h"
 #include "util/opt.h"
+
+/* Progress goes to stderr; stdout carries only the verdict line. */
+static void __attribute__((format(printf, 1, 2)))
+note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 #define TOUCH_TIMEOUT_S	60
 
@@ -34,7 +46,7 @@ project_made(struct incus *c, const struct grant_user *u, struct box_err *e)
 	err_clear(&touch);
 	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, &touch);
 	if (rc == 0 && grant_project_exists(c, u->project, e) > 0) {
-		printf("  project: %s (incus-user made it, or had it)\n",
+		note("  project: %s (incus-user made it, or had it)\n",
 		    u->project);
 		return 0;
 	}
@@ -59,7 +71,7 @@ project_made(struct incus *c, const struct grant_user *u, struct box_err *e)
 	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, e);
 	if (rc < 0)
 		return rc;
-	printf("  project: %s (made by box: incus-user remembered a purged "
+	note("  project: %s (made by box: incus-user remembered a purged "
 	    "one)\n", u->project);
 	return 0;
 }
@@ -85,7 +97,7 @@ verify(struct incus *c, const struct grant_user *u, struct box_err *e)
 	rc = grant_as_user(u, 1, 30, e);
 	if (rc < 0)
 		return rc;
-	printf("  verified from %s's side: box-net in %s is the contract's\n",
+	note("  verified from %s's side: box-net in %s is the contract's\n",
 	    u->name, u->project);
 	return 0;
 }
@@ -151,13 +163,13 @@ preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
 	rc = grant_daemon_ready(u, how, cap, e);
 	if (rc < 0)
 		return rc;
-	printf("  incus-user: %s\n", how);
+	note("  incus-user: %s\n", how);
 	rc = grant_preempt_bridge(c, u, &created, e);
 	if (rc < 0) {
 		err_context(e, "pre-empting %s", u->bridge);
 		return rc;
 	}
-	printf("  bridge: %s %s (ipv4.address=none, ipv6.address=none: "
+	note("  bridge: %s %s (ipv4.address=none, ipv6.address=none: "
 	    "incus-user never probes for a subnet)\n", u->bridge,
 	    created ? "made" : "already there");
 	return 0;
@@ -166,36 +178,37 @@ preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
 int
 cmd_grant(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<user>", 1, 1, OC_NONE, "an existing login"),
+		OPT_END
+	};
 	struct opt_result res;
 	struct grant_user u;
 	struct incus c;
 	char how[160];
 	int rc, added = 0, admin_member;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.rest != NULL)
-		return err_usage(e, "usage: box grant <user>");
 	if ((rc = tier_require_root("grant", e)) < 0 ||
 	    (rc = nestguard_check("grant", NG_CHANGE, NULL, e)) < 0 ||
 	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0 ||
 	    (rc = incus_init(&c, e)) < 0)
 		return rc;
 	admin_member = grant_in_group(&u, TIER_GROUP_ADMIN);
-	printf("grant: %s (uid %u), project %s\n", u.name, u.uid, u.project);
+	note("grant: %s (uid %u), project %s\n", u.name, u.uid, u.project);
 	rc = preflight(&c, &u, how, sizeof(how), e);
 	if (rc < 0)
 		goto out;
 	if (grant_in_group(&u, TIER_GROUP_USER)) {
-		printf("  group: already in '" TIER_GROUP_USER "'\n");
+		note("  group: already in '" TIER_GROUP_USER "'\n");
 	} else {
 		rc = grant_group_add(&u, e);
 		if (rc < 0)
 			goto out;
 		added = 1;
-		printf("  group: added to '" TIER_GROUP_USER "' (the key to "
+		note("  group: added to '" TIER_GROUP_USER "' (the key to "
 		    "%s; new logins of %s get it)\n", u.socket, u.name);
 	}
 	rc = steps(&c, &u, e);
@@ -206,7 +219,7 @@ cmd_grant(int argc, char **argv, struct box_err *e)
 	printf("granted: %s has the restricted tier — their 'box new' lands "
 	    "on the hardened " CONTRACT_BRIDGE ".\n", u.name);
 	if (admin_member)
-		printf("  CAVEAT: %s is also in '" TIER_GROUP_ADMIN "', which "
+		note("  CAVEAT: %s is also in '" TIER_GROUP_ADMIN "', which "
 		    "wins at the socket: to make the project theirs, "
 		    "gpasswd -d %s " TIER_GROUP_ADMIN "\n", u.name, u.name);
 out:

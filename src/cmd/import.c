@@ -486,11 +486,6 @@ remove_half(struct incus *c, const char *target)
 int
 cmd_import(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--name", NULL, 1, NULL, 0 },
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_reply r;
 	struct progress p;
@@ -505,14 +500,24 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	static struct vet_verdict vd;
 	struct vet_bg bg = { 0, -1 };
 	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0,
-	    overlap, vetbad = 0;
+	    overlap, vetbad = 0, force;
+	const char *as_name;
+	const struct opt rows[] = {
+		OPT_ARG("<file>", 1, 1, OC_FILE, "an export of box export, "
+		    "beside its <file>.sha256"),
+		OPT_STR("--name", "<box>", &as_name, OC_NONE, "the box's name "
+		    "(default: the name recorded inside)"),
+		OPT_FLAG("--force", "-f", &force, "replace the box of that "
+		    "name, after a yes on a terminal (no terminal: refused, "
+		    "exit 2; BOX_YES is not read).  The new one is imported "
+		    "and booted under a temporary name first; the old one is "
+		    "deleted only then, so a failed import loses nothing"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box import <file> [--name <box>] "
-		    "[--force]");
 	file = res.pos[0];
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -526,7 +531,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	/* The vet runs beside the upload (box/vet_bg.h) when the name is
 	 * known first: --name, or the one a read of the file's head finds
 	 * (the whole vet must find the same); else it runs first. */
-	overlap = st.st_size > 0 && (opts[0].seen ||
+	overlap = st.st_size > 0 && (as_name != NULL ||
 	    vet_export_name(file, recorded, sizeof(recorded)) == 0);
 	if (!overlap) {
 		vet_now(file, &vd);
@@ -535,8 +540,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 			goto out_fd;
 		snprintf(recorded, sizeof(recorded), "%s", vd.name);
 	}
-	if (opts[0].seen)
-		snprintf(name, sizeof(name), "%s", opts[0].value);
+	if (as_name != NULL)
+		snprintf(name, sizeof(name), "%s", as_name);
 	else if (recorded[0] != '\0')
 		snprintf(name, sizeof(name), "%s", recorded);
 	else {
@@ -545,7 +550,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		err_fix(e, "name the box: box import %s --name <box>", file);
 		goto out_fd;
 	}
-	if ((rc = box_new_name_ok(name, opts[0].seen ? "" : " (it is the "
+	if ((rc = box_new_name_ok(name, as_name != NULL ? "" : " (it is the "
 	    "one recorded in the file; pick one with --name)", e)) < 0)
 		goto out_fd;
 	if ((rc = incus_init(&c, e)) < 0)
@@ -557,7 +562,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		goto out;
 	if ((rc = life_exists(&c, name, e)) < 0)
 		goto out;
-	if (rc > 0 && !opts[1].seen) {
+	if (rc > 0 && !force) {
 		rc = err_set(e, -EEXIST, "an instance named %s already exists",
 		    name);
 		err_fix(e, "import under another name: box import %s --name "
@@ -573,7 +578,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		    (rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
 		    sum == 0 ? want : NULL, e)) < 0)
 			goto out;
-		if (!opts[0].seen && strcmp(vd.name, recorded) != 0) {
+		if (as_name == NULL && strcmp(vd.name, recorded) != 0) {
 			rc = err_set(e, -EBOX_PROTO, "the export records two "
 			    "names for its instance; nothing was imported");
 			goto out;
@@ -610,7 +615,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		life_say("importing %s as %s ...", file, name);
 	stage = "upload";
 	rc = upload(&c, file, fd, (long long)st.st_size, sum == 0 ? want :
-	    NULL, overlap ? &bg : NULL, &vd, opts[0].seen ? NULL : recorded,
+	    NULL, overlap ? &bg : NULL, &vd, as_name != NULL ? NULL : recorded,
 	    &vetbad, target, pool, op, sizeof(op), e);
 	if (vetbad) {
 		/* withheld: the daemon should hold nothing; make sure */

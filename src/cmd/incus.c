@@ -79,21 +79,29 @@ echo(char *const *argv)
 int
 cmd_incus(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_STRAY("<args>"),	/* before --, also the client's */
+		OPT_REST("<args...>", "the incus client's arguments; {} is the "
+		    "box's instance name"),
+		OPT_END
+	};
 	struct opt_result res;
 	struct incus c;
 	char *args[HATCH_MAX_ARGS + 3];
 	int rc, i, n = 0, hit = 0, warn = 0;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
+	if (rc == OPT_DESCRIBED)
+		return rc;
 	if (rc < 0) {
 		e->fix[0] = '\0';
 		err_fix(e, "a command's own flags go after --, as in: box "
 		    "incus <box> -- config show {}");
 		return rc;
 	}
-	if (res.npos < 1 || res.npos + res.nrest < 2)
-		return err_usage(e, "usage: box incus <box> -- <args...>");
+	if (res.npos + res.nrest < 2)
+		return opt_usage(argv[0], rows, e);
 	if (res.npos - 1 + res.nrest > HATCH_MAX_ARGS)
 		return err_usage(e, "too many arguments");
 	if ((rc = incus_init(&c, e)) < 0)

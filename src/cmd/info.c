@@ -273,24 +273,24 @@ out:
 int
 cmd_info(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--json", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_instance in;
 	struct incus c;
-	int rc;
+	int rc, json;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--json", NULL, &json, "the daemon's instance object "
+		    "with state and snapshots"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1)
-		return err_usage(e, "usage: box info <box> [--json]");
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	if (!opts[0].seen) {
+	if (!json) {
 		rc = show(&c, res.pos[0], e);
 	} else if ((rc = box_get(&c, res.pos[0], INCUS_INST_STATE |
 	    INCUS_INST_RAW, &in, NULL, e)) == 0) {

@@ -443,14 +443,24 @@ done:
 int
 cmd_list(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--json", NULL, OPT_OPTIONAL, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
+	const char *json;
 	int rc, out = OUT_TABLE;
+	const struct opt rows[] = {
+		OPT_STRAY("<box>"),	/* refused, pointing at box info */
+		OPT_OPTVAL("--json", "full", &json, "full", "an array of "
+		    "{name, state (Incus's status: \"Running\"), type "
+		    "(\"container\" / \"virtual-machine\"), address (dotted "
+		    "IPv4 or null), snapshots (a count), template (or null), "
+		    "legacy (tagged user.claudebox only), egress (\"open\": "
+		    "reserved for the egress policy)}, by name; --json=full: "
+		    "the daemon's full instance objects (with state and "
+		    "snapshots), what --json printed before it had its own "
+		    "schema"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
 	if (res.npos > 0) {
@@ -458,15 +468,14 @@ cmd_list(int argc, char **argv, struct box_err *e)
 		err_fix(e, "for one box: box info %s", res.pos[0]);
 		return -EINVAL;
 	}
-	if (opts[0].seen) {
-		if (opts[0].value[0] == '\0')
+	if (json != NULL) {
+		if (json[0] == '\0')
 			out = OUT_JSON;
-		else if (strcmp(opts[0].value, "full") == 0)
+		else if (strcmp(json, "full") == 0)
 			out = OUT_FULL;
 		else
 			return err_usage(e, "--json takes no value or =full "
-			    "(the daemon's own objects), not '%s'",
-			    opts[0].value);
+			    "(the daemon's own objects), not '%s'", json);
 	}
 	return list(out, e);
 }
@@ -475,14 +484,12 @@ cmd_list(int argc, char **argv, struct box_err *e)
 int
 cmd_status(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = { OPT_END };
 	struct opt_result res;
-	int rc = opt_parse(argc, argv, opts, &res, e);
+	int rc = opt_parse(argc, argv, rows, &res, e);
 
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "status takes no arguments");
 	fprintf(stderr, "box: 'status' is deprecated — use 'box list'.\n");
 	return list(OUT_TABLE, e);
 }

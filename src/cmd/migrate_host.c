@@ -133,46 +133,52 @@ retire(struct incus *c, int force, struct box_err *e)
 int
 cmd_migrate_host(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--box", NULL, 1, NULL, 0 },
-		{ "--all-boxes", NULL, 0, NULL, 0 },
-		{ "--retire-legacy", NULL, 0, NULL, 0 },
-		{ "--force", "-f", 0, NULL, 0 },
-		{ "--probe-inside", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus c;
-	int rc, modes, force;
+	const char *one_box;
+	int rc, modes, force, all_boxes, retire_legacy, probe_inside;
+	const struct opt rows[] = {
+		OPT_STR("--box", "<name>", &one_box, OC_BOX, "one legacy box"),
+		OPT_FLAG("--all-boxes", NULL, &all_boxes, "every legacy box, "
+		    "one at a time, each verified before the next; then a "
+		    "summary"),
+		OPT_FLAG("--retire-legacy", NULL, &retire_legacy, "once no "
+		    "instance carries user.claudebox=1 or uses the legacy "
+		    "profile or bridge (refused, naming them, otherwise): "
+		    "remove claude-dev, claudenet, claude-isolate, the "
+		    "claudebox-firewall unit and script, the nft tables "
+		    "inet/bridge claudebox; then check that none survives "
+		    "(root)"),
+		OPT_FLAG("--force", "-f", &force, "do not ask (needed without "
+		    "a terminal)"),
+		OPT_SECRET("--probe-inside", &probe_inside),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "migrate-host takes no arguments but its "
-		    "options");
 	/* The host pushed this binary into a box to look from inside. */
-	if (opts[4].seen) {
+	if (probe_inside) {
 		if (getenv("BOX_MIGRATE_INSIDE") == NULL)
 			return err_usage(e, "--probe-inside is what migrate-host "
 			    "runs inside a box it re-homes, not a mode of its "
 			    "own");
 		return migrate_probe_main(e);
 	}
-	modes = opts[0].seen + opts[1].seen + opts[2].seen;
+	modes = (one_box != NULL) + all_boxes + retire_legacy;
 	if (modes != 1)
 		return err_usage(e, "migrate-host takes exactly one of --box "
 		    "<name>, --all-boxes, --retire-legacy");
-	force = opts[3].seen;
 	if ((rc = tier_require_admin("migrate-host", e)) < 0 ||
 	    (rc = nestguard_check("migrate-host", NG_CHANGE, NULL, e)) < 0)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	life_catch_signals();
-	if (opts[0].seen)
-		rc = one(&c, opts[0].value, force, e);
-	else if (opts[1].seen)
+	if (one_box != NULL)
+		rc = one(&c, one_box, force, e);
+	else if (all_boxes)
 		rc = all(&c, force, e);
 	else
 		rc = retire(&c, force, e);

@@ -35,65 +35,80 @@ egress_usage(const char *v, struct box_err *e)
 int
 cmd_new(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--name", NULL, 1, NULL, 0 },
-		{ "--template", NULL, 1, NULL, 0 },
-		{ "--from", NULL, 1, NULL, 0 },
-		{ "--cpu", NULL, 1, NULL, 0 },
-		{ "--memory", NULL, 1, NULL, 0 },
-		{ "--disk", NULL, 1, NULL, 0 },
-		{ "--vm", NULL, 0, NULL, 0 },
-		{ "--container", NULL, 0, NULL, 0 },
-		{ "--image", NULL, 1, NULL, 0 },
-		{ "--egress", NULL, 1, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct box_mint_req q;
 	struct box_mint_out out;
-	int rc;
+	const char *name, *tpl, *from, *cpu, *memory, *disk, *image, *egress;
+	int rc, vm, ct;
+	const struct opt rows[] = {
+		OPT_NEED("--name", "<box>", &name, OC_NONE, "the new box's "
+		    "name"),
+		OPT_STR("--template", "<t>", &tpl, OC_TEMPLATE, "the template "
+		    "(default blank; see box templates)"),
+		OPT_STR("--from", "<box>[/<snap>]", &from, OC_BOX, "clone a "
+		    "box or one of its snapshots instead: re-stamped as a "
+		    "clone, its source's doors left behind, a machine "
+		    "identity (and so a DHCP lease) of its own; resources, "
+		    "mode and image come from the source"),
+		OPT_STR("--cpu", "n", &cpu, OC_NONE, "CPUs; --cpu, --memory "
+		    "and --disk are passed to Incus as given; they win over "
+		    "BOX_CPU/BOX_MEMORY/BOX_DISK, which win over the template"),
+		OPT_STR("--memory", "s", &memory, OC_NONE, "memory, as 2GiB"),
+		OPT_STR("--disk", "s", &disk, OC_NONE, "a VM's disk size (a "
+		    "VM's only)"),
+		OPT_FLAG("--vm", NULL, &vm, "a VM; by default a VM where the "
+		    "host can run one (/dev/kvm and a VM driver in Incus), "
+		    "else a container"),
+		OPT_FLAG("--container", NULL, &ct, "a container, which shares "
+		    "the host's kernel: weaker isolation, said so when chosen"),
+		OPT_STR("--image", "<alias>", &image, OC_NONE, "the image, "
+		    "over BOX_IMAGE and the template's: 'images:<alias>' is "
+		    "the public image server, a bare alias a local image.  "
+		    "Air-gapped hosts import one first (incus image import "
+		    "<tarball> --alias <a>) and mint with --image <a>"),
+		OPT_STR("--egress", "allow:<name>,...", &egress, OC_NONE, "the "
+		    "egress policy: open, or allow:<name>[,...] (wins over the "
+		    "template's BOX_EGRESS; a clone inherits its source's; see "
+		    "box help egress)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "new takes no positional arguments (name "
-		    "the box with --name)");
-	if (!opts[0].seen)
-		return err_usage(e, "new needs --name <box>");
-	if ((rc = box_new_name_ok(opts[0].value, "", e)) < 0)
+	if ((rc = box_new_name_ok(name, "", e)) < 0)
 		return rc;
-	if (opts[6].seen && opts[7].seen)
+	if (vm && ct)
 		return err_usage(e, "--vm and --container contradict each "
 		    "other");
-	if (opts[2].seen) {
-		if (opts[1].seen)
+	if (from != NULL) {
+		if (tpl != NULL)
 			return err_usage(e, "--from clones an existing box; "
 			    "its template rides along (drop --template)");
-		if (opts[3].seen || opts[4].seen || opts[5].seen)
+		if (cpu != NULL || memory != NULL || disk != NULL)
 			return err_usage(e, "--cpu/--memory/--disk shape a "
 			    "fresh mint; a clone carries its source's "
 			    "resources (change them later with: box incus "
 			    "<box> -- config set {} limits.cpu=N)");
-		if (opts[6].seen || opts[7].seen)
+		if (vm || ct)
 			return err_usage(e, "a clone is the same kind of "
 			    "instance as its source (drop --vm/--container)");
-		if (opts[8].seen)
+		if (image != NULL)
 			return err_usage(e, "a clone's disk comes from its "
 			    "source, not an image (drop --image)");
 	}
-	if (opts[9].seen && (rc = egress_usage(opts[9].value, e)) < 0)
+	if (egress != NULL && (rc = egress_usage(egress, e)) < 0)
 		return rc;
 	memset(&q, 0, sizeof(q));
-	q.name = opts[0].value;
-	q.from = opts[2].seen ? opts[2].value : NULL;
-	q.template_ = opts[1].seen ? opts[1].value : NULL;
-	q.cpu = opts[3].value;
-	q.memory = opts[4].value;
-	q.disk = opts[5].value;
-	q.image = opts[8].value;
-	q.egress = opts[9].seen ? opts[9].value : NULL;
-	q.mode = opts[6].seen ? MINT_VM : opts[7].seen ? MINT_CT : MINT_AUTO;
+	q.name = name;
+	q.from = from;
+	q.template_ = tpl;
+	q.cpu = cpu;
+	q.memory = memory;
+	q.disk = disk;
+	q.image = image;
+	q.egress = egress;
+	q.mode = vm ? MINT_VM : ct ? MINT_CT : MINT_AUTO;
 	if ((rc = box_mint(&q, &out, e)) < 0)
 		return rc;
 	printf("%s\n", out.ready);

@@ -20,17 +20,19 @@
 int
 cmd_rename(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<new-name>", 1, 1, OC_NONE, NULL),
+		OPT_END
+	};
 	struct opt_result res;
 	struct box_info bi;
 	struct incus c;
 	int rc;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 2 || res.dashdash)
-		return err_usage(e, "usage: box rename <box> <new-name>");
 	if ((rc = box_new_name_ok(res.pos[1], "", e)) < 0)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)

@@ -55,22 +55,21 @@ restart_one(struct incus *c, const struct box_info *bi, void *arg,
 int
 cmd_restart(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct box_info bi;
 	struct incus c;
 	struct how h;
 	int rc;
+	const struct opt rows[] = {
+		OPT_ARG("<box>|all", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--force", "-f", &h.force, "stop at once instead of "
+		    "asking the box to shut down"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box restart <box>|all [--force]");
-	h.force = opts[0].seen;
 	h.all = box_is_all(res.pos[0]);
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;

@@ -22,22 +22,22 @@
 int
 cmd_restore(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_snapshot snap;
 	struct incus c;
 	char q[300];
-	int rc;
+	int rc, force;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<snapshot>", 1, 1, OC_NONE, NULL),
+		OPT_FLAG("--force", "-f", &force, "roll back without asking "
+		    "(needed without a terminal)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 2 || res.dashdash)
-		return err_usage(e, "usage: box restore <box> <snapshot> "
-		    "[--force]");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if ((rc = box_resolve(&c, res.pos[0], NULL, e)) < 0)
@@ -54,7 +54,7 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 	snprintf(q, sizeof(q), "roll %s back to snapshot '%s' and discard "
 	    "everything in the box since it was taken", res.pos[0],
 	    res.pos[1]);
-	if ((rc = consent_or_force(q, opts[0].seen, "--force", e)) < 0)
+	if ((rc = consent_or_force(q, force, "--force", e)) < 0)
 		goto out;
 	rc = incus_snapshot_restore(&c, res.pos[0], res.pos[1], LIFE_OP_S, e);
 	if (rc == 0)

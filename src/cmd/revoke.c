@@ -10,6 +10,7 @@
  * made, and then looks for each thing again, naming every survivor.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,19 +23,30 @@
 #include "util/opt.h"
 #include "util/prompt.h"
 
+/* Progress goes to stderr; stdout carries only the verdict line. */
+static void __attribute__((format(printf, 1, 2)))
+note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 static int
 drop_group(const struct grant_user *u, struct box_err *e)
 {
 	int rc;
 
 	if (!grant_in_group(u, TIER_GROUP_USER)) {
-		printf("  group: %s is not in '" TIER_GROUP_USER "'\n", u->name);
+		note("  group: %s is not in '" TIER_GROUP_USER "'\n", u->name);
 		return 0;
 	}
 	rc = grant_group_remove(u, e);
 	if (rc < 0)
 		return rc;
-	printf("  group: removed %s from '" TIER_GROUP_USER "' (verified "
+	note("  group: removed %s from '" TIER_GROUP_USER "' (verified "
 	    "against the group database)\n", u->name);
 	return 0;
 }
@@ -50,7 +62,7 @@ warn_sessions(const struct grant_user *u)
 		return;
 	grant_procs_text(pids, n < GRANT_MAX_PROCS ? n : GRANT_MAX_PROCS, text,
 	    sizeof(text));
-	printf("  WARNING: %s has %d live process(es) (%s): a session that "
+	note("  WARNING: %s has %d live process(es) (%s): a session that "
 	    "is already running keeps the socket until it ends.  End them: "
 	    "sudo loginctl terminate-user %s, or box revoke %s --purge\n",
 	    u->name, n, text, u->name, u->name);
@@ -79,7 +91,7 @@ end_sessions(const struct grant_user *u, struct box_err *e)
 		    "--purge again", u->name);
 		return -EBUSY;
 	}
-	printf("  sessions: none of %s's processes is left\n", u->name);
+	note("  sessions: none of %s's processes is left\n", u->name);
 	return 0;
 }
 
@@ -112,7 +124,7 @@ keep(struct incus *c, const struct grant_user *u, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	if (rc > 0)
-		printf("  kept: the project %s and its boxes (still running); "
+		note("  kept: the project %s and its boxes (still running); "
 		    "box revoke %s --purge deletes them\n", u->project,
 		    u->name);
 	printf("revoked: %s no longer has the restricted tier.\n", u->name);
@@ -122,29 +134,34 @@ keep(struct incus *c, const struct grant_user *u, struct box_err *e)
 int
 cmd_revoke(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--purge", NULL, 0, NULL, 0 },
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct grant_user u;
 	struct incus c;
 	char q[256];
-	int rc, yes;
+	int rc, yes, purge_all, force;
+	const struct opt rows[] = {
+		OPT_ARG("<user>", 1, 1, OC_NONE, NULL),
+		OPT_FLAG("--purge", NULL, &purge_all, "also end the user's "
+		    "processes (refused if one survives), then delete the "
+		    "project's boxes, images, profiles and custom volumes, the "
+		    "project, the private bridge, the trust entry "
+		    "incus-user-<uid> and incus-user's state directory, and "
+		    "check that none of it is left, naming any survivor"),
+		OPT_FLAG("--force", "-f", &force, "--purge without asking (as "
+		    "BOX_YES=1); with neither and no terminal it refuses "
+		    "(exit 2)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.rest != NULL)
-		return err_usage(e, "usage: box revoke <user> [--purge] "
-		    "[--force]");
 	if ((yes = consent_env(e)) < 0)
 		return yes;
 	if ((rc = tier_require_root("revoke", e)) < 0 ||
 	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0)
 		return rc;
-	if (opts[0].seen && !opts[1].seen && !yes) {
+	if (purge_all && !force && !yes) {
 		snprintf(q, sizeof(q), "delete ALL of %s's boxes, images and "
 		    "their project %s?", u.name, u.project);
 		if ((rc = prompt_consent(q, "--force (or BOX_YES=1)", e)) < 0)
@@ -152,12 +169,12 @@ cmd_revoke(int argc, char **argv, struct box_err *e)
 	}
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	printf("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
+	note("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
 	rc = drop_group(&u, e);
 	if (rc == 0)
-		rc = opts[0].seen ? purge(&c, &u, e) : keep(&c, &u, e);
+		rc = purge_all ? purge(&c, &u, e) : keep(&c, &u, e);
 	if (rc == 0 && grant_in_group(&u, TIER_GROUP_ADMIN))
-		printf("  NOTE: %s is still in '" TIER_GROUP_ADMIN "', which "
+		note("  NOTE: %s is still in '" TIER_GROUP_ADMIN "', which "
 		    "keeps full access: gpasswd -d %s " TIER_GROUP_ADMIN "\n",
 		    u.name, u.name);
 	incus_close(&c);

@@ -19,29 +19,29 @@
 int
 cmd_rm(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct incus_instance in;
 	struct json_doc d = { 0 };
 	struct box_err le;
 	struct incus c;
 	char q[200];
-	int rc;
+	int rc, force;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--force", "-f", &force, "delete without asking "
+		    "(needed without a terminal)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box rm <box> [--force]");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if ((rc = box_get(&c, res.pos[0], INCUS_INST_RAW, &in, NULL, e)) < 0)
 		goto out;
 	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
-	rc = consent_or_force(q, opts[0].seen, "--force", e);
+	rc = consent_or_force(q, force, "--force", e);
 	if (rc == 0) {
 		/* box/door.c reads the doors from the instance's own object */
 		err_clear(&le);

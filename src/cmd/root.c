@@ -18,12 +18,24 @@
 int
 cmd_root(int argc, char **argv, struct box_err *e)
 {
-	if (argc < 2 || argv[1][0] == '-')
-		return err_usage(e, "usage: box root <box> [-- <cmd...>]");
-	if (argc == 2)
-		return session_run(argv[1], NULL, 0, SESSION_ROOT, e);
-	if (strcmp(argv[2], "--") != 0 || argc == 3)
-		return err_usage(e, "usage: box root <box> [-- <cmd...>] (the "
-		    "command goes after --)");
-	return session_run(argv[1], argv + 3, argc - 3, SESSION_ROOT, e);
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_REST("<cmd...>", "one command to run as root instead of a "
+		    "shell"),
+		OPT_END
+	};
+	struct opt_result res;
+	int rc;
+
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
+		return rc;
+	if (!res.dashdash)
+		return session_run(res.pos[0], NULL, 0, SESSION_ROOT, e);
+	if (res.nrest == 0) {
+		opt_usage(argv[0], rows, e);
+		e->fix[0] = '\0';
+		err_fix(e, "the command goes after --");
+		return -EINVAL;
+	}
+	return session_run(res.pos[0], res.rest, res.nrest, SESSION_ROOT, e);
 }

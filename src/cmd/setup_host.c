@@ -327,25 +327,25 @@ converge(struct setup *s, struct box_err *e)
 int
 cmd_setup_host(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--dry-run", NULL, 0, NULL, 0 },
-		{ "--json", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct setup *s;
-	int rc;
+	int rc, dry, json;
+	const struct opt rows[] = {
+		OPT_FLAG("--dry-run", NULL, &dry, "print the decision and the "
+		    "plan, change nothing"),
+		OPT_FLAG("--json", NULL, &json, "the same as JSON (with "
+		    "--dry-run)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "setup-host takes no arguments");
-	if (opts[1].seen && !opts[0].seen)
+	if (json && !dry)
 		return err_usage(e, "--json goes with --dry-run");
-	if (!opts[0].seen && (rc = tier_require_admin("setup-host", e)) < 0)
+	if (!dry && (rc = tier_require_admin("setup-host", e)) < 0)
 		return rc;
-	if (!opts[0].seen && geteuid() != 0) {
+	if (!dry && geteuid() != 0) {
 		err_set(e, -EPERM, "setup-host changes the host: it needs root");
 		err_fix(e, "sudo box setup-host   (or: box setup-host --dry-run)");
 		return -EPERM;
@@ -353,8 +353,8 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	s->json = opts[1].seen;
-	rc = nestguard_check("setup-host", opts[0].seen ? NG_PLAN : NG_CHANGE,
+	s->json = json;
+	rc = nestguard_check("setup-host", dry ? NG_PLAN : NG_CHANGE,
 	    &s->refused, e);
 	if (rc == 0)
 		rc = probe_daemon(s, e);
@@ -362,7 +362,7 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 		rc = decide(s, e);	/* before any change */
 	if (rc == 0 && s->plan.why == SUBNET_WHY_AUTOPICK && !s->json)
 		fprintf(stderr, "box: WARNING: %s\n", s->plan.note);
-	if (rc == 0 && opts[0].seen)
+	if (rc == 0 && dry)
 		rc = dry_run(s, e);
 	else if (rc == 0) {
 		fprintf(stderr, "box: subnet   %s\n", s->plan.note);

@@ -10,7 +10,14 @@
 int
 cmd_shell(int argc, char **argv, struct box_err *e)
 {
-	if (argc != 2 || argv[1][0] == '-')
-		return err_usage(e, "usage: box shell <box>");
-	return session_run(argv[1], NULL, 0, 0, e);
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_END
+	};
+	struct opt_result res;
+	int rc;
+
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
+		return rc;
+	return session_run(res.pos[0], NULL, 0, 0, e);
 }

@@ -34,18 +34,20 @@ label_ok(const char *s)
 int
 cmd_snapshot(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<label>", 0, 1, OC_NONE, NULL),
+		OPT_END
+	};
 	struct opt_result res;
 	struct incus_snapshot snap;
 	struct incus c;
 	char label[64];
 	int rc;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos < 1 || res.npos > 2 || res.dashdash)
-		return err_usage(e, "usage: box snapshot <box> [<label>]");
 	if (res.npos == 2)
 		snprintf(label, sizeof(label), "%s", res.pos[1]);
 	else

@@ -25,17 +25,18 @@ start_one(struct incus *c, const struct box_info *bi, void *arg,
 int
 cmd_start(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<box>|all", 1, 1, OC_BOX, NULL),
+		OPT_END
+	};
 	struct opt_result res;
 	struct box_info bi;
 	struct incus c;
 	int rc;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box start <box>|all");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	if (box_is_all(res.pos[0]))

@@ -152,10 +152,11 @@ granted_projects(void)
 	err_clear(&e);
 	if (incus_init(&c, &e) == 0 &&
 	    (n = dr_user_projects(&c, names, DR_TIER_MAX, &e)) > 0) {
-		printf("box: granted users' projects remain:");
+		fputs("box: granted users' projects remain:", stderr);
 		for (i = 0; i < n && i < DR_TIER_MAX; i++)
-			printf(" %s", names[i]);
-		printf("\nbox: run box revoke <user> --purge for each first "
+			fprintf(stderr, " %s", names[i]);
+		fprintf(stderr, "\nbox: run box revoke <user> --purge for each "
+		    "first "
 		    "(teardown leaves their projects, trust entries and "
 		    "incus-user state behind)\n");
 	}
@@ -196,19 +197,18 @@ teardown(int purge, struct box_err *e)
 int
 cmd_teardown_host(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--yes", "-y", 0, NULL, 0 },
-		{ "--purge-incus", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
-	int rc, yes;
+	int rc, yes, yes_opt, purge_incus;
+	const struct opt rows[] = {
+		OPT_FLAG("--purge-incus", NULL, &purge_incus, "also remove the "
+		    "incus package"),
+		OPT_FLAG("--yes", "-y", &yes_opt, "do not ask"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "teardown-host takes no arguments");
 	/*
 	 * Consent first: without it (BOX_YES no or malformed, no --yes, no
 	 * terminal) nothing else is looked at, whoever asks - exit 2.  The
@@ -217,7 +217,7 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 	 */
 	if ((yes = consent_env(e)) < 0)
 		return yes;
-	yes = yes || opts[0].seen;
+	yes = yes || yes_opt;
 	if (!yes && !isatty(STDIN_FILENO))
 		return prompt_consent("tear down the host stack",
 		    "--yes (or BOX_YES=1)", e);
@@ -227,7 +227,7 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 	fprintf(stderr,
 	    "box: teardown-host removes every box on this host, the "
 	    "box-net profile, the boxnet bridge, the box-isolate ACL, the "
-	    "host firewall and its boot unit%s.\n", opts[1].seen ?
+	    "host firewall and its boot unit%s.\n", purge_incus ?
 	    ", and Incus itself" : "");
 	granted_projects();
 	if (yes)
@@ -242,5 +242,5 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		err_fix(e, "sudo box teardown-host");
 		return -EPERM;
 	}
-	return teardown(opts[1].seen, e);
+	return teardown(purge_incus, e);
 }

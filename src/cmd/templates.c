@@ -10,17 +10,15 @@
 int
 cmd_templates(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = { OPT_END };
 	char names[TPL_MAX][TPL_NAME_MAX];
 	struct opt_result res;
 	struct table tb;
 	int n, i, rc;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "templates takes no arguments");
 	n = template_names(names, TPL_MAX, e);
 	if (n < 0)
 		return n;

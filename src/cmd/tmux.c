@@ -26,14 +26,22 @@ session_name_ok(const char *s)
 int
 cmd_tmux(int argc, char **argv, struct box_err *e)
 {
-	const char *session = argc > 2 ? argv[2] : "main";
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<session>", 0, 1, OC_NONE, "default main"),
+		OPT_END
+	};
 	char *cmd[] = { "tmux", "new-session", "-A", "-s", NULL };
+	struct opt_result res;
+	const char *session;
+	int rc;
 
-	if (argc < 2 || argc > 3 || argv[1][0] == '-')
-		return err_usage(e, "usage: box tmux <box> [<session>]");
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
+		return rc;
+	session = res.npos > 1 ? res.pos[1] : "main";
 	if (!session_name_ok(session))
 		return err_usage(e, "session names are letters, digits, '-' "
 		    "and '_' — got '%s'", session);
 	cmd[4] = (char *)session;
-	return session_run(argv[1], cmd, 5, SESSION_NEED_TTY, e);
+	return session_run(res.pos[0], cmd, 5, SESSION_NEED_TTY, e);
 }

@@ -3,7 +3,8 @@
  *
  * One version: removes <root>/versions/<v>, never the default one.
  * Everything: the PATH links that lead into the install first (so nothing
- * can start a half-removed tree), then the install root; refused while
+ * can start a half-removed tree), the manual page and completions the
+ * installer wrote (listed in <root>/DOCS), then the install root; refused while
  * boxes exist unless --purge-host takes the host stack (and its boxes)
  * down first through `box teardown-host`.  Each form ends with an absence
  * check that names whatever survived (exit 1).
@@ -28,6 +29,7 @@
 #include "util/prompt.h"
 
 #define MAX_LINKS 4
+#define MAX_DOCS 4
 #define CONSENT_FLAG "--force (or BOX_YES=1)"
 
 static int
@@ -103,6 +105,43 @@ teardown(struct box_err *e)
 	return 0;
 }
 
+/*
+ * The manual page and completions the installer wrote (<root>/DOCS, one
+ * absolute path a line).  The list is the install's own, but a path is
+ * taken only when it is one of the four names the installer writes, so a
+ * tampered list cannot aim the removal elsewhere.
+ */
+static int
+docs_read(const struct inst *in, char (*out)[PATH_MAX], int max)
+{
+	static const char *const ends[] = { "/man/man1/box.1",
+	    "/bash-completion/completions/box", "/zsh/site-functions/_box",
+	    "/fish/vendor_completions.d/box.fish" };
+	char path[PATH_MAX + 8], line[PATH_MAX];
+	FILE *f;
+	int n = 0;
+	size_t i, len, el;
+
+	snprintf(path, sizeof(path), "%s/DOCS", in->root);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f) != NULL) {
+		len = strcspn(line, "\n");
+		line[len] = '\0';
+		if (line[0] != '/' || strstr(line, "/../") != NULL)
+			continue;
+		for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+			el = strlen(ends[i]);
+			if (len > el && strcmp(line + len - el, ends[i]) == 0) {
+				snprintf(out[n++], PATH_MAX, "%s", line);
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return n;
+}
+
 /* " path path..." of whatever still exists, "" when nothing does. */
 static void
 survivors(const struct inst *in, char (*links)[PATH_MAX], int n, char *buf,
@@ -123,7 +162,7 @@ survivors(const struct inst *in, char (*links)[PATH_MAX], int n, char *buf,
 static int
 everything(const struct inst *in, int purge, int force, struct box_err *e)
 {
-	char links[MAX_LINKS][PATH_MAX], q[PATH_MAX + 160];
+	char links[MAX_LINKS + MAX_DOCS][PATH_MAX], q[PATH_MAX + 160];
 	struct presence p;
 	char left[1024];
 	int n, i, rc;
@@ -158,6 +197,7 @@ everything(const struct inst *in, int purge, int force, struct box_err *e)
 	if (purge && (rc = teardown(e)) < 0)
 		return rc;
 	n = inst_links(in, NULL, links, MAX_LINKS);
+	n += docs_read(in, links + n, MAX_DOCS);	/* box.1, completions */
 	for (i = 0; i < n; i++)
 		inst_rmtree(links[i]);
 	inst_rmtree(in->root);
@@ -179,29 +219,32 @@ everything(const struct inst *in, int purge, int force, struct box_err *e)
 int
 cmd_uninstall(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--all", NULL, 0, NULL, 0 },
-		{ "--purge-host", NULL, 0, NULL, 0 },
-		{ "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct inst in;
-	int rc, force, yes;
+	int rc, force, yes, all, purge_host;
+	const struct opt rows[] = {
+		OPT_ARG("<version>", 0, 1, OC_NONE, "remove this version only "
+		    "(never the default)"),
+		OPT_FLAG("--all", NULL, &all, "the whole install (the default "
+		    "without a version)"),
+		OPT_FLAG("--purge-host", NULL, &purge_host, "first take the "
+		    "box host stack and its boxes down with 'box "
+		    "teardown-host'"),
+		OPT_FLAG("--force", "-f", &force, "do not ask (as BOX_YES=1)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 1 || res.dashdash)
-		return err_usage(e, "uninstall takes at most one version");
-	if (res.npos == 1 && opts[0].seen)
+	if (res.npos == 1 && all)
 		return err_usage(e, "a version or --all, not both");
-	if (res.npos == 1 && opts[1].seen)
+	if (res.npos == 1 && purge_host)
 		return err_usage(e, "--purge-host goes with removing "
 		    "everything, not one version");
 	if ((yes = consent_env(e)) < 0)
 		return yes;
-	force = opts[2].seen || yes;
+	force = force || yes;
 	rc = inst_locate(&in, 0, e);
 	if (rc == 0)
 		rc = writable(&in, e);
@@ -209,5 +252,5 @@ cmd_uninstall(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (res.npos == 1)
 		return one(&in, res.pos[0], force, e);
-	return everything(&in, opts[1].seen, force, e);
+	return everything(&in, purge_host, force, e);
 }

@@ -99,14 +99,15 @@ use(const char *v, struct box_err *e)
 int
 cmd_use(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = {
+		OPT_ARG("<version>", 1, 1, OC_NONE, "as box versions lists it"),
+		OPT_END
+	};
 	struct opt_result res;
 	int rc;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "use takes one version (see: box versions)");
 	return use(res.pos[0], e);
 }

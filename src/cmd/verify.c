@@ -19,31 +19,31 @@
 int
 cmd_verify(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--json", NULL, 0, NULL, 0 },
-		{ "--inside", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	const char *in = getenv("BOX_VERIFY_INSIDE");
 	struct incus c;
-	int rc;
+	int rc, json, inside;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--json", NULL, &json, "the verdicts as one JSON "
+		    "object"),
+		OPT_SECRET("--inside", &inside),	/* the in-box half */
+		OPT_END
+	};
 
-	if ((rc = opt_parse(argc, argv, opts, &res, e)) < 0)
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	if (opts[1].seen) {
+	if (inside) {
 		if (in == NULL || strcmp(in, "1") != 0 || res.npos > 0)
 			return err_usage(e, "verify --inside is the in-box half "
 			    "of box verify: run `box verify <box>` on the host");
 		return verify_inside_main(e);
 	}
-	if (res.npos != 1 || res.dashdash)
-		return err_usage(e, "usage: box verify <box> [--json]");
 	if (!box_name_ok(res.pos[0]))
 		return err_usage(e, "not a box name: %s", res.pos[0]);
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	rc = verify_box(&c, res.pos[0], opts[0].seen, e);
+	rc = verify_box(&c, res.pos[0], json, e);
 	incus_close(&c);
 	return rc;
 }

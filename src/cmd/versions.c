@@ -63,16 +63,14 @@ show(const struct inst *in, struct box_err *e)
 int
 cmd_versions(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = { { NULL, NULL, 0, NULL, 0 } };
+	const struct opt rows[] = { OPT_END };
 	struct opt_result res;
 	struct inst in;
 	int rc;
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "versions takes no arguments");
 	rc = inst_locate(&in, 1, e);
 	if (rc < 0)
 		return rc;

@@ -211,22 +211,21 @@ emit_text(const struct nested_report *r, const struct presence *p,
 int
 cmd_whereami(int argc, char **argv, struct box_err *e)
 {
-	struct opt opts[] = {
-		{ "--json", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
-	};
 	struct opt_result res;
 	struct nested_facts *f;
 	struct nested_report *r;
 	struct presence p;
 	struct pin pin;
-	int rc;
+	int rc, json;
+	const struct opt rows[] = {
+		OPT_FLAG("--json", NULL, &json, "one flat JSON object on one "
+		    "line (the installer reads it)"),
+		OPT_END
+	};
 
-	rc = opt_parse(argc, argv, opts, &res, e);
+	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if (res.npos > 0 || res.dashdash)
-		return err_usage(e, "whereami takes no arguments");
 	f = calloc(1, sizeof(*f));
 	r = calloc(1, sizeof(*r));
 	if (f == NULL || r == NULL) {
@@ -238,7 +237,7 @@ cmd_whereami(int argc, char **argv, struct box_err *e)
 	nested_classify(f, r);
 	presence_probe(&p, 1);
 	check_pin(f, &pin);
-	if (opts[0].seen)
+	if (json)
 		rc = emit_json(f, r, &p, &pin, e);
 	else
 		emit_text(r, &p, &pin);

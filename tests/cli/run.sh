@@ -56,11 +56,21 @@ done
 [ "$(echo "$verbs" | wc -w)" -ge 25 ] && ok "box help lists $(echo "$verbs" | wc -w) verbs" ||
     fail "box help lists only: $verbs"
 
-# bash completion, in bash, with compgen: word, option, sub-word, alias.
+# bash completion, in bash, with compgen: word, option, sub-word, alias,
+# and the arguments completed by kind.  `box` inside the script is a stub
+# here (two boxes, two templates): the script asks `box list` and `box
+# templates` when tab is pressed.
 comp()	# words... -> COMPREPLY for the last word
 {
-	bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _box
-	    printf "%s\n" "${COMPREPLY[@]}"' "$T/completion.bash" "$@"
+	(cd "$T" && bash -c '. "$0"
+	box() {
+		case $1 in
+		list) printf "NAME STATE\nw1 RUNNING\nw2 STOPPED\n" ;;
+		templates) printf "TEMPLATE DESCRIPTION\nblank b\npy p\n\nmint one: x\n" ;;
+		esac
+	}
+	COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _box
+	    printf "%s\n" "${COMPREPLY[@]}"' "$T/completion.bash" "$@")
 }
 expect_comp()	# want desc words...
 {
@@ -78,10 +88,36 @@ expect_comp "--force --help" "box stop --<tab>: down's options" box stop --
 expect_comp "bash" "box completion b<tab>" box completion b
 expect_comp "templates teardown-host" "box help te<tab>: verbs" box help te
 expect_comp "" "box new --image x --al<tab>: not an option of ours" box new --al
+expect_comp "--force -f --help" "box delete -<tab>: rm's options (an alias)" box delete -
+expect_comp "w1 w2" "box info <tab>: box names" box info ""
+expect_comp "w1 w2" "box up <tab>: box names (start, by its alias)" box up ""
+expect_comp "" "box info w1 <tab>: info takes one box" box info w1 ""
+expect_comp "blank py" "box new --template <tab>: templates" box new --name x --template ""
+expect_comp "w1 w2" "box new --from <tab>: box names" box new --from ""
+expect_comp "" "box new --name <tab>: a new name, nothing to offer" box new --name ""
+expect_comp "show open allow deny" "box egress w1 <tab>: its sub-words" box egress w1 ""
+expect_comp "" "box egress w1 allow <tab>: names are free text" box egress w1 allow ""
+expect_comp "w2" "box rename w<tab>2: the box, then nothing" box rename w2
+expect_comp "" "box rename w1 <tab>: the new name is free" box rename w1 ""
+expect_comp "w1 w2" "box doctor w1 <tab>: boxes, repeated" box doctor w1 ""
+expect_comp "w1 w2" "box migrate-host --box <tab>: box names" box migrate-host --box ""
+expect_comp "" "box exec w1 -- <tab>: the command's, not ours" box exec w1 -- ""
+expect_comp "--list" "box expose w1 --l<tab>" box expose w1 --l
+expect_comp "help" "box hel<tab>" box hel
+mkdir -p "$T/exports" && : >"$T/exports/a.tar.gz"
+expect_comp "exports" "box import e<tab>: a file" box import e
+expect_comp "exports/a.tar.gz" "box export w1 exports/<tab>: a file" box export w1 exports/
+for sh in completion.bash; do
+	bash -n "$T/$sh" && ok "$sh: bash -n parses it" || fail "$sh: bash -n"
+done
+[ "$(bash -c '. "$0"; complete -p box' "$T/completion.bash")" = "complete -F _box box" ] &&
+    ok "complete -p box: _box completes box" || fail "complete -p box"
 
 # the manual page renders, and says nothing while it does
 w=$(MANWIDTH=80 man --warnings -l "$T/box.1" 2>&1 >/dev/null)
 [ -z "$w" ] && ok "man -l box.1 renders without a warning" || fail "man -l box.1: $w"
+w=$(groff -ww -z -man -Tutf8 "$T/box.1" 2>&1)
+[ -z "$w" ] && ok "groff -ww: box.1 without a warning" || fail "groff -ww box.1: $w"
 MANWIDTH=80 man -l "$T/box.1" 2>/dev/null | grep -q '^THE HOST' &&
     ok "box.1 has the verb groups" || fail "box.1: no THE HOST section"
 MANWIDTH=200 man -l "$T/box.1" >"$T/man.txt" 2>/dev/null
@@ -91,6 +127,94 @@ for v in $verbs; do
 done
 [ -z "$missing" ] && ok "box.1 documents every verb box help lists" ||
     fail "box.1 does not document:$missing"
+
+# The usage errors come from the same rows: no daemon is asked, exit 2,
+# and the synopsis quoted is the one `box help <verb>` shows.
+NOSOCK=$T/no.socket
+bad= badu=
+for v in $verbs; do
+	out=$(INCUS_SOCKET=$NOSOCK "$BOX" "$v" --no-such-option 2>&1 </dev/null); rc=$?
+	case $rc:$out in
+	2:*"unknown option for $v: --no-such-option"*) ;;
+	*) bad="$bad $v($rc)" ;;
+	esac
+done
+[ -z "${bad:-}" ] && ok "every verb refuses an unknown option before anything (exit 2)" ||
+    fail "unknown option not refused by:$bad"
+usage_of() { sed -n 's/^box: usage: //p'; }
+syn_of() { head -n 1 "$T/help-$1.txt" | sed 's/^usage: //'; }
+for v in info rename restore start down rm snapshot egress expose import tmux; do
+	got=$(INCUS_SOCKET=$NOSOCK "$BOX" "$v" 2>&1 </dev/null | usage_of)
+	[ "$got" = "$(syn_of "$v")" ] || badu="$badu $v"
+done
+[ -z "${badu:-}" ] && ok "usage errors quote the synopsis box help shows" ||
+    fail "usage error differs from box help for:$badu"
+
+# Typos and the words people try: an alias runs its verb (its usage says
+# so); a suggestion never names a destructive verb two edits away.
+typo()	# want-rc want-text desc words...
+{
+	_rc=$1 _w=$2 _d=$3; shift 3
+	_out=$(INCUS_SOCKET=$NOSOCK "$BOX" "$@" 2>&1 </dev/null); _got=$?
+	case $_got:$_out in
+	"$_rc":*"$_w"*) ok "typo: $_d" ;;
+	*) fail "typo: $_d: exit $_got: $_out" ;;
+	esac
+}
+typo 2 "usage: box start <box>|all" "box up runs start" up
+typo 2 "usage: box down <box>|all [--force]" "box stop runs down" stop
+typo 2 "usage: box rm <box> [--force]" "box delete runs rm (its consent), no suggestion" delete
+typo 2 "new needs --name <box>" "box launch runs new" launch
+typo 2 "did you mean 'list'" "box lsit suggests list" lsit
+typo 2 "did you mean 'start'" "box strat suggests start" strat
+out=$(INCUS_SOCKET=$NOSOCK "$BOX" delete 2>&1)
+case $out in *"did you mean"*) fail "box delete: suggested instead of run: $out" ;;
+*) ok "box delete is run, not suggested" ;; esac
+out=$(INCUS_SOCKET=$NOSOCK "$BOX" upp 2>&1)
+case $out in *"'rm'"*) fail "box upp suggests rm: $out" ;; *) ok "box upp never suggests rm" ;; esac
+
+# Every environment variable the source reads is in the one table that
+# box help (and box.1) list.
+envs=$(grep -rhoE 'getenv\("[A-Za-z_]+"' src | sed 's/getenv("//; s/"$//' | sort -u)
+missing=
+for n in $envs; do
+	grep -q "^  \(.*, \)\?$n\(,\| \|$\)" "$T/help.txt" && continue
+	case $n in BOX_VERIFY_*) grep -q '^  BOX_VERIFY_\*' "$T/help.txt" && continue ;; esac
+	missing="$missing $n"
+done
+[ -z "$missing" ] && ok "box help lists every variable the source reads ($(echo "$envs" | wc -w))" ||
+    fail "not in box help's ENVIRONMENT:$missing"
+grep -q 'BOX_LAUNCH_TIMEOUT' "$T/man.txt" && ok "box.1 lists the environment" ||
+    fail "box.1 has no environment"
+
+# The installer puts box.1 and the completions (written by the installed
+# binary itself) where man and the shells look; box uninstall removes them.
+# A private root, no daemon (INCUS_SOCKET points nowhere).
+V=$("$BOX" version | awk '{ print $2 }')
+A=$(uname -m)
+mkdir -p "$T/rel" && cp "$BOX" "$T/rel/box-$V-$A" &&
+    (cd "$T/rel" && sha256sum "box-$V-$A" >SHA256SUMS)
+env BOX_YES=1 BOX_HOME="$T/i/home" BOX_BIN="$T/i/bin" BOX_INSTALL_SOURCE="$T/rel" \
+    BOX_SKIP_SETUP_HOST=1 INCUS_SOCKET=$NOSOCK sh host/install.sh >"$T/inst.log" 2>&1 ||
+    fail "install.sh into $T/i: $(tail -3 "$T/inst.log")"
+S=$T/i/share
+for f in man/man1/box.1:box.1 bash-completion/completions/box:completion.bash \
+    zsh/site-functions/_box:completion.zsh fish/vendor_completions.d/box.fish:completion.fish; do
+	cmp -s "$S/${f%%:*}" "$T/${f#*:}" && ok "installed: share/${f%%:*}" ||
+	    fail "installer did not write share/${f%%:*} as box prints it"
+done
+[ "$(MANPATH=$S/man man -w box 2>/dev/null)" = "$S/man/man1/box.1" ] &&
+    ok "man finds the installed page" || fail "man -w box: not the installed page"
+[ "$(cat "$T/i/home/DOCS" 2>/dev/null | wc -l)" -eq 4 ] && ok "DOCS lists the four files" || fail "DOCS: $(cat "$T/i/home/DOCS")"
+had=$(find "$S" -type f 2>/dev/null | wc -l)
+INCUS_SOCKET=$NOSOCK BOX_BIN="$T/i/bin" "$T/i/bin/box" uninstall --all --force >"$T/un.log" 2>&1 ||
+    fail "box uninstall --all: $(tail -3 "$T/un.log")"
+left=$(find "$S" -type f 2>/dev/null)
+[ "$had" -eq 4 ] && [ -z "$left" ] && [ ! -e "$T/i/home" ] &&
+    ok "box uninstall removed box.1 and the completions" ||
+    fail "box uninstall left:$left"
+grep -q "$S/man/man1/box.1" "$T/un.log" && ok "box uninstall names the page it removed" ||
+    fail "uninstall did not say it removed box.1"
 
 echo "$pass passed, $failn failed"
 [ "$failn" -eq 0 ]

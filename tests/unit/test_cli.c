@@ -11,7 +11,8 @@
 #include "util/table.h"
 
 static int
-parse(struct opt *o, struct opt_result *r, struct box_err *e, int argc, ...)
+parse(const struct opt *o, struct opt_result *r, struct box_err *e,
+    int argc, ...)
 {
 	char *argv[16];
 	va_list ap;
@@ -27,60 +28,140 @@ parse(struct opt *o, struct opt_result *r, struct box_err *e, int argc, ...)
 
 TEST(opt_values_flags_and_rest)
 {
-	struct opt o[] = {
-		{ "--name", NULL, 1, NULL, 0 }, { "--force", "-f", 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
+	const char *name;
+	int force;
+	const struct opt o[] = {
+		OPT_STR("--name", "<box>", &name, OC_NONE, NULL),
+		OPT_FLAG("--force", "-f", &force, NULL),
+		OPT_ARG("<pos>", 0, 1, OC_NONE, NULL),
+		OPT_REST("<cmd...>", NULL),
+		OPT_END
 	};
 	struct opt_result r;
 	struct box_err e;
 
 	CHECK_INT(parse(o, &r, &e, 7, "new", "--name=w1", "-f", "pos", "--",
 	    "--name", "x"), 0);
-	CHECK_STR(o[0].value, "w1");
-	CHECK(o[1].seen);
+	CHECK_STR(name, "w1");
+	CHECK_INT(force, 1);
 	CHECK_INT(r.npos, 1);
 	CHECK_STR(r.pos[0], "pos");
 	CHECK_INT(r.nrest, 2);
 	CHECK_STR(r.rest[0], "--name");
+	/* a second parse starts from nothing given */
+	CHECK_INT(parse(o, &r, &e, 1, "new"), 0);
+	CHECK(name == NULL);
+	CHECK_INT(force, 0);
 }
 
 TEST(opt_refusals)
 {
-	struct opt o[] = {
-		{ "--name", NULL, 1, NULL, 0 }, { "--json", NULL, 0, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
+	const char *name;
+	int json;
+	const struct opt o[] = {
+		OPT_STR("--name", "<box>", &name, OC_NONE, NULL),
+		OPT_FLAG("--json", NULL, &json, NULL),
+		OPT_END
 	};
 	struct opt_result r;
 	struct box_err e;
 
 	CHECK_INT(parse(o, &r, &e, 2, "x", "--name"), -EINVAL);
 	CHECK(strstr(e.msg, "needs a value") != NULL);
-	o[0].seen = 0;
 	CHECK_INT(parse(o, &r, &e, 2, "x", "--jsno"), -EINVAL);
 	CHECK(strstr(e.msg, "did you mean --json") != NULL);
 	CHECK_INT(e.status, ERR_USAGE);
 	CHECK_INT(parse(o, &r, &e, 2, "x", "--json=1"), -EINVAL);
-	o[1].seen = 0;
 	CHECK_INT(parse(o, &r, &e, 2, "x", "--zzzzzzzz"), -EINVAL);
 	CHECK(strstr(e.msg, "did you mean") == NULL);
+	CHECK_INT(parse(o, &r, &e, 5, "x", "--name", "a", "--name", "b"),
+	    -EINVAL);
+	CHECK(strstr(e.msg, "given twice") != NULL);
+	/* no argument rows: a positional or "--" is a usage error */
+	CHECK_INT(parse(o, &r, &e, 2, "x", "stray"), -EINVAL);
+	CHECK_STR(e.msg, "usage: box x [--name <box>] [--json]");
+	CHECK_INT(parse(o, &r, &e, 2, "x", "--"), -EINVAL);
 }
 
 TEST(opt_optional_value_only_after_equals)
 {
-	struct opt o[] = {
-		{ "--json", NULL, OPT_OPTIONAL, NULL, 0 },
-		{ NULL, NULL, 0, NULL, 0 }
+	const char *json;
+	const struct opt o[] = {
+		OPT_OPTVAL("--json", "full", &json, "full", NULL),
+		OPT_ARG("<x>", 0, 1, OC_NONE, NULL),
+		OPT_END
 	};
 	struct opt_result r;
 	struct box_err e;
 
 	CHECK_INT(parse(o, &r, &e, 3, "list", "--json", "full"), 0);
-	CHECK_STR(o[0].value, "");
+	CHECK_STR(json, "");
 	CHECK_INT(r.npos, 1);	/* the next word is not its value */
-	o[0].seen = 0;
 	CHECK_INT(parse(o, &r, &e, 2, "list", "--json=full"), 0);
-	CHECK(o[0].seen);
-	CHECK_STR(o[0].value, "full");
+	CHECK_STR(json, "full");
+	CHECK_INT(parse(o, &r, &e, 1, "list"), 0);
+	CHECK(json == NULL);
+}
+
+TEST(opt_hidden_mode_is_a_command_line_of_its_own)
+{
+	int inside, json;
+	const struct opt o[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_FLAG("--json", NULL, &json, NULL),
+		OPT_SECRET("--inside", &inside),
+		OPT_END
+	};
+	struct opt_result r;
+	struct box_err e;
+	char syn[80];
+
+	opt_synopsis(o, syn, sizeof(syn));
+	CHECK_STR(syn, "<box> [--json]");
+	CHECK_INT(parse(o, &r, &e, 1, "verify"), -EINVAL);
+	CHECK_INT(parse(o, &r, &e, 2, "verify", "--inside"), 0);
+	CHECK_INT(inside, 1);
+	CHECK_INT(r.npos, 0);
+}
+
+TEST(opt_counts_required_ints_lists)
+{
+	const char *name;
+	struct opt_list tags;
+	int n = 7;
+	const struct opt o[] = {
+		OPT_NEED("--name", "<box>", &name, OC_NONE, NULL),
+		OPT_INT("--n", "n", &n, 1, 9, NULL),
+		OPT_LIST("--tag", "t", &tags, OC_NONE, NULL),
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<name>", 0, OPT_ANY, OC_NONE, NULL),
+		OPT_END
+	};
+	struct opt_result r;
+	struct box_err e;
+	char syn[200];
+
+	opt_synopsis(o, syn, sizeof(syn));
+	CHECK_STR(syn, "--name <box> <box> [<name>...] [--n n] "
+	    "[--tag t ...]");
+	CHECK_INT(parse(o, &r, &e, 3, "v", "--name", "a"), -EINVAL);
+	CHECK(strncmp(e.msg, "usage: box v --name <box> <box>", 31) == 0);
+	CHECK_INT(parse(o, &r, &e, 2, "v", "b"), -EINVAL);
+	CHECK_STR(e.msg, "v needs --name <box>");
+	CHECK_INT(parse(o, &r, &e, 9, "v", "--name", "a", "b", "c", "d",
+	    "--tag", "x", "--tag=y"), 0);
+	CHECK_INT(r.npos, 3);
+	CHECK_INT(tags.n, 2);
+	CHECK_STR(tags.v[1], "y");
+	CHECK_INT(n, 7);	/* an int keeps its default */
+	CHECK_INT(parse(o, &r, &e, 6, "v", "--name", "a", "b", "--n", "4"),
+	    0);
+	CHECK_INT(n, 4);
+	CHECK_INT(parse(o, &r, &e, 6, "v", "--name", "a", "b", "--n", "10"),
+	    -EINVAL);
+	CHECK(strstr(e.msg, "from 1 to 9") != NULL);
+	CHECK_INT(parse(o, &r, &e, 6, "v", "--name", "a", "b", "--n", "4x"),
+	    -EINVAL);
 }
 
 TEST(str_distance_bounds)

@@ -1,4 +1,5 @@
 /* The verb table: aliases, suggestions, groups. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
@@ -76,4 +77,79 @@ TEST(verb_table_is_grouped_and_flagged)
 	CHECK(verb_find("restore")->flags & V_DESTRUCTIVE);
 	CHECK(verb_find("teardown-host")->flags & V_DESTRUCTIVE);
 	CHECK(!(verb_find("list")->flags & V_DESTRUCTIVE));
+}
+
+struct rows_seen {
+	int n, bad;
+	char why[160];
+};
+
+static void
+check_rows(const char *verb, const struct opt *rows, void *ctx)
+{
+	struct rows_seen *s = ctx;
+	const struct opt *o;
+
+	s->n++;
+	for (o = rows; o->kind != OK_END; o++) {
+		int opt = o->kind >= OK_FLAG && o->kind <= OK_OPTVAL;
+
+		if (opt && (strncmp(o->name, "--", 2) != 0 || o->bind == NULL ||
+		    (o->alias != NULL && (o->alias[0] != '-' ||
+		    strlen(o->alias) != 2)))) {
+			s->bad++;
+			snprintf(s->why, sizeof(s->why), "%s: %s", verb, o->name);
+		}
+		if (o->kind == OK_ARG && o->max != OPT_ANY && o->max < o->min) {
+			s->bad++;
+			snprintf(s->why, sizeof(s->why), "%s: %s count", verb,
+			    o->name);
+		}
+	}
+}
+
+/*
+ * Every verb parses through one table, so help, completion and the man
+ * page can read it; the page text carries no option list of its own (the
+ * rows do: two copies drift).
+ */
+TEST(every_verb_describes_its_command_line)
+{
+	const struct verb *v;
+	struct rows_seen s;
+	int n = 0;
+
+	for (v = box_verbs; v->name != NULL; v++) {
+		memset(&s, 0, sizeof(s));
+		if (!opt_describe(v->name, v->fn, check_rows, &s))
+			fprintf(stderr, "  %s parses no option table\n",
+			    v->name);
+		CHECK_INT(s.n, 1);
+		if (s.bad)
+			fprintf(stderr, "  bad row: %s\n", s.why);
+		CHECK_INT(s.bad, 0);
+		if (v->page != NULL && (strstr(v->page, "\n  --") != NULL ||
+		    strncmp(v->page, "  --", 4) == 0)) {
+			fprintf(stderr, "  %s's page lists options\n", v->name);
+			CHECK(0);
+		}
+		n++;
+	}
+	CHECK(n >= 30);
+}
+
+TEST(verb_synopsis_is_written_from_the_rows)
+{
+	char syn[400];
+
+	CHECK_INT(verb_synopsis(verb_find("info"), syn, sizeof(syn)), 0);
+	CHECK_STR(syn, "<box> [--json]");
+	CHECK_INT(verb_synopsis(verb_find("stop"), syn, sizeof(syn)), 0);
+	CHECK_STR(syn, "<box>|all [--force]");
+	CHECK_INT(verb_synopsis(verb_find("root"), syn, sizeof(syn)), 0);
+	CHECK_STR(syn, "<box> [-- <cmd...>]");
+	CHECK_INT(verb_synopsis(verb_find("list"), syn, sizeof(syn)), 0);
+	CHECK_STR(syn, "[--json[=full]]");
+	CHECK_INT(verb_synopsis(verb_find("verify"), syn, sizeof(syn)), 0);
+	CHECK_STR(syn, "<box> [--json]");	/* --inside is hidden */
 }

@@ -1,54 +1,91 @@
 # bash completion for box (written by box completion bash)
+# Each verb's options and arguments come from its option table:
+# vals are the options that take a value (and what completes it),
+# args what completes each positional, in order (+ repeats the last).
+_box_kind()
+{
+	case $1 in
+	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
+	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
+	verb) echo "new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version" ;;
+	=*) _w=${1#=}; echo "${_w//,/ }" ;;
+	esac
+}
 _box()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} opts= words= boxes=0
+	local cur=${COMP_WORDS[COMP_CWORD]} opts= vals= args= kind=- w v i n=0 skip=
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
 		return
 	fi
 	case ${COMP_WORDS[1]} in
-	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --help"; words=""; boxes=0 ;;
-	templates) opts="--help"; words=""; boxes=0 ;;
-	list|ls|ps) opts="--json --help"; words=""; boxes=0 ;;
-	info|show) opts="--json --help"; words=""; boxes=1 ;;
-	shell|sh|ssh) opts="--help"; words=""; boxes=1 ;;
-	root) opts="--help"; words=""; boxes=1 ;;
-	exec|run) opts="--help"; words=""; boxes=1 ;;
-	tmux) opts="--help"; words=""; boxes=1 ;;
-	snapshot|snap) opts="--help"; words=""; boxes=1 ;;
-	restore) opts="--force --help"; words=""; boxes=1 ;;
-	export) opts="--instance-only --force --help"; words=""; boxes=1 ;;
-	import) opts="--name --force --help"; words=""; boxes=0 ;;
-	rename) opts="--help"; words=""; boxes=1 ;;
-	down|stop|halt) opts="--force --help"; words=""; boxes=1 ;;
-	start|up) opts="--help"; words=""; boxes=1 ;;
-	restart|reboot) opts="--force --help"; words=""; boxes=1 ;;
-	rm|delete|remove|destroy) opts="--force --help"; words=""; boxes=1 ;;
-	egress) opts="--log --json --help"; words=""; boxes=1 ;;
-	expose) opts="--list --remove --help"; words=""; boxes=1 ;;
-	incus) opts="--help"; words=""; boxes=1 ;;
-	setup-host) opts="--dry-run --json --help"; words=""; boxes=0 ;;
-	teardown-host) opts="--purge-incus --yes --help"; words=""; boxes=0 ;;
-	migrate-host) opts="--box --all-boxes --retire-legacy --force --help"; words=""; boxes=0 ;;
-	firewall) opts="--subnet --json --help"; words="apply show"; boxes=0 ;;
-	grant) opts="--help"; words=""; boxes=0 ;;
-	revoke) opts="--purge --force --help"; words=""; boxes=0 ;;
-	doctor|check) opts="--fix --pin-dns --json --help"; words=""; boxes=1 ;;
-	verify) opts="--json --help"; words=""; boxes=1 ;;
-	whereami) opts="--json --help"; words=""; boxes=0 ;;
-	versions) opts="--help"; words=""; boxes=0 ;;
-	use) opts="--help"; words=""; boxes=0 ;;
-	uninstall) opts="--all --purge-host --force --help"; words=""; boxes=0 ;;
-	completion) opts="--help"; words="bash zsh fish"; boxes=0 ;;
-	help) opts="--man --help"; words="new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version"; boxes=0 ;;
-	version) opts="--help"; words=""; boxes=0 ;;
+	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --help"; vals="--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-"; args="" ;;
+	templates) opts="--help"; vals=""; args="" ;;
+	list|ls|ps) opts="--json --help"; vals=""; args="" ;;
+	info|show) opts="--json --help"; vals=""; args="box" ;;
+	shell|sh|ssh) opts="--help"; vals=""; args="box" ;;
+	root) opts="--help"; vals=""; args="box" ;;
+	exec|run) opts="--help"; vals=""; args="box" ;;
+	tmux) opts="--help"; vals=""; args="box -" ;;
+	snapshot|snap) opts="--help"; vals=""; args="box -" ;;
+	restore) opts="--force -f --help"; vals=""; args="box -" ;;
+	export) opts="--instance-only --force -f --help"; vals=""; args="box file" ;;
+	import) opts="--name --force -f --help"; vals="--name=-"; args="file" ;;
+	rename) opts="--help"; vals=""; args="box -" ;;
+	down|stop|halt) opts="--force -f --help"; vals=""; args="box" ;;
+	start|up) opts="--help"; vals=""; args="box" ;;
+	restart|reboot) opts="--force -f --help"; vals=""; args="box" ;;
+	rm|delete|remove|destroy) opts="--force -f --help"; vals=""; args="box" ;;
+	egress) opts="--log --json --help"; vals=""; args="box =show,open,allow,deny -+" ;;
+	expose) opts="--list --remove --help"; vals="--remove=-"; args="box - -" ;;
+	incus) opts="--help"; vals=""; args="box" ;;
+	setup-host) opts="--dry-run --json --help"; vals=""; args="" ;;
+	teardown-host) opts="--purge-incus --yes -y --help"; vals=""; args="" ;;
+	migrate-host) opts="--box --all-boxes --retire-legacy --force -f --help"; vals="--box=box"; args="" ;;
+	firewall) opts="--subnet --json --help"; vals="--subnet=-"; args="=apply,show" ;;
+	grant) opts="--help"; vals=""; args="-" ;;
+	revoke) opts="--purge --force -f --help"; vals=""; args="-" ;;
+	doctor|check) opts="--fix --pin-dns --json --help"; vals=""; args="box+" ;;
+	verify) opts="--json --help"; vals=""; args="box" ;;
+	whereami) opts="--json --help"; vals=""; args="" ;;
+	versions) opts="--help"; vals=""; args="" ;;
+	use) opts="--help"; vals=""; args="-" ;;
+	uninstall) opts="--all --purge-host --force -f --help"; vals=""; args="-" ;;
+	completion) opts="--help"; vals=""; args="=bash,zsh,fish" ;;
+	help) opts="--man --help"; vals=""; args="verb" ;;
+	version) opts="--help"; vals=""; args="" ;;
+	*) return ;;
 	esac
-	case $cur in
-	-*) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
-	*)  if [ "$boxes" = 1 ]; then
-			words="$words $(box list 2>/dev/null | awk 'NR > 1 { print $1 }')"
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		if [ -n "$skip" ]; then skip=; continue; fi
+		case $w in
+		--) COMPREPLY=(); return ;;
+		--*=*) ;;
+		-?*) for v in $vals; do
+			[ "${v%%=*}" = "$w" ] && skip=${v#*=}
+		    done ;;
+		*) n=$((n + 1)) ;;
+		esac
+	done
+	if [ -n "$skip" ]; then
+		kind=$skip
+	elif [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	else
+		set -- $args
+		if [ "$n" -lt $# ]; then
+			shift "$n"; kind=$1
+		elif [ $# -gt 0 ] && [[ ${!#} == *+ ]]; then
+			kind=${!#}
 		fi
-		COMPREPLY=($(compgen -W "$words" -- "$cur")) ;;
+		kind=${kind%+}
+	fi
+	case $kind in
+	file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	-) COMPREPLY=() ;;
+	*) COMPREPLY=($(compgen -W "$(_box_kind "$kind")" -- "$cur")) ;;
 	esac
 }
 complete -F _box box

@@ -52,104 +52,72 @@ complete -c box -n __fish_use_subcommand -a remove -d 'same as rm'
 complete -c box -n __fish_use_subcommand -a destroy -d 'same as rm'
 complete -c box -n __fish_use_subcommand -a snap -d 'same as snapshot'
 complete -c box -n __fish_use_subcommand -a check -d 'same as doctor'
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l name
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l template
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l from
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l cpu
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l memory
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l disk
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l vm
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l container
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l image
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l egress
-complete -c box -n '__fish_seen_subcommand_from new create launch' -l help
-complete -c box -n '__fish_seen_subcommand_from templates' -l help
-complete -c box -n '__fish_seen_subcommand_from list ls ps' -l json
-complete -c box -n '__fish_seen_subcommand_from list ls ps' -l help
-complete -c box -n '__fish_seen_subcommand_from info show' -l json
-complete -c box -n '__fish_seen_subcommand_from info show' -l help
-complete -c box -n '__fish_seen_subcommand_from info show' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from shell sh ssh' -l help
-complete -c box -n '__fish_seen_subcommand_from shell sh ssh' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from root' -l help
-complete -c box -n '__fish_seen_subcommand_from root' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from exec run' -l help
-complete -c box -n '__fish_seen_subcommand_from exec run' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from tmux' -l help
-complete -c box -n '__fish_seen_subcommand_from tmux' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from snapshot snap' -l help
-complete -c box -n '__fish_seen_subcommand_from snapshot snap' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from restore' -l force
-complete -c box -n '__fish_seen_subcommand_from restore' -l help
-complete -c box -n '__fish_seen_subcommand_from restore' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from export' -l instance-only
-complete -c box -n '__fish_seen_subcommand_from export' -l force
-complete -c box -n '__fish_seen_subcommand_from export' -l help
-complete -c box -n '__fish_seen_subcommand_from export' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from import' -l name
-complete -c box -n '__fish_seen_subcommand_from import' -l force
-complete -c box -n '__fish_seen_subcommand_from import' -l help
-complete -c box -n '__fish_seen_subcommand_from rename' -l help
-complete -c box -n '__fish_seen_subcommand_from rename' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from down stop halt' -l force
-complete -c box -n '__fish_seen_subcommand_from down stop halt' -l help
-complete -c box -n '__fish_seen_subcommand_from down stop halt' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from start up' -l help
-complete -c box -n '__fish_seen_subcommand_from start up' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from restart reboot' -l force
-complete -c box -n '__fish_seen_subcommand_from restart reboot' -l help
-complete -c box -n '__fish_seen_subcommand_from restart reboot' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -l force
-complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -l help
-complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from egress' -l log
-complete -c box -n '__fish_seen_subcommand_from egress' -l json
-complete -c box -n '__fish_seen_subcommand_from egress' -l help
-complete -c box -n '__fish_seen_subcommand_from egress' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from expose' -l list
-complete -c box -n '__fish_seen_subcommand_from expose' -l remove
-complete -c box -n '__fish_seen_subcommand_from expose' -l help
-complete -c box -n '__fish_seen_subcommand_from expose' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from incus' -l help
-complete -c box -n '__fish_seen_subcommand_from incus' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from setup-host' -l dry-run
-complete -c box -n '__fish_seen_subcommand_from setup-host' -l json
-complete -c box -n '__fish_seen_subcommand_from setup-host' -l help
-complete -c box -n '__fish_seen_subcommand_from teardown-host' -l purge-incus
-complete -c box -n '__fish_seen_subcommand_from teardown-host' -l yes
-complete -c box -n '__fish_seen_subcommand_from teardown-host' -l help
-complete -c box -n '__fish_seen_subcommand_from migrate-host' -l box
-complete -c box -n '__fish_seen_subcommand_from migrate-host' -l all-boxes
-complete -c box -n '__fish_seen_subcommand_from migrate-host' -l retire-legacy
-complete -c box -n '__fish_seen_subcommand_from migrate-host' -l force
-complete -c box -n '__fish_seen_subcommand_from migrate-host' -l help
-complete -c box -n '__fish_seen_subcommand_from firewall' -l subnet
-complete -c box -n '__fish_seen_subcommand_from firewall' -l json
-complete -c box -n '__fish_seen_subcommand_from firewall' -l help
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l name -r -d 'the new box\'s name'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l template -r -a '(box templates 2>/dev/null | awk \'NR > 1 && !NF { exit } NR > 1 { print $1 }\')' -d 'the template (default blank; see box templates)'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l from -r -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')' -d 'clone a box or one of its snapshots instead'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l cpu -r -d 'CPUs; --cpu, --memory and --disk are passed to Incus as'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l memory -r -d 'memory, as 2GiB'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l disk -r -d 'a VM\'s disk size (a VM\'s only)'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l vm -d 'a VM; by default a VM where the host can run one (/dev/kvm'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l container -d 'a container, which shares the host\'s kernel'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l image -r -d 'the image, over BOX_IMAGE and the template\'s'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l egress -r -d 'the egress policy'
+complete -c box -n '__fish_seen_subcommand_from list ls ps' -l json -d 'an array of {name, state'
+complete -c box -n '__fish_seen_subcommand_from info show' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from info show' -l json -d 'the daemon\'s instance object with state and snapshots'
+complete -c box -n '__fish_seen_subcommand_from shell sh ssh' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from root' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from exec run' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from tmux' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from snapshot snap' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from restore' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from restore' -l force -s f -d 'roll back without asking (needed without a terminal)'
+complete -c box -n '__fish_seen_subcommand_from export' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from export' -F
+complete -c box -n '__fish_seen_subcommand_from export' -l instance-only -d 'leave the snapshots out'
+complete -c box -n '__fish_seen_subcommand_from export' -l force -s f -d 'replace an existing file'
+complete -c box -n '__fish_seen_subcommand_from import' -F
+complete -c box -n '__fish_seen_subcommand_from import' -l name -r -d 'the box\'s name (default: the name recorded inside)'
+complete -c box -n '__fish_seen_subcommand_from import' -l force -s f -d 'replace the box of that name, after a yes on a terminal'
+complete -c box -n '__fish_seen_subcommand_from rename' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from down stop halt' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from down stop halt' -l force -s f -d 'stop at once, asking nothing'
+complete -c box -n '__fish_seen_subcommand_from start up' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from restart reboot' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from restart reboot' -l force -s f -d 'stop at once instead of asking the box to shut down'
+complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from rm delete remove destroy' -l force -s f -d 'delete without asking (needed without a terminal)'
+complete -c box -n '__fish_seen_subcommand_from egress' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from egress' -a 'show open allow deny'
+complete -c box -n '__fish_seen_subcommand_from egress' -l log -d 'what the kernel refused in the last hour, newest first'
+complete -c box -n '__fish_seen_subcommand_from egress' -l json -d 'the policy (or the log) as JSON'
+complete -c box -n '__fish_seen_subcommand_from expose' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from expose' -l list -d 'the open doors'
+complete -c box -n '__fish_seen_subcommand_from expose' -l remove -r -d 'close the door on a box port'
+complete -c box -n '__fish_seen_subcommand_from incus' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from setup-host' -l dry-run -d 'print the decision and the plan, change nothing'
+complete -c box -n '__fish_seen_subcommand_from setup-host' -l json -d 'the same as JSON (with --dry-run)'
+complete -c box -n '__fish_seen_subcommand_from teardown-host' -l purge-incus -d 'also remove the incus package'
+complete -c box -n '__fish_seen_subcommand_from teardown-host' -l yes -s y -d 'do not ask'
+complete -c box -n '__fish_seen_subcommand_from migrate-host' -l box -r -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')' -d 'one legacy box'
+complete -c box -n '__fish_seen_subcommand_from migrate-host' -l all-boxes -d 'every legacy box, one at a time, each verified before the'
+complete -c box -n '__fish_seen_subcommand_from migrate-host' -l retire-legacy -d 'once no instance carries user.claudebox=1 or uses the'
+complete -c box -n '__fish_seen_subcommand_from migrate-host' -l force -s f -d 'do not ask (needed without a terminal)'
 complete -c box -n '__fish_seen_subcommand_from firewall' -a 'apply show'
-complete -c box -n '__fish_seen_subcommand_from grant' -l help
-complete -c box -n '__fish_seen_subcommand_from revoke' -l purge
-complete -c box -n '__fish_seen_subcommand_from revoke' -l force
-complete -c box -n '__fish_seen_subcommand_from revoke' -l help
-complete -c box -n '__fish_seen_subcommand_from doctor check' -l fix
-complete -c box -n '__fish_seen_subcommand_from doctor check' -l pin-dns
-complete -c box -n '__fish_seen_subcommand_from doctor check' -l json
-complete -c box -n '__fish_seen_subcommand_from doctor check' -l help
-complete -c box -n '__fish_seen_subcommand_from doctor check' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from verify' -l json
-complete -c box -n '__fish_seen_subcommand_from verify' -l help
-complete -c box -n '__fish_seen_subcommand_from verify' -a '(box list 2>/dev/null | awk 'NR > 1 { print $1 }')'
-complete -c box -n '__fish_seen_subcommand_from whereami' -l json
-complete -c box -n '__fish_seen_subcommand_from whereami' -l help
-complete -c box -n '__fish_seen_subcommand_from versions' -l help
-complete -c box -n '__fish_seen_subcommand_from use' -l help
-complete -c box -n '__fish_seen_subcommand_from uninstall' -l all
-complete -c box -n '__fish_seen_subcommand_from uninstall' -l purge-host
-complete -c box -n '__fish_seen_subcommand_from uninstall' -l force
-complete -c box -n '__fish_seen_subcommand_from uninstall' -l help
-complete -c box -n '__fish_seen_subcommand_from completion' -l help
+complete -c box -n '__fish_seen_subcommand_from firewall' -l subnet -r -d 'the boxes\' subnet'
+complete -c box -n '__fish_seen_subcommand_from firewall' -l json -d 'the verdict as one JSON object'
+complete -c box -n '__fish_seen_subcommand_from revoke' -l purge -d 'also end the user\'s processes'
+complete -c box -n '__fish_seen_subcommand_from revoke' -l force -s f -d '--purge without asking'
+complete -c box -n '__fish_seen_subcommand_from doctor check' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from doctor check' -l fix -d 'repair what is safely convergent'
+complete -c box -n '__fish_seen_subcommand_from doctor check' -l pin-dns -d 're-pin the bridge\'s upstream resolvers from BOX_DNS'
+complete -c box -n '__fish_seen_subcommand_from doctor check' -l json -d 'the report as one JSON object'
+complete -c box -n '__fish_seen_subcommand_from verify' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
+complete -c box -n '__fish_seen_subcommand_from verify' -l json -d 'the verdicts as one JSON object'
+complete -c box -n '__fish_seen_subcommand_from whereami' -l json -d 'one flat JSON object on one line (the installer reads it)'
+complete -c box -n '__fish_seen_subcommand_from uninstall' -l all -d 'the whole install (the default without a version)'
+complete -c box -n '__fish_seen_subcommand_from uninstall' -l purge-host -d 'first take the box host stack and its boxes down with \'box'
+complete -c box -n '__fish_seen_subcommand_from uninstall' -l force -s f -d 'do not ask (as BOX_YES=1)'
 complete -c box -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
-complete -c box -n '__fish_seen_subcommand_from help' -l man
-complete -c box -n '__fish_seen_subcommand_from help' -l help
 complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
-complete -c box -n '__fish_seen_subcommand_from version' -l help
+complete -c box -n '__fish_seen_subcommand_from help' -l man -d 'the manual page, as roff (man -l reads it)'

@@ -1,55 +1,89 @@
 #compdef box
 # zsh completion for box (written by box completion zsh)
+_box_kind()
+{
+	case $1 in
+	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
+	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
+	verb) print -l new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version ;;
+	=*) print -l ${(s:,:)${1#=}} ;;
+	esac
+}
 _box()
 {
-	local -a opts words
-	local boxes=0
+	local opts= vals= args= kind=- w v i n=0 skip=
+	local -a al
 	if (( CURRENT == 2 )); then
 		compadd -- new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
 		return
 	fi
 	case $words[2] in
-	new|create|launch) opts=(--name --template --from --cpu --memory --disk --vm --container --image --egress --help); words=(); boxes=0 ;;
-	templates) opts=(--help); words=(); boxes=0 ;;
-	list|ls|ps) opts=(--json --help); words=(); boxes=0 ;;
-	info|show) opts=(--json --help); words=(); boxes=1 ;;
-	shell|sh|ssh) opts=(--help); words=(); boxes=1 ;;
-	root) opts=(--help); words=(); boxes=1 ;;
-	exec|run) opts=(--help); words=(); boxes=1 ;;
-	tmux) opts=(--help); words=(); boxes=1 ;;
-	snapshot|snap) opts=(--help); words=(); boxes=1 ;;
-	restore) opts=(--force --help); words=(); boxes=1 ;;
-	export) opts=(--instance-only --force --help); words=(); boxes=1 ;;
-	import) opts=(--name --force --help); words=(); boxes=0 ;;
-	rename) opts=(--help); words=(); boxes=1 ;;
-	down|stop|halt) opts=(--force --help); words=(); boxes=1 ;;
-	start|up) opts=(--help); words=(); boxes=1 ;;
-	restart|reboot) opts=(--force --help); words=(); boxes=1 ;;
-	rm|delete|remove|destroy) opts=(--force --help); words=(); boxes=1 ;;
-	egress) opts=(--log --json --help); words=(); boxes=1 ;;
-	expose) opts=(--list --remove --help); words=(); boxes=1 ;;
-	incus) opts=(--help); words=(); boxes=1 ;;
-	setup-host) opts=(--dry-run --json --help); words=(); boxes=0 ;;
-	teardown-host) opts=(--purge-incus --yes --help); words=(); boxes=0 ;;
-	migrate-host) opts=(--box --all-boxes --retire-legacy --force --help); words=(); boxes=0 ;;
-	firewall) opts=(--subnet --json --help); words=(apply show); boxes=0 ;;
-	grant) opts=(--help); words=(); boxes=0 ;;
-	revoke) opts=(--purge --force --help); words=(); boxes=0 ;;
-	doctor|check) opts=(--fix --pin-dns --json --help); words=(); boxes=1 ;;
-	verify) opts=(--json --help); words=(); boxes=1 ;;
-	whereami) opts=(--json --help); words=(); boxes=0 ;;
-	versions) opts=(--help); words=(); boxes=0 ;;
-	use) opts=(--help); words=(); boxes=0 ;;
-	uninstall) opts=(--all --purge-host --force --help); words=(); boxes=0 ;;
-	completion) opts=(--help); words=(bash zsh fish); boxes=0 ;;
-	help) opts=(--man --help); words=(new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version); boxes=0 ;;
-	version) opts=(--help); words=(); boxes=0 ;;
+	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --egress --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-'; args='' ;;
+	templates) opts='--help'; vals=''; args='' ;;
+	list|ls|ps) opts='--json --help'; vals=''; args='' ;;
+	info|show) opts='--json --help'; vals=''; args='box' ;;
+	shell|sh|ssh) opts='--help'; vals=''; args='box' ;;
+	root) opts='--help'; vals=''; args='box' ;;
+	exec|run) opts='--help'; vals=''; args='box' ;;
+	tmux) opts='--help'; vals=''; args='box -' ;;
+	snapshot|snap) opts='--help'; vals=''; args='box -' ;;
+	restore) opts='--force -f --help'; vals=''; args='box -' ;;
+	export) opts='--instance-only --force -f --help'; vals=''; args='box file' ;;
+	import) opts='--name --force -f --help'; vals='--name=-'; args='file' ;;
+	rename) opts='--help'; vals=''; args='box -' ;;
+	down|stop|halt) opts='--force -f --help'; vals=''; args='box' ;;
+	start|up) opts='--help'; vals=''; args='box' ;;
+	restart|reboot) opts='--force -f --help'; vals=''; args='box' ;;
+	rm|delete|remove|destroy) opts='--force -f --help'; vals=''; args='box' ;;
+	egress) opts='--log --json --help'; vals=''; args='box =show,open,allow,deny -+' ;;
+	expose) opts='--list --remove --help'; vals='--remove=-'; args='box - -' ;;
+	incus) opts='--help'; vals=''; args='box' ;;
+	setup-host) opts='--dry-run --json --help'; vals=''; args='' ;;
+	teardown-host) opts='--purge-incus --yes -y --help'; vals=''; args='' ;;
+	migrate-host) opts='--box --all-boxes --retire-legacy --force -f --help'; vals='--box=box'; args='' ;;
+	firewall) opts='--subnet --json --help'; vals='--subnet=-'; args='=apply,show' ;;
+	grant) opts='--help'; vals=''; args='-' ;;
+	revoke) opts='--purge --force -f --help'; vals=''; args='-' ;;
+	doctor|check) opts='--fix --pin-dns --json --help'; vals=''; args='box+' ;;
+	verify) opts='--json --help'; vals=''; args='box' ;;
+	whereami) opts='--json --help'; vals=''; args='' ;;
+	versions) opts='--help'; vals=''; args='' ;;
+	use) opts='--help'; vals=''; args='-' ;;
+	uninstall) opts='--all --purge-host --force -f --help'; vals=''; args='-' ;;
+	completion) opts='--help'; vals=''; args='=bash,zsh,fish' ;;
+	help) opts='--man --help'; vals=''; args='verb' ;;
+	version) opts='--help'; vals=''; args='' ;;
+	*) return ;;
 	esac
-	if [[ $PREFIX == -* ]]; then
-		compadd -- $opts
-	else
-		(( boxes )) && words+=(${(f)"$(box list 2>/dev/null | awk 'NR > 1 { print $1 }')"})
-		compadd -- $words
+	for (( i = 3; i < CURRENT; i++ )); do
+		w=$words[i]
+		if [[ -n $skip ]]; then skip=; continue; fi
+		case $w in
+		--) return ;;
+		--*=*) ;;
+		-?*) for v in ${=vals}; do
+			[[ ${v%%=*} == $w ]] && skip=${v#*=}
+		    done ;;
+		*) (( n++ )) ;;
+		esac
+	done
+	al=(${=args})
+	if [[ -n $skip ]]; then
+		kind=$skip
+	elif [[ $PREFIX == -* ]]; then
+		compadd -- ${=opts}
+		return
+	elif (( n < $#al )); then
+		kind=$al[n+1]
+	elif (( $#al )) && [[ $al[-1] == *+ ]]; then
+		kind=$al[-1]
 	fi
+	kind=${kind%+}
+	case $kind in
+	file) _files ;;
+	-) ;;
+	*) compadd -- ${(f)"$(_box_kind $kind)"} ;;
+	esac
 }
-compdef _box box
+# autoloaded from fpath this file is _box's first run: complete now
+if [[ $funcstack[1] == _box ]]; then _box "$@"; else compdef _box box; fi
