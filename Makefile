@@ -53,7 +53,7 @@ FUZZ_LIB := $(LIB_SRC:%.c=$(B)/fuzzobj/%.o) \
 
 PREFIX ?= /usr/local
 # The manual page and the completion scripts are written by the binary
-# from its verb table (src/cmd/verbs.c), so they cannot drift from it.
+# from its verb table (src/cmd/verbs.def), so they cannot drift from it.
 DOCS := $(B)/box.1 $(B)/completions/box.bash $(B)/completions/_box \
         $(B)/completions/box.fish
 

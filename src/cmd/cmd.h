@@ -7,11 +7,12 @@
  * opt_parse() over one table of rows (util/opt.h) that binds its
  * variables and carries their help: the synopsis, the usage error, the
  * help page's option list, completion and box.1 are written from it.
- * Adding a verb: one file in src/cmd/ and one row in box_verbs
- * (verbs.c).  It returns 0 or a negative code with e filled; main()
- * prints and picks the exit status.  A verb
- * whose exit status is someone else's (exec: the remote command's) returns
- * it as a positive value, which main() passes through.
+ * Adding a verb: one file in src/cmd/ and one row in verbs.def, which
+ * both declares the handler (below) and fills box_verbs (verbs.c).  It
+ * returns 0 or a negative code with e filled; main() prints and picks
+ * the exit status.  A verb whose exit status is someone else's (exec:
+ * the remote command's) returns it as a positive value, which main()
+ * passes through.
  */
 #ifndef BOX_CMD_H
 #define BOX_CMD_H
@@ -68,42 +69,13 @@ const char *verb_group_title(int g);	/* "BOXES", ... */
 const char *box_environment_text(void);	/* every variable box reads */
 const char *box_version_string(void);
 
-int cmd_help(int argc, char **argv, struct box_err *e);
-int cmd_version(int argc, char **argv, struct box_err *e);
-int cmd_completion(int argc, char **argv, struct box_err *e);
-int cmd_templates(int argc, char **argv, struct box_err *e);
-int cmd_list(int argc, char **argv, struct box_err *e);
-int cmd_status(int argc, char **argv, struct box_err *e);
-int cmd_info(int argc, char **argv, struct box_err *e);
-int cmd_shell(int argc, char **argv, struct box_err *e);
-int cmd_exec(int argc, char **argv, struct box_err *e);
-int cmd_tmux(int argc, char **argv, struct box_err *e);
-/* the lifecycle verbs */
-int cmd_new(int argc, char **argv, struct box_err *e);
-int cmd_snapshot(int argc, char **argv, struct box_err *e);
-int cmd_restore(int argc, char **argv, struct box_err *e);
-int cmd_rename(int argc, char **argv, struct box_err *e);
-int cmd_down(int argc, char **argv, struct box_err *e);
-int cmd_start(int argc, char **argv, struct box_err *e);
-int cmd_restart(int argc, char **argv, struct box_err *e);
-int cmd_root(int argc, char **argv, struct box_err *e);
-int cmd_rm(int argc, char **argv, struct box_err *e);
-int cmd_export(int argc, char **argv, struct box_err *e);
-int cmd_import(int argc, char **argv, struct box_err *e);
-int cmd_expose(int argc, char **argv, struct box_err *e);
-int cmd_egress(int argc, char **argv, struct box_err *e);
-int cmd_incus(int argc, char **argv, struct box_err *e);
-int cmd_setup_host(int argc, char **argv, struct box_err *e);
-int cmd_teardown_host(int argc, char **argv, struct box_err *e);
-int cmd_firewall(int argc, char **argv, struct box_err *e);
-int cmd_doctor(int argc, char **argv, struct box_err *e);
-int cmd_whereami(int argc, char **argv, struct box_err *e);
-int cmd_versions(int argc, char **argv, struct box_err *e);
-int cmd_use(int argc, char **argv, struct box_err *e);
-int cmd_uninstall(int argc, char **argv, struct box_err *e);
-int cmd_migrate_host(int argc, char **argv, struct box_err *e);
-int cmd_verify(int argc, char **argv, struct box_err *e);
-int cmd_grant(int argc, char **argv, struct box_err *e);
-int cmd_revoke(int argc, char **argv, struct box_err *e);
+/*
+ * Every verb's handler, declared from its row, so a verb's file needs no
+ * line here: int cmd_<name>(int argc, char **argv, struct box_err *e).
+ */
+#define VERB(name, fn, summary, page, flags, group) \
+	int fn(int argc, char **argv, struct box_err *e);
+#include "cmd/verbs.def"
+#undef VERB
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * completion.c - `box completion bash|zsh|fish` and `box help --man`:
  * shell completion and the manual page, both written from the verb table
- * (cmd/verbs.c) and each verb's own option rows (util/opt.h), so a verb
+ * (cmd/verbs.def) and each verb's own option rows (util/opt.h), so a verb
  * added there is completed and documented without anyone touching this
  * file.
  *
