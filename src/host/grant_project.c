@@ -272,8 +272,8 @@ grant_converge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		goto out;
 	}
 	if (changed)
-		printf("  profile: %s's default profile has no NIC now "
-		    "(incus-user put one on %s)\n", u->project, u->bridge);
+		fprintf(stderr, "  profile: %s's default profile has no NIC "
+		    "now (incus-user put one on %s)\n", u->project, u->bridge);
 	rc = project_config(c, u, e);
 	if (rc < 0) {
 		err_context(e, "restricting %s to " CONTRACT_BRIDGE,
@@ -283,16 +283,16 @@ grant_converge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		    u->name);
 		goto out;
 	}
-	printf("  network: %s restricted to " CONTRACT_BRIDGE " (the private "
-	    "%s has no address and is unreachable from it); snapshots "
-	    "and backups allowed\n", u->project, u->bridge);
+	fprintf(stderr, "  network: %s restricted to " CONTRACT_BRIDGE
+	    " (the private %s has no address and is unreachable from it); "
+	    "snapshots and backups allowed\n", u->project, u->bridge);
 	rc = stack_ensure_profile(&pc, &changed, e);
 	if (rc < 0) {
 		err_context(e, "writing box-net in %s", u->project);
 		goto out;
 	}
-	printf("  profile: box-net in %s %s (the contract's NIC and root "
-	    "disk)\n", u->project, changed ? "written" : "already right");
+	fprintf(stderr, "  profile: box-net in %s %s (the contract's NIC and "
+	    "root disk)\n", u->project, changed ? "written" : "already right");
 out:
 	incus_close(&pc);
 	return rc;

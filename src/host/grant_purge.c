@@ -182,7 +182,8 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 			return rc;
 		rc = purge_instances(&pc, &n, e);
 		if (rc == 0)
-			printf("  deleted %d box(es) of %s\n", n, u->project);
+			fprintf(stderr, "  deleted %d box(es) of %s\n", n,
+			    u->project);
 		/*
 		 * Only what the project holds itself: without its own
 		 * features.images (profiles, volumes) the daemon serves the
@@ -190,13 +191,13 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		 */
 		if (rc == 0 && (own & GRANT_OWN_IMAGES) &&
 		    (rc = purge_images(&pc, &n, e)) == 0)
-			printf("  deleted %d image(s)\n", n);
+			fprintf(stderr, "  deleted %d image(s)\n", n);
 		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
 		    (rc = purge_profiles(&pc, &n, e)) == 0)
-			printf("  deleted %d profile(s)\n", n);
+			fprintf(stderr, "  deleted %d profile(s)\n", n);
 		if (rc == 0 && (own & GRANT_OWN_VOLUMES) &&
 		    (rc = purge_volumes(&pc, &n, e)) == 0 && n)
-			printf("  deleted %d custom volume(s)\n", n);
+			fprintf(stderr, "  deleted %d custom volume(s)\n", n);
 		incus_close(&pc);
 		if (rc < 0)
 			return rc;
@@ -205,7 +206,7 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 			err_context(e, "deleting the project %s", u->project);
 			return rc;
 		}
-		printf("  deleted the project %s\n", u->project);
+		fprintf(stderr, "  deleted the project %s\n", u->project);
 	}
 	rc = incus_network_delete(c, u->bridge, e);
 	if (rc == -ENOENT)
@@ -213,7 +214,7 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 	else if (rc < 0)
 		return rc;
 	else
-		printf("  deleted the bridge %s\n", u->bridge);
+		fprintf(stderr, "  deleted the bridge %s\n", u->bridge);
 	n = grant_trust_fps(c, u->uid, fps, 8, e);
 	if (n < 0)
 		return n;
@@ -221,7 +222,8 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		rc = incus_certificate_delete(c, fps[i], e);
 		if (rc < 0)
 			return rc;
-		printf("  removed the trust entry incus-user-%u\n", u->uid);
+		fprintf(stderr, "  removed the trust entry incus-user-%u\n",
+		    u->uid);
 	}
 	rc = remove_dir(u->state_dir, 0);
 	if (rc < 0)

@@ -112,9 +112,13 @@ expect_eq "$rc" 0 "box grant $U1"
 [ $rc = 0 ] || printf '%s\n' "$out"
 expect_contains "$out" "incus-user: no systemd: /usr/libexec/incus/incus-user --group incus" \
     "  grant says how incus-user was started"
-out=$($BOX grant $U1 2>&1); rc=$?
+out=$($BOX grant $U1 2>"$tmp/err"); rc=$?
 expect_eq "$rc" 0 "box grant $U1 again (idempotent)"
-expect_contains "$out" "already in 'incus'" "  the second run finds the group already there"
+expect_eq "$out" "granted: $U1 has the restricted tier — their 'box new' lands on the hardened boxnet." \
+    "  stdout carries the verdict line alone"
+err=$(cat "$tmp/err")
+expect_contains "$err" "already in 'incus'" "  the second run finds the group already there (stderr)"
+expect_contains "$err" "  profile: box-net in $P1 already right" "  progress goes to stderr"
 in_group $U1 && ok "$U1 is in 'incus' (group database)" || fail "$U1 is not in 'incus'"
 expect_eq "$(incus network get incusbr-$UID1 ipv4.address) $(incus network get incusbr-$UID1 ipv6.address)" \
     "none none" "incusbr-$UID1: no IPv4, no IPv6 address (nothing auto-addressed)"
@@ -247,9 +251,12 @@ out=$(as $U1 "$UB" revoke $U1 --purge --force 2>&1); expect_eq "$?" 1 "$U1: box 
 out=$($BOX revoke $U1 --purge </dev/null 2>&1); rc=$?
 expect_eq "$rc" 2 "revoke --purge with no terminal and no --force/BOX_YES refuses (exit 2)"
 t=$(date +%s)
-out=$($BOX revoke $U1 --purge --force 2>&1); rc=$?
+out=$($BOX revoke $U1 --purge --force 2>"$tmp/err"); rc=$?
 expect_eq "$rc" 0 "box revoke $U1 --purge --force ($(($(date +%s) - t)) s)"
-[ $rc = 0 ] || printf '%s\n' "$out"
+[ $rc = 0 ] || cat "$tmp/err"
+expect_eq "$out" "revoked: $U1 is out, and everything the tier created is gone." \
+    "  stdout carries the verdict line alone"
+expect_contains "$(cat "$tmp/err")" "  deleted the project $P1" "  progress (what it deleted) goes to stderr"
 wait $sess 2>/dev/null
 expect_eq "$(pgrep -u $U1 | wc -l)" 0 "no process of $U1 is left"
 in_group $U1 && fail "$U1 is still in 'incus'" || ok "$U1 is not in 'incus'"
