@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "box/lease.h"
-#include "host/nicfilter.h"
+#include "host/doctor/nicfilter.h"
 #include "incus/api.h"
 
 static int

@@ -45,7 +45,7 @@
 #include "box/template.h"
 #include "box/tier.h"
 #include "box/mint_run.h"
-#include "host/egress_host.h"
+#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/exec.h"
 #include "incus/instance.h"

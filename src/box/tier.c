@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "host/contract.h"
-#include "host/stack.h"
+#include "host/stack/contract.h"
+#include "host/stack/stack.h"
 #include "incus/api.h"
 
 #define TIER_MAX_GROUPS 256

@@ -28,7 +28,7 @@
 #include "box/box.h"
 #include "box/egress.h"
 #include "box/life.h"
-#include "host/contract.h"
+#include "host/stack/contract.h"
 #include "incus/exec.h"
 #include "incus/json.h"
 #include "incus/network.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "box/where.h"
-#include "host/nicfilter.h"
+#include "host/doctor/nicfilter.h"
 
 void
 where_init(struct box_where *w)

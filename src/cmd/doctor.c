@@ -21,9 +21,9 @@
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
-#include "host/doctor.h"
-#include "host/doctor_tier.h"
-#include "host/nested.h"
+#include "host/doctor/doctor.h"
+#include "host/doctor/doctor_tier.h"
+#include "host/install/nested.h"
 #include "incus/api.h"
 #include "incus/server.h"
 #include "util/opt.h"

@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "host/contract.h"
-#include "host/firewall.h"
-#include "host/hostinfo.h"
-#include "host/nestguard.h"
-#include "host/stack.h"
-#include "host/subnet.h"
+#include "host/stack/contract.h"
+#include "host/stack/firewall.h"
+#include "host/stack/hostinfo.h"
+#include "host/install/nestguard.h"
+#include "host/stack/stack.h"
+#include "host/stack/subnet.h"
 #include "incus/api.h"
 #include "incus/json.h"
 #include "util/opt.h"

@@ -66,7 +66,7 @@
 #include "box/vet_export.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
-#include "host/egress_host.h"
+#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/backup.h"
 #include "incus/instance.h"

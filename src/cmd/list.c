@@ -23,7 +23,7 @@
 #include "box/where.h"
 #include "box/egress.h"
 #include "cmd/cmd.h"
-#include "host/egress_host.h"
+#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/table.h"

@@ -12,7 +12,7 @@
 #include "box/each.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
-#include "host/egress_host.h"
+#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/opt.h"

@@ -13,7 +13,7 @@
 #include "box/box.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
-#include "host/egress_host.h"
+#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/opt.h"

@@ -16,10 +16,10 @@
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
-#include "host/grant.h"
-#include "host/grant_project.h"
-#include "host/grant_purge.h"
-#include "host/sysd.h"
+#include "host/stack/grant.h"
+#include "host/stack/grant_project.h"
+#include "host/stack/grant_purge.h"
+#include "host/stack/sysd.h"
 #include "util/opt.h"
 #include "util/prompt.h"
 

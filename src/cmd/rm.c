@@ -11,7 +11,7 @@
 #include "box/door.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
-#include "host/egress_host.h"
+#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/prompt.h"

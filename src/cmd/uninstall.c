@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "host/install.h"
-#include "host/nestguard.h"
-#include "host/presence.h"
+#include "host/install/install.h"
+#include "host/install/nestguard.h"
+#include "host/install/presence.h"
 #include "util/opt.h"
 #include "util/prompt.h"
 

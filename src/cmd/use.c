@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "host/install.h"
-#include "host/presence.h"
+#include "host/install/install.h"
+#include "host/install/presence.h"
 #include "util/opt.h"
 
 /* Point the PATH links that lead into this install at <root>/current/box. */

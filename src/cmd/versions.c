@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "host/install.h"
+#include "host/install/install.h"
 #include "util/opt.h"
 #include "util/table.h"
 

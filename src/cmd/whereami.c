@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "host/nested.h"
-#include "host/presence.h"
-#include "host/subnet.h"
+#include "host/install/nested.h"
+#include "host/install/presence.h"
+#include "host/stack/subnet.h"
 #include "incus/json.h"
 #include "util/opt.h"
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/doctor.h"
-#include "host/doctor_shape.h"
+#include "host/doctor/doctor.h"
+#include "host/doctor/doctor_shape.h"
 #include "incus/instance.h"
 #include "incus/json.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/migrate.h"
+#include "host/stack/migrate.h"
 #include "incus/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

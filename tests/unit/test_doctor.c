@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/doctor.h"
+#include "host/doctor/doctor.h"
 #include "net/brport.h"
 #include "t.h"
 

@@ -6,9 +6,9 @@
 #include "t.h"
 
 #include "box/egress.h"
-#include "host/egress_fw.h"
-#include "host/egress_host.h"
-#include "host/ptr.h"
+#include "host/stack/egress_fw.h"
+#include "host/stack/egress_host.h"
+#include "host/stack/ptr.h"
 #include "net/nft.h"
 
 static struct egress pol;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/migrate.h"
+#include "host/stack/migrate.h"
 #include "incus/json.h"
 #include "t.h"
 

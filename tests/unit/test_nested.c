@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/install.h"
-#include "host/nested.h"
+#include "host/install/install.h"
+#include "host/install/nested.h"
 #include "t.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \

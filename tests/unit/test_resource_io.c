@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "box/door.h"
-#include "host/stack.h"
+#include "host/stack/stack.h"
 #include "incus/acl.h"
 #include "incus/network.h"
 #include "incus/profile.h"

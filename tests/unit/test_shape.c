@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "box/door.h"
-#include "host/doctor_shape.h"
+#include "host/doctor/doctor_shape.h"
 #include "incus/instance.h"
 #include "incus/kv.h"
 #include "t.h"

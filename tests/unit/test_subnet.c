@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/subnet.h"
+#include "host/stack/subnet.h"
 #include "t.h"
 
 static void

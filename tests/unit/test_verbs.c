@@ -10,7 +10,7 @@
 
 #include "box/each.h"
 #include "cmd/cmd.h"
-#include "host/doctor.h"
+#include "host/doctor/doctor.h"
 #include "t.h"
 
 TEST(all_is_reserved)

@@ -1,0 +1,791 @@
+/*
+ * doctor.c - the report, the pure parsers and the probes doctor's checks
+ * are built from (see doctor.h).  The checks themselves live in
+ * doctor_host.c and doctor_box.c.
+ */
+#include "host/doctor/doctor.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/rtnetlink.h>
+
+#include "incus/json.h"
+#include "net/ip4.h"
+#include "net/nl.h"
+#include "net/rtnl.h"
+#include "util/text.h"
+
+/* --- the report ----------------------------------------------------------- */
+
+int
+dr_report_init(struct dr_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->f = calloc(DR_MAX, sizeof(*r->f));
+	return r->f == NULL ? -ENOMEM : 0;
+}
+
+void
+dr_report_reset(struct dr_report *r)
+{
+	struct dr_finding *f = r->f;
+
+	memset(r, 0, sizeof(*r));
+	r->f = f;
+}
+
+void
+dr_report_free(struct dr_report *r)
+{
+	free(r->f);
+	r->f = NULL;
+}
+
+static void
+put(struct dr_report *r, const char *id, const char *subject, int status,
+    const char *fix, const char *text)
+{
+	struct dr_finding *f;
+
+	if (status == DR_FAIL)
+		r->fails++;
+	else if (status == DR_WARN)
+		r->warns++;
+	if (r->n >= DR_MAX) {
+		r->dropped++;
+		return;
+	}
+	f = &r->f[r->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->id, sizeof(f->id), "%s", id);
+	snprintf(f->subject, sizeof(f->subject), "%s", subject);
+	f->status = status;
+	snprintf(f->text, sizeof(f->text), "%s", text);
+	snprintf(f->fix, sizeof(f->fix), "%s", fix != NULL ? fix : "");
+}
+
+void
+dr_add(struct dr_report *r, const char *id, const char *subject, int status,
+    const char *fix, const char *fmt, ...)
+{
+	char text[sizeof(r->f[0].text)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	put(r, id, subject, status, fix, text);
+}
+
+struct dr_finding *
+dr_last(struct dr_report *r)
+{
+	return r->n > 0 && r->dropped == 0 ? &r->f[r->n - 1] : NULL;
+}
+
+void
+dr_note_fixed(struct dr_report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nfixed >= DR_MAX_FIXED)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->fixed[r->nfixed], sizeof(r->fixed[0]), fmt, ap);
+	va_end(ap);
+	r->nfixed++;
+}
+
+static const char *const status_names[] = { "PASS", "INFO", "WARN", "FAIL" };
+static const char *const status_lower[] = { "pass", "info", "warn", "fail" };
+
+const char *
+dr_status_name(int s)
+{
+	return s >= 0 && s <= DR_FAIL ? status_names[s] : "????";
+}
+
+int
+dr_status_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i <= DR_FAIL; i++)
+		if (strcmp(s, status_lower[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const char *
+verdict_word(const struct dr_report *r)
+{
+	return r->fails > 0 ? "problems" : r->fresh ? "fresh" : "clean";
+}
+
+int
+dr_report_json(const struct dr_report *r, char **out)
+{
+	struct json_w w;
+	int i;
+
+	json_w_init(&w, 4u << 20);
+	json_w_obj(&w);
+	json_w_key(&w, "where");
+	json_w_str(&w, r->where == DR_INSIDE ? "inside" : "host");
+	json_w_key(&w, "where_text");
+	json_w_str(&w, r->where_text);
+	json_w_key(&w, "verdict");
+	json_w_str(&w, verdict_word(r));
+	json_w_key(&w, "problems");
+	json_w_int(&w, r->fails);
+	json_w_key(&w, "warnings");
+	json_w_int(&w, r->warns);
+	json_w_key(&w, "checks");
+	json_w_arr(&w);
+	for (i = 0; i < r->n; i++) {
+		json_w_obj(&w);
+		json_w_key(&w, "id");
+		json_w_str(&w, r->f[i].id);
+		json_w_key(&w, "subject");
+		json_w_str(&w, r->f[i].subject);
+		json_w_key(&w, "status");
+		json_w_str(&w, status_lower[r->f[i].status]);
+		json_w_key(&w, "text");
+		json_w_str(&w, r->f[i].text);
+		json_w_key(&w, "fix");
+		json_w_str(&w, r->f[i].fix);
+		json_w_end(&w, '}');
+	}
+	json_w_end(&w, ']');
+	json_w_key(&w, "not_shown");
+	json_w_int(&w, r->dropped);
+	json_w_key(&w, "fixed");
+	json_w_arr(&w);
+	for (i = 0; i < r->nfixed; i++)
+		json_w_str(&w, r->fixed[i]);
+	json_w_end(&w, ']');
+	json_w_end(&w, '}');
+	return json_w_finish(&w, out, NULL);
+}
+
+/* A string member, sanitised: it came from inside a box. */
+static void
+member(const struct json_doc *d, int obj, const char *key, char *buf,
+    size_t cap)
+{
+	int n;
+
+	buf[0] = '\0';
+	n = json_str(d, json_get(d, obj, key), buf, cap);
+	if (n == -ENOSPC)
+		n = (int)strlen(buf);
+	if (n < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	text_sanitize(buf, (size_t)n);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int
+dr_merge_box(struct dr_report *r, const char *subject, const char *json,
+    size_t n, char *where, size_t wcap, struct box_err *e)
+{
+	char id[40], fullid[48], st[16], text[400], fix[256];
+	struct json_doc d;
+	int checks, i, s, rc;
+
+	rc = json_parse(&d, json, n, e);
+	if (rc < 0)
+		return rc;
+	checks = json_get(&d, 0, "checks");
+	if (json_type(&d, checks) != JSON_ARRAY) {
+		json_free(&d);
+		return err_set(e, -EBOX_PROTO, "the box's report has no "
+		    "checks");
+	}
+	member(&d, 0, "where", where, wcap);
+	for (i = json_child(&d, checks); i >= 0; i = json_next(&d, i)) {
+		member(&d, i, "id", id, sizeof(id));
+		member(&d, i, "status", st, sizeof(st));
+		member(&d, i, "text", text, sizeof(text));
+		member(&d, i, "fix", fix, sizeof(fix));
+		s = dr_status_parse(st);
+		if (s < 0 || id[0] == '\0') {
+			json_free(&d);
+			return err_set(e, -EBOX_PROTO, "the box's report has "
+			    "a malformed check");
+		}
+		snprintf(fullid, sizeof(fullid), "box.%s", id);
+		put(r, fullid, subject, s, fix, text);
+	}
+	json_free(&d);
+	return 0;
+}
+
+/* --- the network picture -------------------------------------------------- */
+
+static void
+fmt4(uint32_t a, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+	    (a >> 8) & 255, a & 255);
+}
+
+/* The first connected route on the uplink device that another device
+ * also holds: 1 and its index pair, else 0. */
+static int
+dup_uplink(const struct dr_net *n, int *a, int *b)
+{
+	int i, j;
+
+	for (i = 0; i < n->nconn; i++) {
+		if (strcmp(n->conn[i].dev, n->gw_dev) != 0)
+			continue;
+		for (j = 0; j < n->nconn; j++)
+			if (j != i && n->conn[j].net == n->conn[i].net &&
+			    n->conn[j].plen == n->conn[i].plen &&
+			    strcmp(n->conn[j].dev, n->gw_dev) != 0) {
+				*a = i;
+				*b = j;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+int
+dr_net_judge(const struct dr_net *n, char *why, size_t cap)
+{
+	char gw[16], net[16];
+	size_t o = 0;
+	int i, a, b, bits = 0;
+
+	why[0] = '\0';
+	if (!n->has_gw) {
+		snprintf(why, cap, "no IPv4 default route: nothing to judge");
+		return 0;
+	}
+	fmt4(n->gw, gw, sizeof(gw));
+	for (i = 0; i < n->nlocal; i++)
+		if (n->local[i].a == n->gw) {
+			bits |= DR_SIG_GW_LOCAL;
+			o = (size_t)snprintf(why, cap, "the default gateway %s "
+			    "is held as a LOCAL address (on %s)", gw,
+			    n->local[i].dev);
+			break;
+		}
+	if (dup_uplink(n, &a, &b)) {
+		bits |= DR_SIG_DUP_ROUTE;
+		fmt4(n->conn[a].net, net, sizeof(net));
+		if (o < cap)
+			snprintf(why + o, cap - o, "%sthe uplink subnet %s/%u "
+			    "has connected routes on %s and %s", o ? "; " : "",
+			    net, n->conn[a].plen, n->conn[a].dev,
+			    n->conn[b].dev);
+	}
+	if (bits == 0)
+		snprintf(why, cap, "default route via %s on %s; the gateway "
+		    "is not a local address and the uplink subnet has one "
+		    "route", gw, n->gw_dev);
+	return bits;
+}
+
+static void
+link_name(const struct ip4_picture *w, int idx, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", ip4_ifname(w, idx, "?"));
+}
+
+static void
+net_fill(struct dr_net *n, const struct ip4_picture *w)
+{
+	const struct rtnl_route4 *def = ip4_default_route(w);
+	size_t i;
+
+	if (def != NULL && def->has_gw) {
+		n->has_gw = 1;
+		n->gw = ntohl(def->gw.s_addr);
+		link_name(w, def->oif, n->gw_dev, sizeof(n->gw_dev));
+	}
+	for (i = 0; i < w->naddr && n->nlocal < DR_NET_MAX; i++) {
+		n->local[n->nlocal].a = ntohl(w->addr[i].addr.s_addr);
+		n->local[n->nlocal].plen = w->addr[i].prefixlen;
+		link_name(w, w->addr[i].ifindex, n->local[n->nlocal].dev,
+		    sizeof(n->local[0].dev));
+		n->nlocal++;
+	}
+	for (i = 0; i < w->nroute && n->nconn < DR_NET_MAX; i++) {
+		const struct rtnl_route4 *r = &w->route[i];
+
+		if (r->protocol != RTPROT_KERNEL || r->scope != RT_SCOPE_LINK ||
+		    r->has_gw || r->dst_len == 0)
+			continue;
+		n->conn[n->nconn].net = ntohl(r->dst.s_addr);
+		n->conn[n->nconn].plen = r->dst_len;
+		link_name(w, r->oif, n->conn[n->nconn].dev,
+		    sizeof(n->conn[0].dev));
+		n->nconn++;
+	}
+}
+
+int
+dr_net_read(struct dr_net *n, struct box_err *e)
+{
+	struct ip4_picture *w;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	rc = ip4_read(&w, e);
+	if (rc < 0)
+		return rc;
+	net_fill(n, w);
+	ip4_free(w);
+	return 0;
+}
+
+/* --- parsers -------------------------------------------------------------- */
+
+/* Copy the value of arg after prefix into buf when arg starts with it. */
+static int
+arg_value(const char *arg, const char *prefix, char *buf, size_t cap)
+{
+	size_t k = strlen(prefix);
+
+	if (strncmp(arg, prefix, k) != 0)
+		return 0;
+	if (buf != NULL && cap > 0)
+		snprintf(buf, cap, "%s", arg + k);
+	return 1;
+}
+
+int
+dr_dnsmasq_argv(const char *buf, size_t n, const char *br,
+    struct dr_dnsmasq *d)
+{
+	char arg[512], want[64];
+	const char *base;
+	size_t i = 0, k;
+	int argi = 0, serves = 0, isdns = 0;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(want, sizeof(want), "--interface=%s", br);
+	while (i < n) {
+		for (k = 0; i + k < n && buf[i + k] != '\0'; k++)
+			;
+		if (k < sizeof(arg)) {
+			memcpy(arg, buf + i, k);
+			arg[k] = '\0';
+			if (argi == 0) {
+				base = strrchr(arg, '/');
+				isdns = strcmp(base != NULL ? base + 1 : arg,
+				    "dnsmasq") == 0;
+			} else if (strcmp(arg, want) == 0) {
+				serves = 1;
+			} else if (!arg_value(arg, "--conf-file=", d->conf,
+			    sizeof(d->conf)) && !arg_value(arg,
+			    "--listen-address=", d->listen,
+			    sizeof(d->listen))) {
+				arg_value(arg, "--dhcp-leasefile=", d->leases,
+				    sizeof(d->leases));
+			}
+		}
+		argi++;
+		i += k + 1;
+	}
+	if (!(isdns && serves))
+		memset(d, 0, sizeof(*d));
+	return isdns && serves;
+}
+
+static void
+dns_line(const char *l, struct dr_dns *d)
+{
+	char v[64];
+
+	if (strcmp(l, "no-resolv") == 0) {
+		d->no_resolv = 1;
+	} else if (strcmp(l, "dhcp-ignore-names") == 0) {
+		d->ignore_names = 1;
+	} else if (strcmp(l, "domain-needed") == 0) {
+		d->domain_needed = 1;
+	} else if (arg_value(l, "server=", v, sizeof(v))) {
+		if (d->nserver < DR_DNS_MAX)
+			snprintf(d->server[d->nserver++], sizeof(d->server[0]),
+			    "%s", v);
+		else
+			d->more++;
+	} else if (strncmp(l, "dhcp-option", 11) == 0 &&
+	    (strstr(l, "option:dns-server") != NULL ||
+	    strstr(l, "=6,") != NULL)) {
+		d->dhcp_dns = 1;
+	}
+}
+
+/* Each line of text[0..n), trimmed of blanks, to fn (comments skipped). */
+static void
+each_line(const char *text, size_t n, void (*fn)(const char *, void *),
+    void *arg)
+{
+	char line[256];
+	size_t i = 0, k, s;
+
+	while (i < n) {
+		for (k = 0; i + k < n && text[i + k] != '\n'; k++)
+			;
+		for (s = 0; s < k && (text[i + s] == ' ' ||
+		    text[i + s] == '\t'); s++)
+			;
+		if (k - s < sizeof(line)) {
+			memcpy(line, text + i + s, k - s);
+			line[k - s] = '\0';
+			line[strcspn(line, "\r")] = '\0';
+			while (line[0] && strchr(" \t", line[strlen(line) - 1]))
+				line[strlen(line) - 1] = '\0';
+			if (line[0] != '\0' && line[0] != '#')
+				fn(line, arg);
+		}
+		i += k + 1;
+	}
+}
+
+static void
+dns_cb(const char *l, void *arg)
+{
+	dns_line(l, arg);
+}
+
+void
+dr_dns_parse(const char *text, size_t n, struct dr_dns *d)
+{
+	memset(d, 0, sizeof(*d));
+	each_line(text, n, dns_cb, d);
+}
+
+struct resolv_ctx {
+	char (*ns)[48];
+	int max, n;
+};
+
+static void
+resolv_cb(const char *l, void *arg)
+{
+	struct resolv_ctx *c = arg;
+	char w[16];
+
+	if (sscanf(l, "%15s", w) != 1 || strcmp(w, "nameserver") != 0 ||
+	    c->n >= c->max)
+		return;
+	l += strlen("nameserver");
+	l += strspn(l, " \t");
+	if (*l == '\0')
+		return;
+	snprintf(c->ns[c->n], 48, "%.*s", (int)strcspn(l, " \t"), l);
+	c->n++;
+}
+
+int
+dr_resolv_parse(const char *text, size_t n, char ns[][48], int max)
+{
+	struct resolv_ctx c = { ns, max, 0 };
+
+	each_line(text, n, resolv_cb, &c);
+	return c.n;
+}
+
+/* A plain hostname: [A-Za-z0-9][A-Za-z0-9-]*, at most 63. */
+static int
+plain_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 63 || s[0] == '-')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+struct leases_ctx {
+	char (*names)[64];
+	int max, n;
+};
+
+static void
+leases_cb(const char *l, void *arg)
+{
+	struct leases_ctx *c = arg;
+	char exp[24], mac[64], ip[64], name[80];
+
+	if (c->n >= c->max || sscanf(l, "%23s %63s %63s %79s", exp, mac, ip,
+	    name) != 4 || !plain_name(name))
+		return;
+	snprintf(c->names[c->n++], 64, "%.63s", name);
+}
+
+int
+dr_leases_names(const char *text, size_t n, char names[][64], int max)
+{
+	struct leases_ctx c = { names, max, 0 };
+
+	each_line(text, n, leases_cb, &c);
+	return c.n;
+}
+
+int
+dr_dnsq_build(const char *name, uint16_t id, unsigned char *buf, size_t cap)
+{
+	size_t o = 12, n = strlen(name), i = 0, k;
+
+	if (n == 0 || n > 253 || cap < 12 + n + 2 + 4)
+		return -EINVAL;
+	memset(buf, 0, 12);
+	buf[0] = (unsigned char)(id >> 8);
+	buf[1] = (unsigned char)id;
+	buf[2] = 0x01;			/* recursion desired */
+	buf[5] = 1;			/* one question */
+	while (i < n) {
+		char lab[64];
+
+		k = strcspn(name + i, ".");
+		if (k == 0 || k > 63)
+			return -EINVAL;
+		memcpy(lab, name + i, k);
+		lab[k] = '\0';
+		if (!plain_name(lab))
+			return -EINVAL;
+		buf[o++] = (unsigned char)k;
+		memcpy(buf + o, lab, k);
+		o += k;
+		i += k + (name[i + k] == '.');
+	}
+	buf[o++] = 0;
+	memcpy(buf + o, "\0\1\0\1", 4);	/* type A, class IN */
+	return (int)(o + 4);
+}
+
+/* Skip a (possibly compressed) name at *o; -1 when it runs off the end. */
+static int
+skip_name(const unsigned char *b, size_t n, size_t *o)
+{
+	int hops = 0;
+
+	while (*o < n && hops++ < 128) {
+		unsigned l = b[*o];
+
+		if (l == 0) {
+			(*o)++;
+			return 0;
+		}
+		if ((l & 0xc0) == 0xc0) {
+			if (*o + 2 > n)
+				return -1;
+			*o += 2;
+			return 0;
+		}
+		if ((l & 0xc0) != 0)
+			return -1;
+		*o += l + 1;
+	}
+	return -1;
+}
+
+int
+dr_dnsq_reply(const unsigned char *b, size_t n, uint16_t id, uint32_t *a,
+    int *rcode)
+{
+	size_t o = 12;
+	unsigned qd, an, i;
+
+	*rcode = -1;
+	if (n < 12 || ((unsigned)b[0] << 8 | b[1]) != id || !(b[2] & 0x80))
+		return -EBOX_PROTO;
+	*rcode = b[3] & 15;
+	qd = (unsigned)b[4] << 8 | b[5];
+	an = (unsigned)b[6] << 8 | b[7];
+	for (i = 0; i < qd; i++)
+		if (skip_name(b, n, &o) < 0 || (o += 4) > n)
+			return -EBOX_PROTO;
+	for (i = 0; i < an; i++) {
+		unsigned type, rdlen;
+
+		if (skip_name(b, n, &o) < 0 || o + 10 > n)
+			return -EBOX_PROTO;
+		type = (unsigned)b[o] << 8 | b[o + 1];
+		rdlen = (unsigned)b[o + 8] << 8 | b[o + 9];
+		o += 10;
+		if (o + rdlen > n)
+			return -EBOX_PROTO;
+		if (type == 1 && rdlen == 4) {
+			*a = (uint32_t)b[o] << 24 | (uint32_t)b[o + 1] << 16 |
+			    (uint32_t)b[o + 2] << 8 | b[o + 3];
+			return 1;
+		}
+		o += rdlen;
+	}
+	return 0;
+}
+
+struct inet6_ctx {
+	char *dev;
+	size_t cap;
+	int found;
+};
+
+static void
+inet6_cb(const char *l, void *arg)
+{
+	struct inet6_ctx *c = arg;
+	char addr[40], name[32];
+	unsigned idx, plen, scope, flags;
+
+	if (c->found || sscanf(l, "%39s %x %x %x %x %31s", addr, &idx, &plen,
+	    &scope, &flags, name) != 6)
+		return;
+	if (scope != 0 || strcmp(name, "lo") == 0)
+		return;
+	c->found = 1;
+	snprintf(c->dev, c->cap, "%s", name);
+}
+
+int
+dr_inet6_global(const char *text, size_t n, char *dev, size_t cap)
+{
+	struct inet6_ctx c = { dev, cap, 0 };
+
+	if (cap > 0)
+		dev[0] = '\0';
+	each_line(text, n, inet6_cb, &c);
+	return c.found;
+}
+
+/* --- probes --------------------------------------------------------------- */
+
+static const char *const verdict_names[] = { "connected", "refused",
+    "dropped", "error" };
+
+const char *
+dr_verdict_name(int v)
+{
+	return v >= 0 && v <= DR_ERROR ? verdict_names[v] : "?";
+}
+
+static int
+errno_verdict(int err, char *why, size_t cap)
+{
+	snprintf(why, cap, "%s", strerror(err));
+	if (err == ECONNREFUSED)
+		return DR_REFUSED;
+	if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH ||
+	    err == EHOSTDOWN)
+		return DR_DROPPED;
+	return DR_ERROR;
+}
+
+int
+dr_tcp_probe(uint32_t addr, int port, int timeout_ms, char *why, size_t cap)
+{
+	struct sockaddr_in sa;
+	struct pollfd p;
+	socklen_t sl = sizeof(int);
+	int fd, err = 0, v;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(why, cap, "socket: %s", strerror(errno));
+		return DR_ERROR;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(addr);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		snprintf(why, cap, "connected");
+		return DR_CONNECTED;
+	}
+	if (errno != EINPROGRESS) {
+		v = errno_verdict(errno, why, cap);
+		close(fd);
+		return v;
+	}
+	p.fd = fd;
+	p.events = POLLOUT;
+	if (poll(&p, 1, timeout_ms) == 0) {
+		close(fd);
+		snprintf(why, cap, "no answer in %d ms", timeout_ms);
+		return DR_DROPPED;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
+		err = errno;
+	close(fd);
+	if (err == 0) {
+		snprintf(why, cap, "connected");
+		return DR_CONNECTED;
+	}
+	return errno_verdict(err, why, cap);
+}
+
+int
+dr_dns_ask(uint32_t server, const char *name, int timeout_ms, uint32_t *a,
+    char *why, size_t cap)
+{
+	unsigned char q[300], rep[1500];
+	struct sockaddr_in sa;
+	struct pollfd p;
+	uint16_t id = (uint16_t)(getpid() ^ 0x6472);
+	ssize_t k;
+	int fd, n, rc, rcode;
+
+	n = dr_dnsq_build(name, id, q, sizeof(q));
+	if (n < 0) {
+		snprintf(why, cap, "not a plain name");
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(why, cap, "socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(53);
+	sa.sin_addr.s_addr = htonl(server);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    send(fd, q, (size_t)n, 0) != n) {
+		snprintf(why, cap, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	k = poll(&p, 1, timeout_ms) == 1 ? recv(fd, rep, sizeof(rep), 0) : -1;
+	close(fd);
+	if (k < 0) {
+		snprintf(why, cap, "no answer in %d ms", timeout_ms);
+		return -1;
+	}
+	rc = dr_dnsq_reply(rep, (size_t)k, id, a, &rcode);
+	if (rc < 0)
+		snprintf(why, cap, "a malformed answer");
+	else if (rc == 0)
+		snprintf(why, cap, "%s", rcode == 3 ? "NXDOMAIN" :
+		    rcode == 5 ? "REFUSED" : rcode == 2 ? "SERVFAIL" :
+		    rcode == 0 ? "no address" : "an error answer");
+	else
+		snprintf(why, cap, "an address");
+	return rc < 0 ? -1 : rc;
+}

@@ -1,0 +1,1121 @@
+/*
+ * doctor_host.c - the host's checks (see doctor.h; the repairs are in
+ * doctor_fix.c).
+ *
+ * Order: this machine's own network (before the daemon: a poisoned
+ * machine is the first thing to know), the daemon, the bridge as Incus
+ * holds it and as the kernel holds it, the dnsmasq process and what it
+ * forwards to, the firewall as the kernel holds it, the ACL against the
+ * gateway the kernel holds, the profile, every port of the bridge, and
+ * every box.  A layer that cannot be read is reported as such, never
+ * passed.
+ */
+#include "host/doctor/doctor_int.h"
+#include "host/doctor/nicfilter.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box/box.h"
+#include "host/boxtag.h"
+#include "host/doctor/doctor_shape.h"
+#include "incus/instance.h"
+#include "host/stack/firewall.h"
+#include "incus/acl.h"
+#include "incus/network.h"
+#include "incus/profile.h"
+#include "incus/server.h"
+#include "net/ip4.h"
+#include "net/nl.h"
+
+#define BR		DH_BR
+#define S_HOST		"this machine"
+#define S_NET		"boxnet"
+#define S_FW		"firewall"
+#define S_ACL		"box-isolate"
+#define S_PROF		"box-net"
+#define FILE_MAX	(64u << 10)
+
+
+static const char *const keys[] = {
+	"dns.mode", "raw.dnsmasq", "ipv6.address", "ipv4.nat",
+	"security.acls", "security.acls.default.ingress.action",
+	"security.acls.default.egress.action", "ipv4.address",
+};
+
+static const char *const acl_drops[] = {
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+	"100.64.0.0/10",
+};
+#define NDROPS (sizeof(acl_drops) / sizeof(acl_drops[0]))
+
+void
+dh_fmt4(uint32_t a, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+	    (a >> 8) & 255, a & 255);
+}
+
+static struct dr_finding *
+fixable(struct dr_report *r)
+{
+	struct dr_finding *f = dr_last(r);
+
+	if (f != NULL)
+		f->fixable = 1;
+	return f;
+}
+
+/* Read a whole (small) file; its length or -errno. */
+static ssize_t
+slurp(const char *path, char *buf, size_t cap)
+{
+	ssize_t n, t = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)t < cap - 1 && (n = read(fd, buf + t,
+	    cap - 1 - (size_t)t)) > 0)
+		t += n;
+	close(fd);
+	buf[t] = '\0';
+	return t;
+}
+
+/* --- this machine --------------------------------------------------------- */
+
+static void
+check_signature(struct dh_ctx *h)
+{
+	struct dr_net *n = malloc(sizeof(*n));
+	struct box_err e;
+	char why[320];
+	int bits;
+
+	err_clear(&e);
+	if (n == NULL || dr_net_read(n, &e) < 0) {
+		dr_add(h->r, "host.signature", S_HOST, DR_WARN, NULL, "routes "
+		    "and addresses unreadable (%s): the nested-box signature "
+		    "was not checked", n == NULL ? "out of memory" : e.msg);
+		free(n);
+		return;
+	}
+	bits = dr_net_judge(n, why, sizeof(why));
+	free(n);
+	if (bits == 0)
+		dr_add(h->r, "host.signature", S_HOST, DR_PASS, NULL, "no "
+		    "nested-box signature: %s", why);
+	else
+		dr_add(h->r, "host.signature", S_HOST, DR_FAIL, "this machine "
+		    "is most likely a box with a box stack built inside it: "
+		    "move that bridge off the uplink subnet (incus network set "
+		    "boxnet ipv4.address 10.89.0.1/24) or remove it (box "
+		    "teardown-host)", "the nested-box signature (the #80 "
+		    "outage): %s", why);
+}
+
+static void
+check_daemon(struct dh_ctx *h)
+{
+	struct box_err e;
+
+	err_clear(&e);
+	if (incus_init(&h->c, &e) == 0 && incus_server_ping(&h->c, &e) == 0) {
+		h->daemon = 1;
+		dr_add(h->r, "incus", "incus", DR_PASS, NULL, "the daemon "
+		    "answers on %s", h->c.socket_path);
+		return;
+	}
+	dr_add(h->r, "incus", "incus", DR_FAIL, "start the Incus daemon "
+	    "(systemctl start incus), then run box doctor again", "the "
+	    "daemon does not answer on %s: %s", h->c.socket_path[0] ?
+	    h->c.socket_path : "its socket", e.msg);
+}
+
+/* --- the kernel's view of the bridge -------------------------------------- */
+
+void
+dh_read_kernel(struct dh_ctx *h)
+{
+	struct ip4_picture *w = NULL;
+	const struct rtnl_link *l = NULL;
+	struct nl_sock s;
+	struct box_err e;
+	size_t i;
+	int np, k;
+
+	err_clear(&e);
+	h->nports = -1;
+	snprintf(h->gw, sizeof(h->gw), "?");
+	if (ip4_read(&w, &e) == 0)
+		l = ip4_link_named(w, BR);
+	if (l != NULL) {
+		h->br_ifindex = l->ifindex;
+		h->br_up = (l->flags & IFF_UP) != 0;
+	}
+	for (i = 0; w != NULL && i < w->naddr && h->br_ifindex != 0; i++)
+		if (w->addr[i].ifindex == h->br_ifindex) {
+			h->live_gw = ntohl(w->addr[i].addr.s_addr);
+			h->live_plen = w->addr[i].prefixlen;
+			dh_fmt4(h->live_gw, h->gw, sizeof(h->gw));
+			break;
+		}
+	ip4_free(w);
+	if (nl_open(&s, NETLINK_ROUTE, &e) < 0)
+		return;
+	np = rtnl_bridge_ports(&s, h->ports, DH_PORTS, &e);
+	if (np >= 0) {
+		h->nports = 0;
+		for (k = 0; k < np; k++)	/* keep only boxnet's */
+			if (h->br_ifindex != 0 &&
+			    h->ports[k].master == h->br_ifindex)
+				h->ports[h->nports++] = h->ports[k];
+	}
+	nl_close(&s);
+}
+
+/* --- the bridge, as Incus holds it ---------------------------------------- */
+
+int
+dh_read_network(struct dh_ctx *h)
+{
+	struct incus_network n;
+	struct box_err e;
+	unsigned a, b, d, x;
+	size_t i;
+	int rc;
+
+	err_clear(&e);
+	rc = incus_network_get(&h->c, BR, &n, &e);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0) {
+		dr_add(h->r, "bridge", S_NET, DR_FAIL, NULL, "reading the "
+		    "network failed: %s", e.msg);
+		return -1;
+	}
+	h->net_exists = 1;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		snprintf(h->cfg[i], sizeof(h->cfg[0]), "%s",
+		    incus_kv_or(&n.config, keys[i], ""));
+	if (sscanf(h->cfg[K_ADDR], "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 &&
+	    a < 256 && b < 256 && d < 256)
+		h->cfg_net = a << 24 | b << 16 | d << 8;
+	incus_network_free(&n);
+	return 1;
+}
+
+static int
+acl_listed(const char *list, const char *name)
+{
+	char buf[256], *t, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (t = strtok_r(buf, ",", &save); t != NULL;
+	    t = strtok_r(NULL, ",", &save)) {
+		t += strspn(t, " ");
+		if (strcmp(t, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+check_net_keys(struct dh_ctx *h)
+{
+	struct dr_report *r = h->r;
+	struct dr_dns d;
+
+	if (strcmp(h->cfg[K_DNSMODE], "none") == 0)
+		dr_add(r, "bridge.dns_mode", S_NET, DR_PASS, NULL, "dns.mode "
+		    "none: Incus registers no box in the gateway's DNS (the "
+		    "names boxes send in DHCP are checked below)");
+	else
+		dr_add(r, "bridge.dns_mode", S_NET, DR_FAIL, "box doctor --fix",
+		    "dns.mode is '%s': the gateway's dnsmasq registers every "
+		    "box by name, so a box can enumerate its siblings",
+		    h->cfg[K_DNSMODE][0] ? h->cfg[K_DNSMODE] : "managed "
+		    "(unset)");
+	fixable(r);
+	dr_dns_parse(h->cfg[K_RAW], strlen(h->cfg[K_RAW]), &d);
+	if (d.no_resolv && d.nserver > 0)
+		dr_add(r, "bridge.dns_pinned", S_NET, DR_PASS, NULL,
+		    "raw.dnsmasq pins the upstream resolvers (no-resolv, %d "
+		    "server= line%s)", d.nserver, d.nserver == 1 ? "" : "s");
+	else
+		dr_add(r, "bridge.dns_pinned", S_NET, DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "raw.dnsmasq does "
+		    "not pin the upstreams (%s): box DNS follows this host's "
+		    "resolvers (a VPN's, a tailnet's)", !d.no_resolv ?
+		    "no no-resolv" : "no server= line");
+	fixable(r);
+	if (strcmp(h->cfg[K_V6], "none") == 0)
+		dr_add(r, "bridge.ipv6", S_NET, DR_PASS, NULL, "ipv6.address "
+		    "none: no IPv6 path (every rule box sets is IPv4)");
+	else
+		dr_add(r, "bridge.ipv6", S_NET, DR_FAIL, "incus network set "
+		    "boxnet ipv6.address none", "ipv6.address is '%s': boxes "
+		    "get an IPv6 path that no box rule covers",
+		    h->cfg[K_V6][0] ? h->cfg[K_V6] : "unset (Incus picks one)");
+	if (strcmp(h->cfg[K_NAT], "true") == 0)
+		dr_add(r, "bridge.nat", S_NET, DR_PASS, NULL, "ipv4.nat true: "
+		    "boxes reach the internet through this host");
+	else
+		dr_add(r, "bridge.nat", S_NET, DR_FAIL, "incus network set "
+		    "boxnet ipv4.nat true", "ipv4.nat is '%s': boxes have "
+		    "no way out", h->cfg[K_NAT]);
+	if (acl_listed(h->cfg[K_ACLS], STACK_ACL))
+		dr_add(r, "bridge.acl", S_NET, DR_PASS, NULL, "security.acls "
+		    "holds %s (on the network, where this kernel can run it)",
+		    STACK_ACL);
+	else
+		dr_add(r, "bridge.acl", S_NET, DR_FAIL, "box doctor --fix",
+		    "security.acls is '%s': the %s ACL is not applied, so "
+		    "nothing drops box traffic to private ranges",
+		    h->cfg[K_ACLS], STACK_ACL);
+	fixable(r);
+	if (strcmp(h->cfg[K_INGRESS], "drop") == 0)
+		dr_add(r, "bridge.ingress", S_NET, DR_PASS, NULL, "default "
+		    "ingress action drop: nothing reaches a box uninvited");
+	else
+		dr_add(r, "bridge.ingress", S_NET, DR_FAIL, "box doctor --fix",
+		    "security.acls.default.ingress.action is '%s': the host "
+		    "and the LAN can reach boxes", h->cfg[K_INGRESS][0] ?
+		    h->cfg[K_INGRESS] : "unset (reject)");
+	fixable(r);
+}
+
+static void
+check_bridge_kernel(struct dh_ctx *h)
+{
+	char cfg_gw[16];
+
+	dh_fmt4(h->cfg_net | 1, cfg_gw, sizeof(cfg_gw));
+	if (h->br_ifindex == 0) {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
+		    "--fix (restarts the network through Incus)", "Incus "
+		    "has the network but the kernel has no interface %s: no "
+		    "box has a network", BR);
+		fixable(h->r);
+	} else if (!h->br_up || h->live_gw == 0) {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
+		    "--fix (restarts the network through Incus)", "the "
+		    "kernel's %s is %s", BR, !h->br_up ? "down" :
+		    "up but holds no IPv4 address");
+		fixable(h->r);
+	} else if (h->cfg_net == 0 || (h->live_gw & 0xffffff00u) !=
+	    h->cfg_net || h->live_gw != (h->cfg_net | 1)) {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
+		    "--fix (restarts the network through Incus)", "the "
+		    "kernel's %s holds %s/%u, Incus says ipv4.address %s",
+		    BR, h->gw, h->live_plen, h->cfg[K_ADDR]);
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "bridge.kernel", S_NET, DR_PASS, NULL, "the "
+		    "kernel's %s is up and holds the gateway %s/%u", BR,
+		    h->gw, h->live_plen);
+	}
+}
+
+/* --- dnsmasq, from the process table -------------------------------------- */
+
+static int
+zombie(int pid)
+{
+	char path[64], st[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (slurp(path, st, sizeof(st)) <= 0)
+		return 1;
+	p = strrchr(st, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/* The pid of a live dnsmasq serving the bridge, or 0. */
+int
+dh_find_dnsmasq(struct dr_dnsmasq *dm)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	ssize_t n;
+	DIR *d = opendir("/proc");
+	int pid, found = 0;
+
+	memset(dm, 0, sizeof(*dm));
+	if (d == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		n = slurp(path, buf, sizeof(buf));
+		if (n > 0 && dr_dnsmasq_argv(buf, (size_t)n, BR, dm) &&
+		    !zombie(pid))
+			found = pid;
+	}
+	closedir(d);
+	if (!found)
+		memset(dm, 0, sizeof(*dm));
+	return found;
+}
+
+static void
+check_dnsmasq(struct dh_ctx *h)
+{
+	h->dnsmasq_pid = dh_find_dnsmasq(&h->dm);
+	if (h->dnsmasq_pid == 0) {
+		dr_add(h->r, "dnsmasq", "dnsmasq", DR_FAIL, "box doctor --fix "
+		    "(restarts it through Incus)", "no dnsmasq process serves "
+		    "%s (none with --interface=%s in /proc): boxes get no "
+		    "lease and no DNS", BR, BR);
+		fixable(h->r);
+	} else if (h->live_gw != 0 && strcmp(h->dm.listen, h->gw) != 0) {
+		dr_add(h->r, "dnsmasq", "dnsmasq", DR_WARN, "box doctor --fix",
+		    "pid %d serves %s but listens on '%s', not on the gateway "
+		    "%s", h->dnsmasq_pid, BR, h->dm.listen, h->gw);
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "dnsmasq", "dnsmasq", DR_PASS, NULL, "pid %d "
+		    "serves %s (leases and DNS on %s)", h->dnsmasq_pid, BR,
+		    h->dm.listen);
+	}
+}
+
+static int
+cgnat(const char *a)
+{
+	struct in_addr ia;
+
+	return inet_pton(AF_INET, a, &ia) == 1 &&
+	    (ntohl(ia.s_addr) & 0xffc00000u) == 0x64400000u;
+}
+
+/* "a b c" of the host's resolv.conf nameservers; *tailnet when one is CGNAT. */
+static void
+host_resolvers(char *buf, size_t cap, int *tailnet)
+{
+	char text[8192], ns[8][48];
+	ssize_t n = slurp("/etc/resolv.conf", text, sizeof(text));
+	int i, k;
+
+	*tailnet = 0;
+	snprintf(buf, cap, "none listed");
+	if (n <= 0)
+		return;
+	k = dr_resolv_parse(text, (size_t)n, ns, 8);
+	if (k > 0)
+		buf[0] = '\0';
+	for (i = 0; i < k; i++) {
+		snprintf(buf + strlen(buf), cap - strlen(buf), "%s%.47s",
+		    i ? " " : "", ns[i]);
+		*tailnet |= cgnat(ns[i]);
+	}
+}
+
+static void
+servers_text(const struct dr_dns *d, char *buf, size_t cap)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < d->nserver; i++)
+		snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s",
+		    i ? " " : "", d->server[i]);
+}
+
+/* Do two server lists name the same servers, in order? */
+static int
+same_servers(const struct dr_dns *a, const struct dr_dns *b)
+{
+	int i;
+
+	if (a->nserver != b->nserver)
+		return 0;
+	for (i = 0; i < a->nserver; i++)
+		if (strcmp(a->server[i], b->server[i]) != 0)
+			return 0;
+	return 1;
+}
+
+static void
+resolver_verdict(struct dh_ctx *h, const struct dr_dns *run)
+{
+	char hostns[256], srv[256];
+	int tailnet;
+
+	host_resolvers(hostns, sizeof(hostns), &tailnet);
+	servers_text(run, srv, sizeof(srv));
+	if (!run->no_resolv) {
+		dr_add(h->r, "resolver", "dnsmasq", DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "the running dnsmasq "
+		    "forwards box DNS to this host's resolvers (%s)%s",
+		    hostns, tailnet ? " — one is a tailnet/CGNAT resolver: "
+		    "tailnet names resolve inside boxes" : "");
+		fixable(h->r);
+	} else if (run->nserver == 0) {
+		dr_add(h->r, "resolver", "dnsmasq", DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "the running dnsmasq "
+		    "has no upstream at all: boxes resolve no public name");
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "resolver", "dnsmasq", DR_PASS, NULL, "boxes "
+		    "resolve through %s, which forwards only to %s%s (this "
+		    "host's own resolvers, %s, are never asked)", h->gw, srv,
+		    run->more ? " and more" : "", hostns);
+	}
+	if (run->dhcp_dns)
+		dr_add(h->r, "resolver.dhcp", "dnsmasq", DR_WARN, NULL, "a "
+		    "dhcp-option in dnsmasq's configuration hands boxes a "
+		    "resolver other than the gateway");
+}
+
+/*
+ * Can a box look its siblings up?  dns.mode none keeps Incus from
+ * registering boxes, but dnsmasq still answers the hostnames boxes send in
+ * DHCP (from its lease file, even across restarts) unless told
+ * dhcp-ignore-names.  So ask the gateway for the names its leases hold.
+ */
+static void
+names_verdict(struct dh_ctx *h, char names[][64], int k)
+{
+	char why[64], a[16], asked[300] = "", hits[300] = "";
+	uint32_t addr;
+	int i, nhit = 0;
+
+	for (i = 0; i < k; i++) {
+		if (dr_dns_ask(h->live_gw, names[i], 2000, &addr, why,
+		    sizeof(why)) == 1) {
+			dh_fmt4(addr, a, sizeof(a));
+			snprintf(hits + strlen(hits), sizeof(hits) -
+			    strlen(hits), "%s'%s' (%s)", nhit++ ? ", " : "",
+			    names[i], a);
+		} else {
+			snprintf(asked + strlen(asked), sizeof(asked) -
+			    strlen(asked), "%s%s (%s)", i ? ", " : "",
+			    names[i], why);
+		}
+	}
+	if (nhit > 0)
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_FAIL, "add "
+		    "dhcp-ignore-names and domain-needed to boxnet's "
+		    "raw.dnsmasq; leases taken before keep their names until "
+		    "they are renewed (restart those boxes)", "the gateway "
+		    "answers %s, name(s) from its DHCP leases: any box can "
+		    "look its siblings up", hits);
+	else
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_PASS, NULL, "the "
+		    "gateway does not answer the names its leases hold: %s",
+		    asked);
+}
+
+static void
+check_names(struct dh_ctx *h, const struct dr_dns *run)
+{
+	char *text = malloc(FILE_MAX), (*names)[64] = malloc(8 * 64);
+	ssize_t n = -ENOENT;
+	int k = 0;
+
+	if (text != NULL && names != NULL && h->dm.leases[0] != '\0')
+		n = slurp(h->dm.leases, text, FILE_MAX);
+	if (n >= 0)
+		k = dr_leases_names(text, (size_t)n, names, 8);
+	if (n < 0 || h->live_gw == 0)
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_WARN, NULL, "the "
+		    "leases (%s) are unreadable: name enumeration NOT "
+		    "checked", h->dm.leases[0] ? h->dm.leases :
+		    "no lease file");
+	else if (k > 0)
+		names_verdict(h, names, k);
+	else if (run->ignore_names)
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_PASS, NULL, "no "
+		    "lease carries a name, and dnsmasq ignores the names boxes "
+		    "send (dhcp-ignore-names)");
+	else
+		dr_add(h->r, "bridge.names", "dnsmasq", DR_WARN, "add "
+		    "dhcp-ignore-names and domain-needed to boxnet's "
+		    "raw.dnsmasq", "no lease carries a name, so enumeration "
+		    "could not be probed; but dnsmasq is not told "
+		    "dhcp-ignore-names: the next box that sends its hostname "
+		    "can be looked up by its siblings");
+	free(text);
+	free(names);
+}
+
+static void
+check_resolver(struct dh_ctx *h)
+{
+	struct dr_dns run, cfg, env;
+	struct stack_conf sc;
+	struct box_err e;
+	char *text, want[256];
+	const char *bd = getenv("BOX_DNS");
+	ssize_t n;
+	int i;
+
+	if (h->dnsmasq_pid == 0)
+		return;		/* nothing runs: check_dnsmasq said so */
+	text = malloc(FILE_MAX);
+	n = text == NULL || h->dm.conf[0] == '\0' ? -ENOENT :
+	    slurp(h->dm.conf, text, FILE_MAX);
+	if (n < 0) {
+		dr_add(h->r, "resolver", "dnsmasq", DR_WARN, NULL, "what "
+		    "dnsmasq forwards to is unknown: its configuration (%s) "
+		    "is unreadable", h->dm.conf[0] ? h->dm.conf :
+		    "no --conf-file");
+		free(text);
+		return;
+	}
+	dr_dns_parse(text, (size_t)n, &run);
+	free(text);
+	resolver_verdict(h, &run);
+	check_names(h, &run);
+	dr_dns_parse(h->cfg[K_RAW], strlen(h->cfg[K_RAW]), &cfg);
+	if (cfg.no_resolv != run.no_resolv || !same_servers(&cfg, &run))
+		dr_add(h->r, "resolver.stale", "dnsmasq", DR_WARN, "box doctor "
+		    "--fix", "the running dnsmasq was started with another "
+		    "configuration than the bridge's raw.dnsmasq");
+	err_clear(&e);
+	if (bd == NULL || *bd == '\0' || stack_dns_parse(bd, &sc, &e) < 0)
+		return;
+	memset(&env, 0, sizeof(env));
+	for (i = 0; i < sc.ndns && i < DR_DNS_MAX; i++)
+		snprintf(env.server[env.nserver++], sizeof(env.server[0]),
+		    "%s", sc.dns[i]);
+	if (!same_servers(&env, &cfg)) {
+		servers_text(&cfg, want, sizeof(want));
+		dr_add(h->r, "resolver.box_dns", "dnsmasq", DR_WARN,
+		    "box doctor --pin-dns", "BOX_DNS says '%s', the bridge "
+		    "pins '%s'", bd, want);
+	}
+}
+
+/* --- the firewall, from the kernel ---------------------------------------- */
+
+/* A fact, not a layer box relies on: the ACL may see bridged frames too. */
+static void
+brnf_note(struct dh_ctx *h)
+{
+	char v[8];
+	ssize_t n = slurp("/proc/sys/net/bridge/bridge-nf-call-iptables", v,
+	    sizeof(v));
+
+	if (n > 0 && v[0] == '1')
+		dr_add(h->r, "firewall.br_netfilter", S_FW, DR_INFO, NULL,
+		    "bridge-nf-call-iptables is 1: frames between boxes also "
+		    "pass the ACL (its 10/8 drop covers them too; an extra "
+		    "layer, not one the contract relies on)");
+}
+
+/*
+ * The firewall, read back rule by rule and compared by content with the
+ * contract: a drop turned into an accept, DNS moved to another port, a
+ * rule inserted before ours - each is a FAIL naming the rule.  A flushed
+ * ruleset shows here too; `box doctor --fix` (or `box firewall apply`)
+ * puts it back, and so does the boot unit at the next boot.
+ */
+static void
+check_firewall(struct dh_ctx *h, struct fw_status *st)
+{
+	struct box_err e;
+	struct dr_report *r = h->r;
+	uint32_t net = h->live_gw ? h->live_gw & 0xffffff00u : h->cfg_net;
+	int i;
+
+	err_clear(&e);
+	if (fw_read(BR, net, st, &e) < 0) {
+		dr_add(r, "firewall", S_FW, DR_WARN, "run box doctor as root",
+		    "the nft tables could not be read (%s): the host and "
+		    "sibling drops were NOT verified", e.msg);
+		return;
+	}
+	if (st->ok)
+		dr_add(r, "firewall.rules", S_FW, DR_PASS, NULL, "all %u rules "
+		    "of the contract are in the kernel, each equal to it by "
+		    "content (tables inet box and bridge box; nothing else "
+		    "in our chains)", st->held);
+	else
+		dr_add(r, "firewall.rules", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "the kernel's firewall is not "
+		    "the contract: %u of %u rules held%s",
+		    st->held, st->want, st->extra ? ", and rules that are "
+		    "not box's are in its chains" : "");
+	fixable(r);
+	for (i = 0; i < st->ndiff; i++) {
+		dr_add(r, "firewall.rule", S_FW, DR_FAIL, "box doctor --fix",
+		    "%s", st->diff[i]);
+		fixable(r);
+	}
+	if (st->sibling == FW_SIBLING_BRNAME)
+		dr_add(r, "firewall.sibling", S_FW, DR_PASS, NULL, "table "
+		    "bridge box drops every frame from one box to another");
+	else if (st->sibling == FW_SIBLING_SUBNET)
+		dr_add(r, "firewall.sibling", S_FW, DR_PASS, NULL, "table "
+		    "bridge box drops IPv4 and ARP between boxes by subnet "
+		    "(this kernel refuses meta ibrname; other frames rely on "
+		    "port isolation alone)");
+	else {
+		dr_add(r, "firewall.sibling", S_FW, DR_FAIL, "box doctor --fix "
+		    "(or: box firewall apply)", "%s: only port isolation "
+		    "keeps boxes apart", st->bridge_table ? "table bridge box "
+		    "does not hold the contract's sibling drop" : "table "
+		    "bridge box is ABSENT");
+		fixable(r);
+	}
+	brnf_note(h);
+	if (st->route_localnet == 1)
+		dr_add(r, "firewall.route_localnet", S_FW, DR_INFO, NULL,
+		    "route_localnet is on on %s (a VM door needs it); the "
+		    "input chain drops every packet from a box to 127/8 "
+		    "regardless", BR);
+}
+
+/* --- the ACL, against the gateway the kernel holds ------------------------ */
+
+static const char *
+or_empty(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+/* A drop of dest for every protocol and source, in force. */
+static int
+acl_has_drop(const struct incus_acl_rules *eg, const char *dest)
+{
+	size_t i;
+
+	for (i = 0; i < eg->n; i++) {
+		const struct incus_acl_rule *r = &eg->v[i];
+
+		if (strcmp(or_empty(r->action), "drop") == 0 &&
+		    strcmp(or_empty(r->destination), dest) == 0 &&
+		    strcmp(r->state ? r->state : "enabled", "enabled") == 0 &&
+		    r->protocol == NULL && r->source == NULL)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+acl_judge(struct dh_ctx *h, const struct incus_acl *acl)
+{
+	const struct incus_acl_rules *eg = &acl->egress;
+	char missing[128] = "", first[64] = "", want[32];
+	size_t k, i;
+
+	for (i = 0; i < eg->n; i++) {
+		const char *v = or_empty(eg->v[i].destination);
+
+		if (strstr(v, "@internal") != NULL) {
+			dr_add(h->r, "acl.internal", S_ACL, DR_FAIL,
+			    "box doctor --fix", "an egress rule names "
+			    "@internal, which a bridge ACL rejects");
+			fixable(h->r);
+		}
+		if (first[0] == '\0' && strcmp(or_empty(eg->v[i].action),
+		    "allow") == 0)
+			snprintf(first, sizeof(first), "%s", v);
+	}
+	for (k = 0; k < NDROPS; k++)
+		if (!acl_has_drop(eg, acl_drops[k]))
+			snprintf(missing + strlen(missing), sizeof(missing) -
+			    strlen(missing), " %s", acl_drops[k]);
+	snprintf(want, sizeof(want), "%s/32", h->gw);
+	if (missing[0] != '\0') {
+		dr_add(h->r, "acl.egress", S_ACL, DR_FAIL, "box doctor --fix",
+		    "egress drops missing:%s — boxes reach those ranges",
+		    missing);
+		fixable(h->r);
+	} else if (h->live_gw != 0 && strcmp(first, want) != 0) {
+		dr_add(h->r, "acl.egress", S_ACL, DR_FAIL, "box doctor --fix",
+		    "the allow rule names '%s' but the gateway the kernel "
+		    "holds is %s", first, h->gw);
+		fixable(h->r);
+	} else {
+		dr_add(h->r, "acl.egress", S_ACL, DR_PASS, NULL, "egress: "
+		    "allow %s, drop 10/8 172.16/12 192.168/16 169.254/16 "
+		    "100.64/10; %d ingress rule(s) (expose doors)", first,
+		    (int)acl->ingress.n);
+	}
+}
+
+static void
+check_acl(struct dh_ctx *h)
+{
+	struct incus_acl acl;
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	rc = incus_acl_get(&h->c, STACK_ACL, &acl, &e);
+	if (rc == -ENOENT) {
+		dr_add(h->r, "acl", S_ACL, DR_FAIL, "box doctor --fix",
+		    "the ACL does not exist: nothing drops box traffic to "
+		    "private ranges");
+		fixable(h->r);
+		return;
+	}
+	if (rc < 0) {
+		dr_add(h->r, "acl", S_ACL, DR_WARN, NULL, "reading it failed "
+		    "(%s): not verified", e.msg);
+		return;
+	}
+	acl_judge(h, &acl);
+	incus_acl_free(&acl);
+}
+
+/* --- the profile, and a NIC's keys ---------------------------------------- */
+
+static void
+check_profile(struct dh_ctx *h)
+{
+	struct incus_profile p;
+	const struct incus_kvs *eth;
+	struct box_err e;
+	char why[320];
+	int rc;
+
+	err_clear(&e);
+	rc = incus_profile_get(&h->c, STACK_PROFILE, &p, &e);
+	if (rc < 0) {
+		dr_add(h->r, "profile", S_PROF, rc == -ENOENT ? DR_FAIL :
+		    DR_WARN, rc == -ENOENT ? "box doctor --fix" : NULL, "%s",
+		    rc == -ENOENT ? "the profile does not exist: new boxes "
+		    "cannot be placed" : e.msg);
+		if (rc == -ENOENT)
+			fixable(h->r);
+		return;
+	}
+	eth = incus_dev_get(&p.devices, "eth0");
+	if (eth == NULL || strcmp(incus_kv_or(eth, "network", ""), BR) != 0 ||
+	    strcmp(incus_kv_or(eth, "type", ""), "nic") != 0)
+		snprintf(why, sizeof(why), "eth0 is not a NIC on %s", BR);
+	else
+		shape_nic_kv(eth, NULL, why, sizeof(why));
+	incus_profile_free(&p);
+	if (why[0] != '\0')
+		dr_add(h->r, "profile.nic", S_PROF, DR_FAIL, "box doctor --fix "
+		    "(boxes already running keep their NIC until restarted)",
+		    "%s", why);
+	else
+		dr_add(h->r, "profile.nic", S_PROF, DR_PASS, NULL, "eth0 on %s "
+		    "with exactly the contract's keys (port isolation, MAC, "
+		    "IPv4 and IPv6 filtering)", BR);
+	fixable(h->r);
+}
+
+/* --- every port of the bridge, from the kernel ---------------------------- */
+
+static const struct rtnl_brport *
+port_named(const struct dh_ctx *h, const char *name)
+{
+	int i;
+
+	for (i = 0; i < h->nports; i++)
+		if (strcmp(h->ports[i].name, name) == 0)
+			return &h->ports[i];
+	return NULL;
+}
+
+static void
+check_ports(struct dh_ctx *h)
+{
+	char bad[320] = "";
+	int i, nbad = 0;
+
+	if (h->nports < 0) {
+		dr_add(h->r, "ports", S_NET, DR_WARN, NULL, "the bridge ports "
+		    "could not be read: port isolation NOT verified");
+		return;
+	}
+	if (h->nports == 0) {
+		dr_add(h->r, "ports", S_NET, DR_INFO, NULL, "%s has no ports "
+		    "(no running box): port isolation has nothing to show",
+		    BR);
+		return;
+	}
+	for (i = 0; i < h->nports; i++)
+		if (h->ports[i].isolated != 1) {
+			nbad++;
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+			    " %s", h->ports[i].name);
+		}
+	if (nbad == 0) {
+		dr_add(h->r, "ports", S_NET, DR_PASS, NULL, "all %d port(s) of "
+		    "%s are isolated in the kernel", h->nports, BR);
+		return;
+	}
+	dr_add(h->r, "ports", S_NET, DR_FAIL, "box doctor --fix (sets the "
+	    "flag now; see the box lines for why it was off)", "%d of %d "
+	    "port(s) of %s are NOT isolated in the kernel:%s — whatever sits "
+	    "behind them reaches every box", nbad, h->nports, BR, bad);
+	fixable(h->r);
+}
+
+/* --- every box ------------------------------------------------------------ */
+
+/* The instance's NIC on the bridge (expanded), or NULL. */
+const struct incus_device *
+dh_box_nic(const struct incus_instance *in)
+{
+	const struct incus_devices *d = &in->expanded_devices;
+	size_t k;
+
+	for (k = 0; k < d->n; k++) {
+		const struct incus_kvs *dev = &d->v[k].kv;
+
+		if (strcmp(incus_kv_or(dev, "type", ""), "nic") != 0)
+			continue;
+		if (strcmp(incus_kv_or(dev, "network", ""), BR) == 0 ||
+		    strcmp(incus_kv_or(dev, "parent", ""), BR) == 0)
+			return &d->v[k];
+	}
+	return NULL;
+}
+
+static int
+wanted(const struct dr_opts *o, const char *name)
+{
+	int i;
+
+	if (o->boxes == NULL)
+		return 1;
+	for (i = 0; i < o->nboxes; i++)
+		if (strcmp(o->boxes[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The lease Incus pinned for inst (its dnsmasq static allocation). */
+static int
+pinned_lease(const struct dh_ctx *h, const char *inst,
+    const unsigned char mac[6], uint32_t *addr)
+{
+	char dir[256], path[384], text[256];
+	ssize_t n;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", h->dm.leases[0] ? h->dm.leases :
+	    "/var/lib/incus/networks/" BR "/dnsmasq.leases");
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/dnsmasq.hosts/%s.eth0", dir, inst);
+	n = slurp(path, text, sizeof(text));
+	if (n <= 0)
+		return -ENOENT;
+	return nicf_parse_static(text, (size_t)n, mac, addr);
+}
+
+/*
+ * The NIC filter that binds the box to its MAC and lease, read back from
+ * the kernel by content (see host/nicfilter.c).
+ */
+static void
+box_filter(struct dh_ctx *h, const struct incus_instance *in,
+    const char *subject, const char *veth)
+{
+	char hw[32], why[320], ip[16];
+	const char *mac_s = incus_kv_get(&in->config, "volatile.eth0.hwaddr");
+	unsigned char mac[6];
+	struct nicf *f;
+	struct box_err e;
+	uint32_t addr;
+	int rc;
+
+	if (mac_s == NULL || strlen(mac_s) >= sizeof(hw) ||
+	    nicf_parse_mac(mac_s, mac) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_FAIL, NULL, "its MAC "
+		    "(volatile.eth0.hwaddr) is unknown: its NIC filter NOT "
+		    "verified");
+		return;
+	}
+	snprintf(hw, sizeof(hw), "%s", mac_s);
+	if ((rc = pinned_lease(h, in->name, mac, &addr)) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_FAIL, "restart the box "
+		    "on the box-net profile (box down, box start)", "no lease "
+		    "pinned for its MAC %s (%s): Incus does not filter its "
+		    "addresses", hw, rc == -ESRCH ? "the pin is another MAC's"
+		    : "none found");
+		return;
+	}
+	err_clear(&e);
+	if (nicf_read(&f, &e) < 0) {
+		dr_add(h->r, "box.filter", subject, DR_WARN, "run box doctor "
+		    "as root", "table bridge incus could not be read (%s): its "
+		    "NIC filter NOT verified", e.msg);
+		return;
+	}
+	rc = nicf_check(f, in->name, veth, mac, addr, why, sizeof(why));
+	nicf_free(f);
+	dh_fmt4(addr, ip, sizeof(ip));
+	if (rc == 1)
+		dr_add(h->r, "box.filter", subject, DR_PASS, NULL, "the kernel "
+		    "filters port %s to MAC %s and address %s, no IPv6 "
+		    "(forged frames, ARP and sources are dropped)", veth, hw,
+		    ip);
+	else
+		dr_add(h->r, "box.filter", subject, DR_FAIL, "box down <box>; "
+		    "box start <box> (Incus rewrites the filter when the NIC "
+		    "starts)", "%s: this box can forge its MAC, ARP or source "
+		    "address", why[0] ? why : "the filter could not be "
+		    "checked");
+}
+
+static void
+box_port(struct dh_ctx *h, const struct incus_instance *in,
+    const char *subject, const char *nicname)
+{
+	const struct incus_nic_state *ns = incus_state_nic(&in->state,
+	    nicname);
+	const struct rtnl_brport *p;
+	const char *veth;
+
+	if (ns == NULL || ns->host_name[0] == '\0') {
+		dr_add(h->r, "box.port", subject, DR_WARN, NULL, "the host "
+		    "side of %s is not reported: its port NOT verified",
+		    nicname);
+		return;
+	}
+	veth = ns->host_name;
+	p = port_named(h, veth);
+	if (p == NULL)
+		dr_add(h->r, "box.port", subject, DR_FAIL, NULL, "%s (%s) is "
+		    "not a port of %s in the kernel", veth, nicname, BR);
+	else if (p->isolated == 1)
+		dr_add(h->r, "box.port", subject, DR_PASS, NULL, "port %s is "
+		    "isolated in the kernel", veth);
+	else
+		dr_add(h->r, "box.port", subject, DR_FAIL, "box doctor --fix",
+		    "port %s is NOT isolated in the kernel: this box reaches "
+		    "its siblings", veth);
+	box_filter(h, in, subject, veth);
+}
+
+static void
+check_box(struct dh_ctx *h, const struct incus_instance *in)
+{
+	char subject[80], nicname[32], why[320];
+	const struct incus_device *nic;
+
+	snprintf(subject, sizeof(subject), "box %s", in->name);
+	dr_shape(h->r, in, subject);
+	nic = dh_box_nic(in);
+	if (nic == NULL) {
+		dr_add(h->r, "box.nic", subject, DR_FAIL, "mint boxes with "
+		    "box new (they get the box-net profile only)", "no NIC "
+		    "on %s: none of the stack's layers apply to this box", BR);
+		return;
+	}
+	snprintf(nicname, sizeof(nicname), "%s", nic->name);
+	shape_nic_kv(&nic->kv, shape_pinned(in), why, sizeof(why));
+	if (why[0] != '\0' && incus_dev_get(&in->devices, nic->name) != NULL)
+		dr_add(h->r, "box.nic", subject, DR_FAIL, "remove the box's "
+		    "own override of these keys (or mint it anew), then "
+		    "restart it", "its own NIC device %s: %s", nicname, why);
+	else if (why[0] != '\0')
+		dr_add(h->r, "box.nic", subject, DR_FAIL, "box doctor --fix "
+		    "(the profile is put back and Incus re-plugs the NIC)",
+		    "its NIC %s, from its profiles: %s", nicname, why);
+	else
+		dr_add(h->r, "box.nic", subject, DR_PASS, NULL, "its NIC %s is "
+		    "on %s with the contract's keys", nicname, BR);
+	if (strcmp(in->status, "Running") != 0) {
+		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "not running: "
+		    "nothing inside to probe");
+		return;
+	}
+	box_port(h, in, subject, nicname);
+	if (h->o->probe_boxes)
+		dr_box_probe(&h->c, in->name, h->r, h->o);
+}
+
+static void
+check_boxes(struct dh_ctx *h)
+{
+	struct incus_instance_list l;
+	struct box_err e;
+	size_t i;
+	int n = 0, legacy;
+
+	err_clear(&e);
+	if (incus_instance_list(&h->c, NULL, INCUS_INST_STATE, &l, &e) < 0) {
+		dr_add(h->r, "boxes", "boxes", DR_WARN, NULL, "listing "
+		    "instances failed (%s): no box checked", e.msg);
+		return;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (!host_box_tagged(&l.v[i], &legacy) ||
+		    !wanted(h->o, l.v[i].name))
+			continue;
+		n++;
+		check_box(h, &l.v[i]);
+	}
+	incus_instance_list_free(&l);
+	if (n == 0)
+		dr_add(h->r, "boxes", "boxes", DR_INFO, NULL, "%s", h->o->boxes
+		    ? "none of the boxes named exists" : "no box on this host");
+}
+
+/* --- the whole host ------------------------------------------------------- */
+
+int
+dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o)
+{
+	memset(h, 0, sizeof(*h));
+	h->r = r;
+	h->o = o;
+	h->ports = calloc(DH_PORTS, sizeof(*h->ports));
+	return h->ports == NULL ? -ENOMEM : 0;
+}
+
+void
+dh_free(struct dh_ctx *h)
+{
+	incus_close(&h->c);
+	free(h->ports);
+}
+
+int
+dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
+{
+	struct fw_status fw;
+	struct dh_ctx h;
+
+	if (dh_init(&h, r, o) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	r->where = DR_HOST;
+	check_signature(&h);
+	dh_read_kernel(&h);
+	check_daemon(&h);
+	if (h.daemon && dh_read_network(&h) == 0) {
+		r->fresh = 1;
+		dr_add(r, "bridge", S_NET, DR_INFO, "box setup-host", "no box "
+		    "stack on this host yet (no network %s)", BR);
+	} else if (h.daemon && h.net_exists) {
+		check_net_keys(&h);
+		check_bridge_kernel(&h);
+		check_dnsmasq(&h);
+		check_resolver(&h);
+		check_firewall(&h, &fw);
+		dh_check_egress(&h);
+		check_acl(&h);
+		check_profile(&h);
+		check_ports(&h);
+		check_boxes(&h);
+	} else if (!h.daemon && h.br_ifindex != 0) {
+		/* Without the daemon, the kernel layers can still be read. */
+		check_firewall(&h, &fw);
+		check_ports(&h);
+	}
+	dh_free(&h);
+	return 0;
+}
+

@@ -1,0 +1,62 @@
+/*
+ * doctor_int.h - what doctor's host checks (doctor_host.c) and its repairs
+ * (doctor_fix.c) share: one picture of the host, read the same way by
+ * both.  Only src/host/doctor*.c include this.
+ */
+#ifndef BOX_DOCTOR_INT_H
+#define BOX_DOCTOR_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/doctor/doctor.h"
+#include "host/stack/stack.h"
+#include "incus/api.h"
+#include "incus/json.h"
+#include "net/rtnl.h"
+
+#define DH_BR		STACK_BRIDGE
+#define DH_PORTS	512
+
+/* The bridge keys read, by index into dh_ctx.cfg. */
+enum { K_DNSMODE, K_RAW, K_V6, K_NAT, K_ACLS, K_INGRESS, K_EGRESS, K_ADDR,
+    K_NKEYS };
+
+struct dh_ctx {
+	struct dr_report *r;
+	const struct dr_opts *o;
+	struct incus c;
+	int daemon;
+	int net_exists;
+	char cfg[K_NKEYS][256];	/* the bridge's keys ("" when unset) */
+	uint32_t cfg_net;	/* /24 of ipv4.address (config) */
+	int br_ifindex;		/* the kernel's bridge, 0 when absent */
+	int br_up;
+	uint32_t live_gw;	/* its IPv4 address in the kernel, 0 none */
+	uint8_t live_plen;
+	char gw[16];		/* live_gw as text, "?" when none */
+	struct rtnl_brport *ports;	/* the bridge's ports, DH_PORTS */
+	int nports;		/* -1: unreadable */
+	int dnsmasq_pid;
+	struct dr_dnsmasq dm;	/* what its command line says */
+};
+
+int dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o);
+/* Each box's egress policy and whether the kernel holds it
+ * (doctor_egress.c). */
+void dh_check_egress(struct dh_ctx *h);
+void dh_free(struct dh_ctx *h);
+
+/* The bridge as the kernel holds it: ifindex, state, address, ports. */
+void dh_read_kernel(struct dh_ctx *h);
+/* The bridge as Incus holds it: 1 read, 0 absent, -1 failed (a finding). */
+int dh_read_network(struct dh_ctx *h);
+/* The pid of a live dnsmasq serving the bridge (and its argv), or 0. */
+int dh_find_dnsmasq(struct dr_dnsmasq *dm);
+/* An instance's NIC on the bridge (of its expanded devices), or NULL. */
+struct incus_instance;
+struct incus_device;
+const struct incus_device *dh_box_nic(const struct incus_instance *in);
+void dh_fmt4(uint32_t a, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,569 @@
+/*
+ * contract.c - the host contract, as data (see contract.h).
+ *
+ * What a box may do, and the layer that enforces each clause:
+ *
+ *   the internet           Incus NAT (ipv4.nat) on boxnet; DNS only
+ *                          through the gateway's dnsmasq, which asks only
+ *                          the pinned resolvers (raw.dnsmasq)
+ *   not the host           inet box input: from boxnet only the gateway
+ *                          address, only DNS and DHCP; 127/8 never
+ *   not the LAN            inet box forward: private, CGNAT, link-local,
+ *                          loopback, multicast, reserved destinations
+ *                          dropped; the box-isolate ACL as a second layer
+ *   not another box        port isolation on the NIC; bridge box forward;
+ *                          inet box forward (routed box -> box)
+ *   not another box's name dns.mode=none, dhcp-ignore-names, no-hosts
+ *   no IPv6                ipv6.address=none; IPv6 dropped in inet box
+ *                          input and forward; the NIC's ipv6 filter
+ *   no forged identity     the NIC's mac/ipv4/ipv6 filtering (Incus writes
+ *                          per-port rules: only the box's own MAC and
+ *                          leased address may leave it); inet box forward
+ *                          drops any source outside the subnet as well
+ *   no inbound path        the ACL's ingress default drop; inet box
+ *                          forward drops what is not a reply; doors are
+ *                          proxies listening on the host's 127.0.0.1
+ */
+#include "host/stack/contract.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- Incus keys ---------------------------------------------------------------- */
+
+const struct contract_key contract_bridge_keys[] = {
+	{ "ipv4.address", NULL, CV_GATEWAY_CIDR,
+	  "the bridge's own /24, never re-addressed" },
+	{ "ipv4.nat", "true", CV_FIXED, "boxes reach the internet through NAT" },
+	{ "ipv4.dhcp", "true", CV_FIXED,
+	  "leases are what the NIC filter binds a box to" },
+	{ "ipv6.address", "none", CV_FIXED, "no IPv6 on the bridge" },
+	{ "ipv6.nat", "false", CV_FIXED, "no IPv6 NAT either" },
+	{ "dns.mode", "none", CV_FIXED,
+	  "Incus registers no box names in dnsmasq" },
+	{ "raw.dnsmasq", NULL, CV_DNSMASQ,
+	  "only the pinned resolvers; no host names, no lease names" },
+	{ "security.acls", CONTRACT_ACL, CV_FIXED, "the egress ACL" },
+	{ "security.acls.default.egress.action", "allow", CV_FIXED,
+	  "what the ACL does not drop is the internet" },
+	{ "security.acls.default.ingress.action", "drop", CV_FIXED,
+	  "nothing opens a connection into a box" },
+};
+const size_t contract_nbridge_keys =
+    sizeof(contract_bridge_keys) / sizeof(contract_bridge_keys[0]);
+
+/*
+ * The NIC.  Filtering binds a box to its MAC and its leased address (Incus
+ * pins the lease and writes per-port drops in table bridge incus): forged
+ * ARP, forged sources and a changed MAC or address go nowhere.  NAT inside
+ * a box (nested Docker, a namespace with masquerade) leaves with the box's
+ * own address and MAC, so it keeps working; what the original's audit saw
+ * break was filtering switched on under a running box whose lease Incus
+ * had not pinned.
+ */
+const struct contract_key contract_nic_keys[] = {
+	{ "type", "nic", CV_FIXED, "a NIC" },
+	{ "network", CONTRACT_BRIDGE, CV_FIXED, "on the box bridge only" },
+	{ "name", CONTRACT_NIC, CV_FIXED, "the box's only interface" },
+	{ "security.port_isolation", "true", CV_FIXED,
+	  "without it BOXES CAN REACH EACH OTHER at layer 2" },
+	{ "security.mac_filtering", "true", CV_FIXED,
+	  "without it a box can send with a sibling's MAC" },
+	{ "security.ipv4_filtering", "true", CV_FIXED,
+	  "without it a box can send and ARP with a sibling's IPv4 "
+	  "address" },
+	{ "security.ipv6_filtering", "true", CV_FIXED,
+	  "without it a box can send IPv6 with any address" },
+};
+const size_t contract_nnic_keys =
+    sizeof(contract_nic_keys) / sizeof(contract_nic_keys[0]);
+
+const struct contract_key contract_root_keys[] = {
+	{ "type", "disk", CV_FIXED, "the root disk" },
+	{ "pool", CONTRACT_POOL, CV_FIXED, "in box's pool" },
+	{ "path", "/", CV_FIXED, "mounted as /" },
+};
+const size_t contract_nroot_keys =
+    sizeof(contract_root_keys) / sizeof(contract_root_keys[0]);
+
+const struct contract_acl_rule contract_acl_egress[] = {
+	{ "allow", NULL, "the gateway: DNS and DHCP" },
+	{ "drop", "10.0.0.0/8", NULL },
+	{ "drop", "172.16.0.0/12", NULL },
+	{ "drop", "192.168.0.0/16", NULL },
+	{ "drop", "169.254.0.0/16", NULL },
+	{ "drop", "100.64.0.0/10", NULL },
+};
+const size_t contract_nacl_egress =
+    sizeof(contract_acl_egress) / sizeof(contract_acl_egress[0]);
+
+/*
+ * dnsmasq: never read the host's resolv.conf or /etc/hosts (the host's LAN
+ * and VPN names would resolve in every box); never forward a plain name;
+ * never register the names boxes send with DHCP (dns.mode=none stops
+ * Incus's records, not the names in the leases).
+ */
+const char *const contract_dnsmasq_lines[] = {
+	"no-resolv", "no-hosts", "domain-needed", "dhcp-ignore-names",
+	/* An egress allowlist holds an address for an hour after the last
+	 * answer or connection (host/egress_fw.c); dnsmasq adds addresses
+	 * only from upstream answers, never from its cache, so no answer may
+	 * be served from the cache for long. */
+	("max-cache-ttl=" CONTRACT_DNS_CACHE_TTL),
+};
+const size_t contract_ndnsmasq_lines =
+    sizeof(contract_dnsmasq_lines) / sizeof(contract_dnsmasq_lines[0]);
+
+/* --- nftables: chains ---------------------------------------------------------------- */
+
+/*
+ * Priorities: -5 runs before Incus's own filter chains (priority 0), whose
+ * accepts cannot undo our drops: a drop in any base chain is final.
+ */
+const struct contract_chain contract_chains[] = {
+	{ NFT_FAM_INET, { "input", "filter", NFT_HOOK_INPUT, -5, NFT_V_ACCEPT },
+	  "what a box may send to the host itself" },
+	{ NFT_FAM_INET, { "forward", "filter", NFT_HOOK_FORWARD, -5,
+	  NFT_V_ACCEPT },
+	  "what a box may send through the host, and what may reach it" },
+	{ NFT_FAM_INET, { "expose-snat", "nat", NFT_HOOK_POSTROUTING, 110, -1 },
+	  "a VM door's loopback-sourced traffic leaves as the gateway" },
+	{ NFT_FAM_BRIDGE, { "forward", "filter", NFT_HOOK_FORWARD, -200,
+	  NFT_V_ACCEPT },
+	  "frames between two ports of the bridge" },
+};
+const size_t contract_nchains =
+    sizeof(contract_chains) / sizeof(contract_chains[0]);
+
+/* --- nftables: rules ----------------------------------------------------------------- */
+
+/* One match or statement of a rule. */
+enum cm_kind {
+	CM_END = 0,
+	CM_IIF,			/* iifname <bridge> */
+	CM_OIF,			/* oifname <bridge> */
+	CM_BRI_IIF,		/* meta ibrname <bridge> */
+	CM_BRI_OIF,		/* meta obrname <bridge> */
+	CM_CTSTATE,		/* ct state & bits != 0 */
+	CM_DPORT,		/* <proto> dport <port> */
+	CM_DADDR,		/* ip daddr <addr> */
+	CM_SADDR,		/* ip saddr <addr> */
+	CM_SADDR_NOT,		/* ip saddr != <addr> */
+	CM_NFPROTO,		/* meta nfproto <proto> */
+	CM_ARP_NET,		/* ether type arp, sender and target in NET */
+	CM_MASQ,		/* masquerade (the statement) */
+};
+
+/* Addresses: a literal prefix, or one derived from the bridge's /24. */
+enum ca_kind { CA_LIT = 0, CA_GW, CA_NET, CA_BCAST };
+
+struct cm {
+	uint8_t kind, proto, addr, plen;
+	uint16_t port;
+	unsigned char lit[4];
+	uint32_t bits;
+};
+
+#define CONTRACT_MAXM 6
+
+struct crule {
+	int family;
+	const char *chain;
+	int when;
+	const char *comment;
+	struct cm m[CONTRACT_MAXM];
+	int verdict;		/* NFT_V_ACCEPT / NFT_V_DROP; -9: none */
+};
+
+#define NOVERDICT (-9)
+#define IIF		{ .kind = CM_IIF }
+#define OIF		{ .kind = CM_OIF }
+#define BRI_IIF		{ .kind = CM_BRI_IIF }
+#define BRI_OIF		{ .kind = CM_BRI_OIF }
+#define CT(b)		{ .kind = CM_CTSTATE, .bits = (b) }
+#define UDP(p)		{ .kind = CM_DPORT, .proto = IPPROTO_UDP, .port = (p) }
+#define TCP(p)		{ .kind = CM_DPORT, .proto = IPPROTO_TCP, .port = (p) }
+#define TO_GW		{ .kind = CM_DADDR, .addr = CA_GW }
+#define TO_BCAST	{ .kind = CM_DADDR, .addr = CA_BCAST }
+#define TO_NET		{ .kind = CM_DADDR, .addr = CA_NET }
+#define TO(a, b, c, d, l) \
+	{ .kind = CM_DADDR, .addr = CA_LIT, .lit = { a, b, c, d }, .plen = l }
+#define FROM_LOOPBACK \
+	{ .kind = CM_SADDR, .addr = CA_LIT, .lit = { 127, 0, 0, 0 }, .plen = 8 }
+#define FROM_NET	{ .kind = CM_SADDR, .addr = CA_NET }
+#define NOT_FROM_NET	{ .kind = CM_SADDR_NOT, .addr = CA_NET }
+#define IPV6		{ .kind = CM_NFPROTO, .proto = NFT_FAM_IPV6 }
+#define ARP_IN_NET	{ .kind = CM_ARP_NET }
+#define MASQ		{ .kind = CM_MASQ }
+#define EST_REL		(NFT_CTSTATE_ESTABLISHED | NFT_CTSTATE_RELATED)
+
+#define INET		NFT_FAM_INET
+#define BRIDGE		NFT_FAM_BRIDGE
+#define DROP		NFT_V_DROP
+#define ACCEPT		NFT_V_ACCEPT
+
+/*
+ * The ruleset.  Within a chain the order is the order here.  Destinations
+ * the forward chain drops: every range that is not the public internet,
+ * except the documentation ranges (192.0.2/24, 198.51.100/24,
+ * 203.0.113/24), which stay reachable because the drill models the
+ * internet with them and no real host routes them.
+ */
+static const struct crule rules[] = {
+	/* inet box input: a box reaches the host only as its resolver and
+	 * DHCP server, at the gateway address.  Nothing else, IPv6 and 127/8
+	 * included: the last rule drops every other packet from the bridge. */
+	{ INET, "input", CW_ALWAYS, "box: replies to connections the host opened",
+	  { IIF, CT(EST_REL) }, ACCEPT },
+	{ INET, "input", CW_ALWAYS, "box: DNS to the gateway",
+	  { IIF, TO_GW, UDP(53) }, ACCEPT },
+	{ INET, "input", CW_ALWAYS, "box: DNS over TCP to the gateway",
+	  { IIF, TO_GW, TCP(53) }, ACCEPT },
+	{ INET, "input", CW_ALWAYS, "box: DHCP to the gateway",
+	  { IIF, TO_GW, UDP(67) }, ACCEPT },
+	{ INET, "input", CW_ALWAYS, "box: DHCP broadcast",
+	  { IIF, TO_BCAST, UDP(67) }, ACCEPT },
+	{ INET, "input", CW_ALWAYS, "box: a box never reaches the host",
+	  { IIF }, DROP },
+
+	/* inet box forward: out of a box, then into one. */
+	{ INET, "forward", CW_ALWAYS, "box: no IPv6 from a box",
+	  { IIF, IPV6 }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: no IPv6 to a box",
+	  { OIF, IPV6 }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: a box sends only from its subnet",
+	  { IIF, NOT_FROM_NET }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: no routed traffic between boxes",
+	  { IIF, OIF }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 0.0.0.0/8 (this network)",
+	  { IIF, TO(0, 0, 0, 0, 8) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 10.0.0.0/8 (private)",
+	  { IIF, TO(10, 0, 0, 0, 8) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 100.64.0.0/10 (CGNAT)",
+	  { IIF, TO(100, 64, 0, 0, 10) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 127.0.0.0/8 (loopback)",
+	  { IIF, TO(127, 0, 0, 0, 8) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 169.254.0.0/16 (link-local)",
+	  { IIF, TO(169, 254, 0, 0, 16) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 172.16.0.0/12 (private)",
+	  { IIF, TO(172, 16, 0, 0, 12) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 192.0.0.0/24 (IETF protocol)",
+	  { IIF, TO(192, 0, 0, 0, 24) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 192.168.0.0/16 (private)",
+	  { IIF, TO(192, 168, 0, 0, 16) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 198.18.0.0/15 (benchmarking)",
+	  { IIF, TO(198, 18, 0, 0, 15) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 224.0.0.0/4 (multicast)",
+	  { IIF, TO(224, 0, 0, 0, 4) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: not 240.0.0.0/4 (reserved)",
+	  { IIF, TO(240, 0, 0, 0, 4) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: each box's egress policy (chain "
+	  CONTRACT_EGRESS_CHAIN ")",
+	  { IIF }, NFT_V_JUMP },
+	{ INET, "forward", CW_ALWAYS, "box: replies into a box",
+	  { OIF, CT(EST_REL) }, ACCEPT },
+	{ INET, "forward", CW_ALWAYS, "box: nothing else enters a box",
+	  { OIF }, DROP },
+
+	/* inet box expose-snat: a VM door (an Incus NAT proxy listening on
+	 * the host's 127.0.0.1) sends from 127.0.0.1; it leaves as the
+	 * gateway.  Containers' doors need no NAT at all. */
+	{ INET, "expose-snat", CW_ALWAYS,
+	  "box: loopback-sourced expose traffic leaves as the gateway",
+	  { OIF, FROM_LOOPBACK, MASQ }, NOVERDICT },
+
+	/* bridge box forward: no frame from one box to another. */
+	{ BRIDGE, "forward", CW_BRNAME, "box: no frame from one box to another",
+	  { BRI_IIF, BRI_OIF }, DROP },
+	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no IPv4 from one box to another",
+	  { FROM_NET, TO_NET }, DROP },
+	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no ARP from one box to another",
+	  { ARP_IN_NET }, DROP },
+};
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+/* --- building --------------------------------------------------------------------- */
+
+static int
+applies(const struct crule *r, const struct contract_env *env)
+{
+	return r->when == CW_ALWAYS ||
+	    (r->when == CW_BRNAME && env->brname) ||
+	    (r->when == CW_NO_BRNAME && !env->brname);
+}
+
+static void
+be32(uint32_t v, unsigned char out[4])
+{
+	out[0] = (unsigned char)(v >> 24);
+	out[1] = (unsigned char)(v >> 16);
+	out[2] = (unsigned char)(v >> 8);
+	out[3] = (unsigned char)v;
+}
+
+/* The address and prefix a match names, for env. */
+static void
+resolve(const struct cm *m, const struct contract_env *env,
+    unsigned char a[4], unsigned *plen)
+{
+	switch (m->addr) {
+	case CA_GW:
+		be32(env->net | 1, a);
+		*plen = 32;
+		break;
+	case CA_NET:
+		be32(env->net, a);
+		*plen = 24;
+		break;
+	case CA_BCAST:
+		memset(a, 255, 4);
+		*plen = 32;
+		break;
+	default:
+		memcpy(a, m->lit, 4);
+		*plen = m->plen;
+	}
+}
+
+#define ETH_P_ARP_BE 0x0608	/* 0x0806 in network order, as stored */
+
+/*
+ * arp saddr ip NET arp daddr ip NET, as nft writes it: the dependency is
+ * `ether type arp` (the link header's type field), not meta protocol.
+ */
+static int
+arp_in_net(struct nft_batch *bt, const struct contract_env *env)
+{
+	unsigned char n[4];
+	uint16_t arp = ETH_P_ARP_BE;
+
+	be32(env->net, n);
+	nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
+	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &arp, 2);
+	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 3, NFT_REG_1);
+	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
+	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 24, 3, NFT_REG_1);
+	return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
+}
+
+static int
+emit_match(struct nft_batch *bt, const struct cm *m,
+    const struct contract_env *env)
+{
+	unsigned char a[4];
+	unsigned plen;
+
+	switch (m->kind) {
+	case CM_IIF:
+		return nft_match_ifname(bt, NFT_META_IIFNAME, env->bridge);
+	case CM_OIF:
+		return nft_match_ifname(bt, NFT_META_OIFNAME, env->bridge);
+	case CM_BRI_IIF:
+		return nft_match_ifname(bt, NFT_META_BRI_IIFNAME, env->bridge);
+	case CM_BRI_OIF:
+		return nft_match_ifname(bt, NFT_META_BRI_OIFNAME, env->bridge);
+	case CM_CTSTATE:
+		return nft_match_ct_state(bt, m->bits);
+	case CM_DPORT:
+		return nft_match_port(bt, m->proto, 1, m->port);
+	case CM_DADDR:
+	case CM_SADDR:
+	case CM_SADDR_NOT:
+		resolve(m, env, a, &plen);
+		return nft_match_addr_op(bt, m->kind == CM_DADDR, a, 4, plen,
+		    m->kind == CM_SADDR_NOT ? NFT_CMP_NEQ : NFT_CMP_EQ);
+	case CM_NFPROTO:
+		return nft_match_nfproto(bt, m->proto);
+	case CM_ARP_NET:
+		return arp_in_net(bt, env);
+	case CM_MASQ:
+		return nft_expr_masq(bt);
+	}
+	return -EINVAL;
+}
+
+static int
+emit_rule(struct nft_batch *bt, const struct crule *r,
+    const struct contract_env *env)
+{
+	size_t i;
+
+	nft_rule_begin(bt, r->family, CONTRACT_NFT_TABLE, r->chain,
+	    r->comment);
+	for (i = 0; i < CONTRACT_MAXM && r->m[i].kind != CM_END; i++)
+		emit_match(bt, &r->m[i], env);
+	if (r->verdict == NFT_V_JUMP)
+		nft_verdict(bt, r->verdict, CONTRACT_EGRESS_CHAIN);
+	else if (r->verdict != NOVERDICT)
+		nft_verdict(bt, r->verdict, NULL);
+	return nft_rule_end(bt);
+}
+
+static int
+env_ok(const struct contract_env *env)
+{
+	return env != NULL && env->bridge != NULL && env->net != 0 &&
+	    (env->net & 0xffu) == 0;
+}
+
+static const struct nft_chain_spec egress_chain = {
+	CONTRACT_EGRESS_CHAIN, NULL, 0, 0, -1
+};
+
+int
+contract_emit(struct nft_batch *bt, const struct contract_env *env)
+{
+	size_t c, i;
+
+	if (!env_ok(env))
+		return -EINVAL;
+	nft_table_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, 0);
+	nft_table_add(bt, NFT_FAM_BRIDGE, CONTRACT_NFT_TABLE, 0);
+	/* The per-box part (host/egress_fw.c) lives in a regular chain the
+	 * forward chain jumps to: created here if missing, never flushed
+	 * here, so a firewall apply keeps what the boxes' policies put. */
+	nft_chain_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, &egress_chain);
+	for (c = 0; c < contract_nchains; c++) {
+		const struct contract_chain *ch = &contract_chains[c];
+
+		nft_chain_reset(bt, ch->family, CONTRACT_NFT_TABLE, &ch->spec);
+		for (i = 0; i < NRULES; i++)
+			if (rules[i].family == ch->family &&
+			    strcmp(rules[i].chain, ch->spec.name) == 0 &&
+			    applies(&rules[i], env))
+				emit_rule(bt, &rules[i], env);
+	}
+	return nft_batch_err(bt);
+}
+
+/* The i-th applicable rule in emit order, or NULL. */
+static const struct crule *
+nth_rule(const struct contract_env *env, size_t n)
+{
+	size_t c, i, k = 0;
+
+	for (c = 0; c < contract_nchains; c++)
+		for (i = 0; i < NRULES; i++)
+			if (rules[i].family == contract_chains[c].family &&
+			    strcmp(rules[i].chain,
+			    contract_chains[c].spec.name) == 0 &&
+			    applies(&rules[i], env) && k++ == n)
+				return &rules[i];
+	return NULL;
+}
+
+size_t
+contract_nrules(const struct contract_env *env)
+{
+	size_t n = 0;
+
+	while (nth_rule(env, n) != NULL)
+		n++;
+	return n;
+}
+
+int
+contract_rule_ref(const struct contract_env *env, size_t i,
+    struct contract_rule_ref *ref)
+{
+	const struct crule *r = nth_rule(env, i);
+
+	if (r == NULL)
+		return -ENOENT;
+	ref->family = r->family;
+	ref->chain = r->chain;
+	ref->comment = r->comment;
+	return 0;
+}
+
+/*
+ * Build one rule alone into a scratch batch and parse the message back
+ * with the same decoder the kernel's dump goes through: the expected
+ * canonical text is, by construction, what we send.
+ */
+static int
+expect_one(const struct crule *r, const struct contract_env *env,
+    struct nft_rule_info *out)
+{
+	enum { SCRATCH = 4096 };
+	struct nft_batch *bt = malloc(sizeof(*bt));
+	unsigned char *buf = malloc(SCRATCH);
+	struct nl_msg m;
+	size_t off;
+	int rc = -ENOMEM;
+
+	if (bt == NULL || buf == NULL)
+		goto out;
+	nft_batch_init(bt, buf, SCRATCH, 1);
+	emit_rule(bt, r, env);
+	if ((rc = nft_batch_end(bt)) < 0)
+		goto out;
+	/* begin marker, the rule, end marker: the rule is the second. */
+	rc = -EBOX_PROTO;
+	off = 0;
+	if (nl_msg_at(bt->b.p, bt->b.len, &off, &m) <= 0 ||
+	    nl_msg_at(bt->b.p, bt->b.len, &off, &m) <= 0)
+		goto out;
+	rc = nft_parse_rule(&m, CONTRACT_NFT_TABLE, out) == 1 ? 0 :
+	    -EBOX_PROTO;
+out:
+	free(bt);
+	free(buf);
+	return rc;
+}
+
+int
+contract_expect(const struct contract_env *env, struct nft_rule_info *expected,
+    size_t n)
+{
+	const struct crule *r;
+	size_t i;
+	int rc;
+
+	if (!env_ok(env))
+		return -EINVAL;
+	for (i = 0; (r = nth_rule(env, i)) != NULL; i++) {
+		if (i >= n)
+			return -ENOSPC;
+		if ((rc = expect_one(r, env, &expected[i])) < 0)
+			return rc;
+	}
+	return (int)i;
+}
+
+void
+contract_gateway(uint32_t net, char *buf, size_t cap)
+{
+	uint32_t g = net | 1;
+
+	snprintf(buf, cap, "%u.%u.%u.%u", g >> 24, (g >> 16) & 255,
+	    (g >> 8) & 255, g & 255);
+}
+
+int
+contract_dnsmasq(const char *const *servers, int n, char *buf, size_t cap)
+{
+	size_t o = 0, i;
+	int k, w;
+
+	if (cap == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	for (i = 0; i < contract_ndnsmasq_lines; i++) {
+		w = snprintf(buf + o, cap - o, "%s%s", o ? "\n" : "",
+		    contract_dnsmasq_lines[i]);
+		if (w < 0 || (size_t)w >= cap - o)
+			return -ENOSPC;
+		o += (size_t)w;
+	}
+	for (k = 0; k < n; k++) {
+		w = snprintf(buf + o, cap - o, "\nserver=%s", servers[k]);
+		if (w < 0 || (size_t)w >= cap - o)
+			return -ENOSPC;
+		o += (size_t)w;
+	}
+	return 0;
+}

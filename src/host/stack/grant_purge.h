@@ -1,0 +1,32 @@
+/*
+ * grant_purge.h - revoke --purge: a user's sessions ended, then every
+ * object the restricted tier made deleted and looked for again.
+ */
+#ifndef BOX_GRANT_PURGE_H
+#define BOX_GRANT_PURGE_H
+
+#include <stddef.h>
+
+#include "host/stack/grant.h"
+#include "incus/api.h"
+#include "util/err.h"
+
+/*
+ * SIGTERM, then SIGKILL, every process of the user; returns how many are
+ * still alive (named in left): purge refuses under them.
+ */
+int grant_end_sessions(const struct grant_user *u, char *left, size_t cap);
+
+/*
+ * Delete the project's boxes (stopped first), images, profiles but
+ * default, custom volumes, the project, the private bridge, the trust
+ * entries incus-user-<uid> and the state directory.
+ */
+int grant_purge(struct incus *c, const struct grant_user *u,
+    struct box_err *e);
+
+/* 1 when something survives (named in left), 0 when all is gone. */
+int grant_absent(struct incus *c, const struct grant_user *u, char *left,
+    size_t cap, struct box_err *e);
+
+#endif

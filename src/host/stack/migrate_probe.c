@@ -1,0 +1,396 @@
+/* migrate_probe.c - the in-box probe of migrate-host (see migrate.h). */
+#include "host/stack/migrate.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box/life.h"
+#include "host/doctor/doctor.h"
+#include "incus/exec.h"
+#include "incus/stream.h"
+#include "util/clock.h"
+#include "util/lines.h"
+#include "util/text.h"
+
+#define PROBE_OUT	8192
+#define PROBE_EXEC_MS	20000
+#define DNS_MS		2000
+
+/* --- the in-box probe ---------------------------------------------------- */
+
+static void
+fmt4(uint32_t a, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+	    (a >> 8) & 255, a & 255);
+}
+
+static int
+parse4(const char *s, uint32_t *a)
+{
+	struct in_addr ia;
+
+	if (inet_pton(AF_INET, s, &ia) != 1)
+		return -1;
+	*a = ntohl(ia.s_addr);
+	return 0;
+}
+
+/* Does /etc/passwd hold the legacy user? */
+static int
+has_user(const char *user)
+{
+	char buf[16384];
+	size_t ul = strlen(user);
+	ssize_t n;
+	char *line;
+	int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (line = buf; line != NULL && *line != '\0';) {
+		if (strncmp(line, user, ul) == 0 && line[ul] == ':')
+			return 1;
+		line = strchr(line, '\n');
+		if (line != NULL)
+			line++;
+	}
+	return 0;
+}
+
+void
+migrate_probe_gather(struct migrate_probe *p, uint32_t gw, const char *name)
+{
+	struct dr_net *n = malloc(sizeof(*n));
+	struct box_err e;
+	uint32_t a = 0;
+	int i, rc;
+
+	memset(p, 0, sizeof(*p));
+	p->name = -1;
+	err_clear(&e);
+	if (n != NULL && dr_net_read(n, &e) == 0)
+		for (i = 0; i < n->nlocal && p->naddr < MIGRATE_MAX_ADDRS; i++) {
+			if ((n->local[i].a >> 24) == 127)
+				continue;
+			p->addr[p->naddr] = n->local[i].a;
+			p->plen[p->naddr] = n->local[i].plen;
+			snprintf(p->dev[p->naddr], sizeof(p->dev[0]), "%s",
+			    n->local[i].dev);
+			p->naddr++;
+		}
+	free(n);
+	rc = dr_dns_ask(gw, MIGRATE_GW_NAME, DNS_MS, &a, p->gw_why,
+	    sizeof(p->gw_why));
+	p->gw = rc >= 0;
+	p->name = dr_dns_ask(gw, name, DNS_MS, &p->name_a, p->name_why,
+	    sizeof(p->name_why));
+	p->user = has_user(MIGRATE_USER);
+}
+
+/*
+ * The report is our own line record (util/lines.h), not JSON: it is not
+ * Incus's, it has no nesting, and the host reads it with a bounded walk.
+ *   migrate-probe 1
+ *   addr 10.88.0.7/24 eth0     (one line per address)
+ *   gw 1 | gw_why ... | name -1..1 | name_a a.b.c.d | name_why ... | user 0..1
+ */
+#define PROBE_MAGIC	"migrate-probe"
+#define PROBE_VERSION	"1"
+
+int
+migrate_probe_print(const struct migrate_probe *p, char **out)
+{
+	static const size_t cap = 1u << 14;
+	struct lines_w w;
+	char a[16], *buf = malloc(cap);
+	int i;
+
+	*out = NULL;
+	if (buf == NULL)
+		return -ENOMEM;
+	lines_w_init(&w, buf, cap);
+	lines_put(&w, PROBE_MAGIC, "%s", PROBE_VERSION);
+	for (i = 0; i < p->naddr; i++) {
+		fmt4(p->addr[i], a, sizeof(a));
+		lines_put(&w, "addr", "%s/%u %s", a, p->plen[i], p->dev[i]);
+	}
+	lines_put(&w, "gw", "%d", p->gw);
+	lines_put(&w, "gw_why", "%s", p->gw_why);
+	lines_put(&w, "name", "%d", p->name);
+	fmt4(p->name_a, a, sizeof(a));
+	lines_put(&w, "name_a", "%s", a);
+	lines_put(&w, "name_why", "%s", p->name_why);
+	lines_put(&w, "user", "%d", p->user);
+	if (lines_w_end(&w) < 0) {
+		free(buf);
+		return -ENOSPC;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* "a.b.c.d/plen dev" */
+static int
+parse_addr(const char *v, struct migrate_probe *p)
+{
+	char a[16], dev[sizeof(p->dev[0])];
+	long plen;
+	const char *slash = strchr(v, '/'), *sp;
+	char num[4];
+
+	if (slash == NULL || (size_t)(slash - v) >= sizeof(a))
+		return -1;
+	memcpy(a, v, (size_t)(slash - v));
+	a[slash - v] = '\0';
+	sp = strchr(slash + 1, ' ');
+	if (sp == NULL || (size_t)(sp - slash - 1) >= sizeof(num) ||
+	    strlen(sp + 1) >= sizeof(dev))
+		return -1;
+	memcpy(num, slash + 1, (size_t)(sp - slash - 1));
+	num[sp - slash - 1] = '\0';
+	if (parse4(a, &p->addr[p->naddr]) < 0 ||
+	    text_uint(num, 0, 32, &plen) < 0)
+		return -1;
+	snprintf(dev, sizeof(dev), "%s", sp + 1);
+	text_sanitize(dev, strlen(dev));
+	p->plen[p->naddr] = (unsigned)plen;
+	memcpy(p->dev[p->naddr], dev, sizeof(dev));
+	p->naddr++;
+	return 0;
+}
+
+static int
+small_int(const char *v, long lo, long hi, int *out)
+{
+	long x;
+
+	if (v[0] == '-' && v[1] >= '0' && v[1] <= '9' && lo < 0) {
+		if (text_uint(v + 1, 0, -lo, &x) < 0)
+			return -1;
+		*out = (int)-x;
+		return 0;
+	}
+	if (text_uint(v, lo > 0 ? lo : 0, hi, &x) < 0)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+/* One line of the report into p; seen[] catches a repeated member. */
+static int
+take_line(const char *k, const char *v, struct migrate_probe *p,
+    unsigned *seen)
+{
+	static const char *const keys[] = { "gw", "gw_why", "name", "name_a",
+	    "name_why", "user" };
+	char *why;
+	size_t i, n;
+
+	if (strcmp(k, "addr") == 0)
+		/* more than we keep are the box's business */
+		return p->naddr == MIGRATE_MAX_ADDRS ? 0 : parse_addr(v, p);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(k, keys[i]) == 0)
+			break;
+	if (i == sizeof(keys) / sizeof(keys[0]))
+		return 0;	/* a member a later box may add */
+	if (*seen & (1u << i))
+		return -1;
+	*seen |= 1u << i;
+	switch (i) {
+	case 0: return small_int(v, 0, 1, &p->gw);
+	case 2: return small_int(v, -1, 1, &p->name);
+	case 3: return parse4(v, &p->name_a);
+	case 5: return small_int(v, 0, 1, &p->user);
+	}
+	why = i == 1 ? p->gw_why : p->name_why;
+	n = strlen(v) < sizeof(p->gw_why) ? strlen(v) : sizeof(p->gw_why) - 1;
+	memcpy(why, v, n);	/* a long reason is cut, as before */
+	why[n] = '\0';
+	text_sanitize(why, n);
+	return 0;
+}
+
+int
+migrate_probe_parse(const char *txt, size_t n, struct migrate_probe *p,
+    struct box_err *e)
+{
+	char k[16], v[LINES_MAX_LINE];
+	struct lines l;
+	unsigned seen = 0;
+	int rc, bad = 0;
+
+	memset(p, 0, sizeof(*p));
+	lines_init(&l, txt, n);
+	rc = lines_next(&l, k, sizeof(k), v, sizeof(v));
+	if (rc != 1 || strcmp(k, PROBE_MAGIC) != 0)
+		return err_set(e, -EBOX_PROTO, "not a probe report");
+	if (strcmp(v, PROBE_VERSION) != 0)
+		return err_set(e, -EBOX_PROTO, "a probe report of another "
+		    "version (%.16s)", v);
+	while (!bad && (rc = lines_next(&l, k, sizeof(k), v, sizeof(v))) == 1)
+		bad = take_line(k, v, p, &seen) < 0;
+	/* gw, name, name_a and user are required */
+	if (bad || rc < 0 || (seen & 0x2du) != 0x2du) {
+		memset(p, 0, sizeof(*p));
+		return err_set(e, -EBOX_PROTO, "a malformed probe report");
+	}
+	return 0;
+}
+
+uint32_t
+migrate_probe_lease(const struct migrate_probe *p, uint32_t net)
+{
+	int i;
+
+	for (i = 0; i < p->naddr; i++)
+		if ((p->addr[i] & 0xffffff00u) == net &&
+		    (p->addr[i] & 0xffu) != 0 && (p->addr[i] & 0xffu) != 255)
+			return p->addr[i];
+	return 0;
+}
+
+int
+migrate_probe_main(struct box_err *e)
+{
+	const char *g = getenv("BOX_MIGRATE_GATEWAY");
+	const char *n = getenv("BOX_MIGRATE_PROBE_NAME");
+	struct migrate_probe *p = malloc(sizeof(*p));
+	char *out = NULL;
+	uint32_t gw;
+
+	if (p == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if (g == NULL || parse4(g, &gw) < 0) {
+		free(p);
+		return err_usage(e, "the in-box probe needs "
+		    "BOX_MIGRATE_GATEWAY=a.b.c.d");
+	}
+	migrate_probe_gather(p, gw, n != NULL && *n ? n : "deb.debian.org");
+	if (migrate_probe_print(p, &out) < 0) {
+		free(p);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	fputs(out, stdout);
+	free(out);
+	free(p);
+	return 0;
+}
+
+/* --- running the probe from the host -------------------------------------- */
+
+const char *
+migrate_probe_name(void)
+{
+	const char *n = getenv("BOX_MIGRATE_PROBE_NAME");
+
+	if (n == NULL || *n == '\0')
+		n = getenv("BOX_DOCTOR_PROBE_NAME");
+	return n != NULL && *n != '\0' ? n : "deb.debian.org";
+}
+
+static int
+probe_once(struct incus *c, const char *name, const char *path, uint32_t gw,
+    struct migrate_probe *p, struct box_err *e)
+{
+	char ebuf[512], eg[48], en[200];
+	char *obuf = malloc(PROBE_OUT);
+	struct exec_buf out = { obuf, PROBE_OUT, 0, 0 };
+	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
+	const char *argv[] = { path, "migrate-host", "--probe-inside", NULL };
+	const char *env[] = { "BOX_MIGRATE_INSIDE=1", eg, en,
+	    "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	struct exec_status st;
+	struct exec_req req;
+	char g[16];
+	int rc;
+
+	if (obuf == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	fmt4(gw, g, sizeof(g));
+	snprintf(eg, sizeof(eg), "BOX_MIGRATE_GATEWAY=%s", g);
+	snprintf(en, sizeof(en), "BOX_MIGRATE_PROBE_NAME=%s", migrate_probe_name());
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.env = env;
+	req.uid = req.gid = -1;
+	memset(&st, 0, sizeof(st));
+	rc = exec_capture(c, name, &req, NULL, 0, &out, &err, PROBE_EXEC_MS,
+	    &st, e);
+	if (rc == 0 && (st.err[0] != '\0' || st.code != 0 || out.truncated)) {
+		text_sanitize(ebuf, strlen(ebuf));
+		ebuf[strcspn(ebuf, "\n")] = '\0';
+		rc = err_set(e, -EIO, "the in-box probe did not finish (exit "
+		    "%d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ? ebuf :
+		    "no output");
+	}
+	if (rc == 0)
+		rc = migrate_probe_parse(obuf, out.len, p, e);
+	free(obuf);
+	return rc;
+}
+
+/*
+ * Until the box, from inside, holds a lease on net and the gateway's DNS
+ * answers it; or the deadline.
+ */
+int
+migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
+    long long deadline, struct migrate_probe *p, struct box_err *e)
+{
+	char path[64], got[200] = "", a[16];
+	uint32_t gw = net | 1;
+	int rc, i;
+
+	if ((rc = life_wait_agent(c, name, deadline, NULL, e)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "/tmp/.box-migrate.%ld", (long)getpid());
+	if ((rc = life_push_self(c, name, path, e)) < 0) {
+		err_context(e, "pushing the probe into %s", name);
+		return rc;
+	}
+	for (;;) {
+		if (life_interrupted()) {
+			rc = err_set(e, -EINTR, "interrupted");
+			break;
+		}
+		rc = probe_once(c, name, path, gw, p, e);
+		if (rc == 0 && migrate_probe_lease(p, net) != 0 && p->gw)
+			break;
+		if (clock_ms() >= deadline) {
+			if (rc == 0) {
+				for (i = 0; i < p->naddr; i++) {
+					fmt4(p->addr[i], a, sizeof(a));
+					snprintf(got + strlen(got), sizeof(got) -
+					    strlen(got), "%s%s/%u on %s",
+					    i ? ", " : "", a, p->plen[i],
+					    p->dev[i]);
+				}
+				fmt4(net, a, sizeof(a));
+				rc = migrate_probe_lease(p, net) == 0 ?
+				    err_set(e, -ETIMEDOUT, "no lease in %s/24 "
+				    "inside %s before the time ran out (it "
+				    "holds %s)", a, name, got[0] ? got :
+				    "no IPv4 address") :
+				    err_set(e, -ETIMEDOUT, "the gateway's DNS "
+				    "did not answer %s (%s)", name, p->gw_why);
+			}
+			break;
+		}
+		nanosleep(&(struct timespec){ 1, 0 }, NULL);
+	}
+	life_remove_file(c, name, path);
+	return rc;
+}

@@ -1,0 +1,194 @@
+/* sysd.c - packages, units and atomic files (see sysd.h). */
+#include "host/stack/sysd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "box/embedded.h"
+#include "util/self.h"
+
+int
+sysd_present(void)
+{
+	struct stat st;
+
+	return stat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int
+sysd_run(char *const argv[], struct box_err *e)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return err_set(e, -errno, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDONLY);
+
+		if (fd >= 0)
+			dup2(fd, STDIN_FILENO);
+		execvp(argv[0], argv);
+		fprintf(stderr, "box: cannot run %s: %s\n", argv[0],
+		    strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err_set(e, -errno, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return err_set(e, -ECHILD, "%s %s failed (%s %d)", argv[0],
+	    argv[1] ? argv[1] : "", WIFEXITED(status) ? "exit" : "signal",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+int
+sysd_write_atomic(const char *path, const void *data, size_t n, int mode,
+    struct box_err *e)
+{
+	char tmp[4096];
+	int fd, rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.box-tmp.%ld", path,
+	    (long)getpid()) >= (int)sizeof(tmp))
+		return err_set(e, -ENAMETOOLONG, "path too long: %s", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return err_set(e, -errno, "%s: %s", tmp, strerror(errno));
+	if (write(fd, data, n) != (ssize_t)n || fsync(fd) < 0)
+		rc = errno != 0 ? -errno : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		unlink(tmp);
+		return err_set(e, rc, "writing %s: %s", path, strerror(-rc));
+	}
+	return 0;
+}
+
+
+/*
+ * A directory only root may write: owned by root, no group/other write.
+ * Created when missing; an existing one that is not is refused, never
+ * "fixed" (someone else made it).
+ */
+static int
+root_dir(const char *path, struct box_err *e)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return err_set(e, -errno, "creating %s: %s", path,
+		    strerror(errno));
+	if (lstat(path, &st) < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return err_set(e, -EPERM, "%s is not a root-owned directory "
+		    "that only root can write: the boot firewall will not run "
+		    "from it", path);
+	return 0;
+}
+
+static int
+boot_copy(struct box_err *e)
+{
+	unsigned char *bin = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = root_dir("/usr/local/libexec", e)) < 0 ||
+	    (rc = root_dir(SYSD_BOOT_DIR, e)) < 0)
+		return rc;
+	if ((rc = self_read(&bin, &n, e)) < 0)
+		return rc;
+	rc = sysd_write_atomic(SYSD_BOOT_BIN, bin, n, 0755, e);
+	free(bin);
+	if (rc == 0 && chmod(SYSD_BOOT_BIN, 0755) < 0)
+		rc = err_set(e, -errno, "chmod %s: %s", SYSD_BOOT_BIN,
+		    strerror(errno));
+	return rc;
+}
+
+/* Replace the first @KEY@ in unit[0..cap) with value. */
+static int
+fill(char *unit, size_t cap, const char *key, const char *value)
+{
+	char rest[2048], *at = strstr(unit, key);
+	int n;
+
+	if (at == NULL)
+		return -EINVAL;
+	snprintf(rest, sizeof(rest), "%s", at + strlen(key));
+	n = snprintf(at, cap - (size_t)(at - unit), "%s%s", value, rest);
+	return n < 0 || (size_t)n >= cap - (size_t)(at - unit) ?
+	    -ENAMETOOLONG : 0;
+}
+
+int
+sysd_install_boot(uint32_t net, int *live, struct box_err *e)
+{
+	const struct embedded_file *f = embedded_find(embedded_host,
+	    embedded_host_count, SYSD_UNIT);
+	char unit[4096], subnet[32];
+	char *reload[] = { "systemctl", "daemon-reload", NULL };
+	char *enable[] = { "systemctl", "enable", SYSD_UNIT, NULL };
+	char *restart[] = { "systemctl", "restart", SYSD_UNIT, NULL };
+	int rc;
+
+	*live = 0;
+	if (f == NULL || f->len >= sizeof(unit) / 2)
+		return err_set(e, -ENOENT, "the firewall unit is not built in");
+	snprintf(subnet, sizeof(subnet), "%u.%u.%u.0/24", net >> 24,
+	    (net >> 16) & 255, (net >> 8) & 255);
+	memcpy(unit, f->data, f->len);
+	unit[f->len] = '\0';
+	if (fill(unit, sizeof(unit), "@BOX@", SYSD_BOOT_BIN) < 0 ||
+	    fill(unit, sizeof(unit), "@SUBNET@", subnet) < 0)
+		return err_set(e, -EINVAL, "the built-in firewall unit lacks "
+		    "@BOX@ or @SUBNET@");
+	if ((rc = boot_copy(e)) < 0)
+		return rc;
+	rc = sysd_write_atomic(SYSD_UNIT_PATH, unit, strlen(unit), 0644, e);
+	if (rc < 0 || !sysd_present())
+		return rc;
+	if ((rc = sysd_run(reload, e)) == 0 && (rc = sysd_run(enable, e)) == 0)
+		rc = sysd_run(restart, e);
+	*live = rc == 0;
+	return rc;
+}
+
+int
+sysd_remove_unit(struct box_err *e)
+{
+	char *disable[] = { "systemctl", "disable", "--now", SYSD_UNIT, NULL };
+	char *reload[] = { "systemctl", "daemon-reload", NULL };
+	struct box_err ignore;
+
+	if (unlink(SYSD_BOOT_BIN) < 0 && errno != ENOENT)
+		return err_set(e, -errno, "removing %s: %s", SYSD_BOOT_BIN,
+		    strerror(errno));
+	(void)rmdir(SYSD_BOOT_DIR);	/* only when empty */
+	if (access(SYSD_UNIT_PATH, F_OK) != 0)
+		return 0;
+	err_clear(&ignore);
+	if (sysd_present())
+		sysd_run(disable, &ignore);	/* an inactive unit is fine */
+	if (unlink(SYSD_UNIT_PATH) < 0 && errno != ENOENT)
+		return err_set(e, -errno, "removing %s: %s", SYSD_UNIT_PATH,
+		    strerror(errno));
+	if (sysd_present())
+		return sysd_run(reload, e);
+	return 0;
+}
