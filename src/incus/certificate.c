@@ -8,27 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "incus/res.h"
+
 #define LIST_MAX	4096	/* entries in one list we accept */
 #define PROJECTS_MAX	1024	/* projects on one entry */
 #define DELETE_WAIT_S	30
-
-static char *
-tok_strdup(const struct json_doc *d, int i)
-{
-	size_t n;
-	char *s;
-
-	if (json_type(d, i) != JSON_STRING)
-		return NULL;
-	n = (size_t)d->tok[i].len + 1;
-	if ((s = malloc(n)) == NULL)
-		return NULL;
-	if (json_str(d, i, s, n) < 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
 
 static int
 is_fingerprint(const char *s)
@@ -70,7 +54,7 @@ cert_projects(struct incus_certificate *c, const struct json_doc *d, int arr)
 	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
 		if (json_type(d, i) != JSON_STRING)
 			return -EBADMSG;
-		if ((c->projects[c->nprojects] = tok_strdup(d, i)) == NULL)
+		if ((c->projects[c->nprojects] = json_strdup(d, i)) == NULL)
 			return -ENOMEM;
 		c->nprojects++;
 	}
@@ -88,7 +72,7 @@ cert_parse(struct incus_certificate *c, const struct json_doc *d, int obj)
 	if (json_str(d, json_get(d, obj, "fingerprint"), c->fingerprint,
 	    sizeof(c->fingerprint)) < 0 || !is_fingerprint(c->fingerprint))
 		return -EBADMSG;
-	if ((c->name = tok_strdup(d, json_get(d, obj, "name"))) == NULL)
+	if ((c->name = json_strdup(d, json_get(d, obj, "name"))) == NULL)
 		return json_type(d, json_get(d, obj, "name")) == JSON_STRING ?
 		    -ENOMEM : -EBADMSG;
 	t = json_get(d, obj, "type");
@@ -106,40 +90,31 @@ cert_parse(struct incus_certificate *c, const struct json_doc *d, int obj)
 	return rc;
 }
 
+/* The element reader and freer as res_array() calls them. */
+static int
+cert_parse_v(void *x, const struct json_doc *d, int obj)
+{
+	return cert_parse(x, d, obj);
+}
+
+static void
+cert_free_v(void *x)
+{
+	cert_free(x);
+}
+
 int
 incus_certificates_parse(struct incus_certificates *l,
     const struct json_doc *d, int arr)
 {
-	int i, rc = 0;
-	size_t n;
-
-	memset(l, 0, sizeof(*l));
-	if (json_type(d, arr) != JSON_ARRAY)
-		return -EBADMSG;
-	n = (size_t)json_count(d, arr);
-	if (n > LIST_MAX)
-		return -E2BIG;
-	if (n == 0)
-		return 0;
-	if ((l->v = calloc(n, sizeof(l->v[0]))) == NULL)
-		return -ENOMEM;
-	for (i = json_child(d, arr); i >= 0 && rc == 0; i = json_next(d, i))
-		if ((rc = cert_parse(&l->v[l->n], d, i)) == 0)
-			l->n++;
-	if (rc < 0)
-		incus_certificates_free(l);
-	return rc;
+	return res_array((void **)&l->v, &l->n, sizeof(l->v[0]), d, arr,
+	    LIST_MAX, cert_parse_v, cert_free_v);
 }
 
 void
 incus_certificates_free(struct incus_certificates *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		cert_free(&l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
+	res_array_free((void **)&l->v, &l->n, sizeof(l->v[0]), cert_free_v);
 }
 
 int

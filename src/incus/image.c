@@ -9,26 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "incus/res.h"
+
 #define LIST_MAX	4096	/* images in one list we accept */
 #define ALIASES_MAX	256	/* aliases on one image */
-
-static char *
-tok_strdup(const struct json_doc *d, int i)
-{
-	size_t n;
-	char *s;
-
-	if (json_type(d, i) != JSON_STRING)
-		return NULL;
-	n = (size_t)d->tok[i].len + 1;
-	if ((s = malloc(n)) == NULL)
-		return NULL;
-	if (json_str(d, i, s, n) < 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
 
 static int
 is_fingerprint(const char *s)
@@ -94,7 +78,7 @@ image_aliases(struct incus_image *im, const struct json_doc *d, int arr)
 
 		if (json_type(d, name) != JSON_STRING)
 			return -EBADMSG;
-		if ((im->aliases[im->naliases] = tok_strdup(d, name)) == NULL)
+		if ((im->aliases[im->naliases] = json_strdup(d, name)) == NULL)
 			return -ENOMEM;
 		im->naliases++;
 	}
@@ -127,39 +111,30 @@ image_parse(struct incus_image *im, const struct json_doc *d, int obj)
 	return rc;
 }
 
+/* The element reader and freer as res_array() calls them. */
+static int
+image_parse_v(void *x, const struct json_doc *d, int obj)
+{
+	return image_parse(x, d, obj);
+}
+
+static void
+image_free_v(void *x)
+{
+	image_free(x);
+}
+
 int
 incus_images_parse(struct incus_images *l, const struct json_doc *d, int arr)
 {
-	int i, rc = 0;
-	size_t n;
-
-	memset(l, 0, sizeof(*l));
-	if (json_type(d, arr) != JSON_ARRAY)
-		return -EBADMSG;
-	n = (size_t)json_count(d, arr);
-	if (n > LIST_MAX)
-		return -E2BIG;
-	if (n == 0)
-		return 0;
-	if ((l->v = calloc(n, sizeof(l->v[0]))) == NULL)
-		return -ENOMEM;
-	for (i = json_child(d, arr); i >= 0 && rc == 0; i = json_next(d, i))
-		if ((rc = image_parse(&l->v[l->n], d, i)) == 0)
-			l->n++;
-	if (rc < 0)
-		incus_images_free(l);
-	return rc;
+	return res_array((void **)&l->v, &l->n, sizeof(l->v[0]), d, arr,
+	    LIST_MAX, image_parse_v, image_free_v);
 }
 
 void
 incus_images_free(struct incus_images *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		image_free(&l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
+	res_array_free((void **)&l->v, &l->n, sizeof(l->v[0]), image_free_v);
 }
 
 int
@@ -176,7 +151,7 @@ incus_image_alias_parse(struct incus_image_alias *a, const struct json_doc *d,
 	name = json_get(d, obj, "name");
 	if (json_type(d, name) != JSON_STRING)
 		return -EBADMSG;
-	return (a->name = tok_strdup(d, name)) != NULL ? 0 : -ENOMEM;
+	return (a->name = json_strdup(d, name)) != NULL ? 0 : -ENOMEM;
 }
 
 void

@@ -689,3 +689,19 @@ json_raw(const struct json_doc *d, int i, size_t *len)
 	*len = t->len;
 	return d->src + t->start;
 }
+
+char *
+json_strdup(const struct json_doc *d, int i)
+{
+	char *s;
+
+	if (json_type(d, i) != JSON_STRING)
+		return NULL;
+	if ((s = malloc((size_t)d->tok[i].len + 1)) == NULL)
+		return NULL;
+	if (json_str(d, i, s, (size_t)d->tok[i].len + 1) < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}

@@ -86,6 +86,9 @@ int json_str(const struct json_doc *d, int i, char *buf, size_t cap);
 /* Convenience: value of key as a string, or def when absent/not a string. */
 const char *json_gets(const struct json_doc *d, int obj, const char *key,
     char *buf, size_t cap, const char *def);
+/* A string token decoded into a fresh heap string, or NULL (not a string,
+ * out of memory).  A decoded string is never longer than its source. */
+char *json_strdup(const struct json_doc *d, int i);
 /* Integer value (number token without fraction/exponent). */
 int json_int(const struct json_doc *d, int i, long long *out);
 /* Raw bytes of any value (strings include their quotes). */

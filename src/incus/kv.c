@@ -8,23 +8,6 @@
 
 #include "incus/kv.h"
 
-/* A decoded string is never longer than its source bytes. */
-static char *
-tok_strdup(const struct json_doc *d, int i)
-{
-	char *s;
-
-	if (json_type(d, i) != JSON_STRING)
-		return NULL;
-	if ((s = malloc((size_t)d->tok[i].len + 1)) == NULL)
-		return NULL;
-	if (json_str(d, i, s, (size_t)d->tok[i].len + 1) < 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
 static struct incus_kv *
 kv_find(const struct incus_kvs *m, const char *key)
 {
@@ -156,13 +139,13 @@ incus_kv_from_json(struct incus_kvs *m, const struct json_doc *d, int obj)
 
 		if (v < 0 || json_type(d, v) != JSON_STRING)
 			goto bad;
-		if ((key = tok_strdup(d, k)) == NULL)
+		if ((key = json_strdup(d, k)) == NULL)
 			goto nomem;
 		if (kv_find(m, key)) {
 			free(key);
 			goto bad;
 		}
-		if ((val = tok_strdup(d, v)) == NULL) {
+		if ((val = json_strdup(d, v)) == NULL) {
 			free(key);
 			goto nomem;
 		}
@@ -324,7 +307,7 @@ incus_dev_from_json(struct incus_devices *d, const struct json_doc *doc,
 		struct incus_device *dev;
 		char *name;
 
-		if ((name = tok_strdup(doc, k)) == NULL) {
+		if ((name = json_strdup(doc, k)) == NULL) {
 			rc = -ENOMEM;
 			break;
 		}

@@ -9,27 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "incus/res.h"
+
 #define BODY_MAX	(1u << 20)
 #define WRITE_WAIT_S	120
-
-/* A decoded string is never longer than its source bytes. */
-static char *
-tok_strdup(const struct json_doc *d, int i)
-{
-	size_t n;
-	char *s;
-
-	if (json_type(d, i) != JSON_STRING)
-		return NULL;
-	n = (size_t)d->tok[i].len + 1;
-	if ((s = malloc(n)) == NULL)
-		return NULL;
-	if (json_str(d, i, s, n) < 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
 
 int
 incus_project_parse(struct incus_project *p, const struct json_doc *d,
@@ -45,7 +28,7 @@ incus_project_parse(struct incus_project *p, const struct json_doc *d,
 	desc = json_get(d, obj, "description");
 	if (desc == JSON_NONE || json_type(d, desc) == JSON_NULL)
 		p->description = strdup("");
-	else if ((p->description = tok_strdup(d, desc)) == NULL &&
+	else if ((p->description = json_strdup(d, desc)) == NULL &&
 	    json_type(d, desc) != JSON_STRING)
 		return -EBADMSG;
 	if (p->description == NULL)
@@ -64,40 +47,31 @@ incus_project_free(struct incus_project *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The element reader and freer as res_array() calls them. */
+static int
+incus_project_parse_v(void *x, const struct json_doc *d, int obj)
+{
+	return incus_project_parse(x, d, obj);
+}
+
+static void
+incus_project_free_v(void *x)
+{
+	incus_project_free(x);
+}
+
 int
 incus_projects_parse(struct incus_projects *l, const struct json_doc *d,
     int arr)
 {
-	int i, rc = 0;
-	size_t n;
-
-	memset(l, 0, sizeof(*l));
-	if (json_type(d, arr) != JSON_ARRAY)
-		return -EBADMSG;
-	n = (size_t)json_count(d, arr);
-	if (n > INCUS_LIST_MAX)
-		return -E2BIG;
-	if (n == 0)
-		return 0;
-	if ((l->v = calloc(n, sizeof(l->v[0]))) == NULL)
-		return -ENOMEM;
-	for (i = json_child(d, arr); i >= 0 && rc == 0; i = json_next(d, i))
-		if ((rc = incus_project_parse(&l->v[l->n], d, i)) == 0)
-			l->n++;
-	if (rc < 0)
-		incus_projects_free(l);
-	return rc;
+	return res_array((void **)&l->v, &l->n, sizeof(l->v[0]), d, arr,
+	    INCUS_LIST_MAX, incus_project_parse_v, incus_project_free_v);
 }
 
 void
 incus_projects_free(struct incus_projects *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		incus_project_free(&l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
+	res_array_free((void **)&l->v, &l->n, sizeof(l->v[0]), incus_project_free_v);
 }
 
 static int

@@ -111,3 +111,45 @@ res_free(char **s)
 	free(*s);
 	*s = NULL;
 }
+
+int
+res_array(void **v, size_t *n, size_t size, const struct json_doc *d,
+    int arr, size_t max, res_elem_parse parse, res_elem_free drop)
+{
+	unsigned char *a;
+	size_t want;
+	int i, rc = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (json_type(d, arr) != JSON_ARRAY)
+		return -EBADMSG;
+	if ((want = (size_t)json_count(d, arr)) > max)
+		return -E2BIG;
+	if (want == 0)
+		return 0;
+	if ((a = calloc(want, size)) == NULL)
+		return -ENOMEM;
+	*v = a;
+	for (i = json_child(d, arr); i >= 0 && *n < want; i = json_next(d, i)) {
+		if ((rc = parse(a + *n * size, d, i)) < 0) {
+			res_array_free(v, n, size, drop);
+			return rc;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+void
+res_array_free(void **v, size_t *n, size_t size, res_elem_free drop)
+{
+	unsigned char *a = *v;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		drop(a + i * size);
+	free(a);
+	*v = NULL;
+	*n = 0;
+}

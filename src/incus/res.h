@@ -1,6 +1,6 @@
 /*
  * res.h - what the typed resource files (network.c, acl.c, profile.c,
- * storage.c, server.c) share: reading a member as an owned string, building
+ * storage.c, server.c, project.c, certificate.c, image.c) share: reading a member as an owned string, building
  * an object's path with its name escaped, and sending a body built here.
  * Internal to src/incus/.
  */
@@ -43,6 +43,18 @@ int res_delete(struct incus *c, const char *path, struct box_err *e);
 
 /* A member written only when s is set. */
 void res_w_opt(struct json_w *w, const char *key, const char *s);
+
+/*
+ * An array of objects into a fresh array of n structs of size each, read by
+ * parse (which leaves nothing allocated when it fails) and freed element by
+ * element with drop.  At most max elements (-E2BIG); -EBADMSG for a
+ * non-array or the first element parse refuses.  *v is NULL when empty.
+ */
+typedef int (*res_elem_parse)(void *elem, const struct json_doc *d, int obj);
+typedef void (*res_elem_free)(void *elem);
+int res_array(void **v, size_t *n, size_t size, const struct json_doc *d,
+    int arr, size_t max, res_elem_parse parse, res_elem_free drop);
+void res_array_free(void **v, size_t *n, size_t size, res_elem_free drop);
 
 /* Free and clear a string. */
 void res_free(char **s);
