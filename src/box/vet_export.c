@@ -1035,146 +1035,87 @@ vet_export_mem(const unsigned char *in, size_t n, struct vet *v, char *name,
 
 /* --- the daemon's view ------------------------------------------------------ */
 
-struct jarena {
-	char *buf;
-	size_t len, cap;
-};
-
-static const char *
-jstr(struct jarena *a, const struct json_doc *d, int i)
+/* kv.h's map as the vet's pairs (pointing into it): NULL on no memory. */
+static struct vet_kv *
+as_pairs(const struct incus_kvs *m)
 {
-	size_t raw;
-	int n;
+	struct vet_kv *kv = calloc(m->n + 1, sizeof(*kv));
+	size_t i;
 
-	if (json_type(d, i) != JSON_STRING || json_raw(d, i, &raw) == NULL ||
-	    a->len + raw + 1 > a->cap)
-		return NULL;
-	n = json_str(d, i, a->buf + a->len, a->cap - a->len);
-	if (n < 0 || memchr(a->buf + a->len, '\0', (size_t)n) != NULL)
-		return NULL;
-	a->len += (size_t)n + 1;
-	return a->buf + a->len - (size_t)n - 1;
-}
-
-static int
-j_kvs(struct jarena *a, const struct json_doc *d, int obj, struct vet_kv *kv,
-    int *n)
-{
-	int k;
-
-	*n = 0;
-	if (obj < 0 || json_type(d, obj) == JSON_NULL)
-		return 0;
-	if (json_type(d, obj) != JSON_OBJECT)
-		return -1;
-	for (k = json_child(d, obj); k >= 0; k = json_next(d, json_next(d, k))) {
-		kv[*n].k = jstr(a, d, k);
-		kv[*n].v = jstr(a, d, json_next(d, k));
-		if (kv[*n].k == NULL || kv[*n].v == NULL)
-			return -1;
-		(*n)++;
+	for (i = 0; kv != NULL && i < m->n; i++) {
+		kv[i].k = m->v[i].key;
+		kv[i].v = m->v[i].value;
 	}
-	return 0;
+	return kv;
 }
 
+/* One record the daemon holds, judged: 0, or -ENOMEM. */
 static int
-cnt(const struct json_doc *d, int i)
+judge_held(struct vet *v, const struct incus_held *h)
 {
-	int n = json_type(d, i) == JSON_OBJECT || json_type(d, i) == JSON_ARRAY
-	    ? json_count(d, i) : 0;
-
-	return n > 0 ? n : 0;
-}
-
-static int
-j_inst(struct vet *v, const struct json_doc *d, int obj, int snapshot)
-{
-	struct jarena a;
+	const struct incus_devices *ds = &h->devices;
+	struct vet_kv *cfg = as_pairs(&h->config), **dkv;
+	struct vet_dev *dev = calloc(ds->n + 1, sizeof(*dev));
 	struct vet_inst in;
-	struct vet_kv *cfg = NULL, *dkv = NULL;
-	struct vet_dev *dev = NULL;
-	const char **prof = NULL;
-	size_t raw = 0;
-	int devs, pr, k, used = 0, rc = -1, st, total = 0;
+	size_t i;
+	int rc = -ENOMEM;
 
+	dkv = calloc(ds->n + 1, sizeof(*dkv));
+	if (cfg == NULL || dev == NULL || dkv == NULL)
+		goto out;
+	for (i = 0; i < ds->n; i++) {
+		if ((dkv[i] = as_pairs(&ds->v[i].kv)) == NULL)
+			goto out;
+		dev[i].name = ds->v[i].name;
+		dev[i].kv = dkv[i];
+		dev[i].n = (int)ds->v[i].kv.n;
+	}
 	memset(&in, 0, sizeof(in));
-	memset(&a, 0, sizeof(a));
-	if (json_type(d, obj) != JSON_OBJECT || json_raw(d, obj, &raw) == NULL)
-		return -EBOX_PROTO;
-	devs = json_get(d, obj, "devices");
-	pr = json_get(d, obj, "profiles");
-	if (devs == JSON_DUP || pr == JSON_DUP ||
-	    json_get(d, obj, "config") == JSON_DUP ||
-	    json_get(d, obj, "stateful") == JSON_DUP ||
-	    json_get(d, obj, "name") == JSON_DUP)
-		return -EBOX_PROTO;
-	a.cap = raw + 64;
-	a.buf = malloc(a.cap);
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k)))
-		total += cnt(d, json_next(d, k));
-	cfg = calloc((size_t)cnt(d, json_get(d, obj, "config")) + 1,
-	    sizeof(*cfg));
-	dev = calloc((size_t)cnt(d, devs) + 1, sizeof(*dev));
-	dkv = calloc((size_t)total + 1, sizeof(*dkv));
-	prof = calloc((size_t)cnt(d, pr) + 1, sizeof(*prof));
-	if (a.buf == NULL || cfg == NULL || dev == NULL || dkv == NULL ||
-	    prof == NULL)
-		goto out;
-	if (j_kvs(&a, d, json_get(d, obj, "config"), cfg, &in.ncfg) < 0)
-		goto out;
-	if (devs >= 0 && json_type(d, devs) != JSON_OBJECT)
-		goto out;
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int nkv;
-
-		dev[in.ndev].name = jstr(&a, d, k);
-		if (dev[in.ndev].name == NULL || j_kvs(&a, d, json_next(d, k),
-		    dkv + used, &nkv) < 0)
-			goto out;
-		dev[in.ndev].kv = dkv + used;
-		dev[in.ndev].n = nkv;
-		used += nkv;
-		in.ndev++;
-	}
-	if (pr >= 0 && json_type(d, pr) != JSON_ARRAY)
-		goto out;
-	for (k = json_child(d, pr); k >= 0; k = json_next(d, k))
-		if ((prof[in.nprof++] = jstr(&a, d, k)) == NULL)
-			goto out;
-	st = json_type(d, json_get(d, obj, "stateful"));
-	in.stateful = st == JSON_FALSE ? 0 : st == JSON_TRUE ? 1 : -1;
-	if (snapshot) {
-		in.snapshot = jstr(&a, d, json_get(d, obj, "name"));
-		if (in.snapshot == NULL)
-			goto out;
-	}
+	in.snapshot = h->name;
 	in.cfg = cfg;
+	in.ncfg = (int)h->config.n;
 	in.dev = dev;
-	in.profiles = prof;
-	in.prof_rule = snapshot ? VET_PROFILES_SUBSET : VET_PROFILES_BOXNET;
+	in.ndev = (int)ds->n;
+	in.stateful = h->stateful;
+	in.profiles = (const char *const *)h->profiles;
+	in.nprof = (int)h->nprofiles;
+	in.prof_rule = h->name != NULL ? VET_PROFILES_SUBSET :
+	    VET_PROFILES_BOXNET;
 	vet_inst(v, &in);
 	rc = 0;
 out:
-	free(a.buf);
-	free(cfg);
-	free(dev);
+	for (i = 0; dkv != NULL && i < ds->n; i++)
+		free(dkv[i]);
 	free(dkv);
-	free(prof);
-	return rc < 0 ? -EBOX_PROTO : 0;
+	free(dev);
+	free(cfg);
+	return rc;
+}
+
+int
+vet_daemon_index(const struct incus_backup_index *ix, struct vet *v)
+{
+	size_t k;
+	int rc;
+
+	if ((rc = judge_held(v, &ix->inst)) < 0)
+		return rc;
+	for (k = 0; k < ix->nsnap; k++)
+		if ((rc = judge_held(v, &ix->snap[k])) < 0)
+			return rc;
+	return 0;
 }
 
 int
 vet_daemon(const struct json_doc *d, int inst, const struct json_doc *sd,
     int snaps, struct vet *v)
 {
-	int k, rc;
+	struct incus_backup_index ix;
+	int rc;
 
-	if ((rc = j_inst(v, d, inst, 0)) < 0)
-		return rc;
-	if (json_type(sd, snaps) != JSON_ARRAY)
-		return -EBOX_PROTO;
-	for (k = json_child(sd, snaps); k >= 0; k = json_next(sd, k))
-		if ((rc = j_inst(v, sd, k, 1)) < 0)
-			return rc;
-	return 0;
+	if ((rc = incus_backup_index_from_doc(d, inst, sd, snaps, &ix)) < 0)
+		return rc == -ENOMEM ? rc : -EBOX_PROTO;
+	rc = vet_daemon_index(&ix, v);
+	incus_backup_index_free(&ix);
+	return rc;
 }

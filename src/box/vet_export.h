@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "box/vet.h"
+#include "incus/backup.h"
 #include "incus/json.h"
 #include "util/err.h"
 
@@ -90,9 +91,16 @@ int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
     char *name, size_t cap, struct box_err *e);
 
 /*
- * The daemon's view: the instance object (GET /1.0/instances/<n>) and
- * its snapshots (GET .../snapshots?recursion=1, an array).  0, or
- * -EBOX_PROTO when a reply does not have the expected shape.
+ * The daemon's view: the instance as re-homed and every snapshot record
+ * (incus/backup.h incus_backup_index_get), each judged as the export's
+ * own records are.  0, or -ENOMEM.
+ */
+int vet_daemon_index(const struct incus_backup_index *ix, struct vet *v);
+
+/*
+ * The same over the two replies already parsed (the instance object, the
+ * snapshot list): import's call until it reads incus_backup_index_get.
+ * 0, or -EBOX_PROTO when a reply does not have the expected shape.
  */
 int vet_daemon(const struct json_doc *d, int inst, const struct json_doc *sd,
     int snaps, struct vet *v);

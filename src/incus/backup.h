@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "incus/api.h"
+#include "incus/json.h"
+#include "incus/kv.h"
 #include "incus/stream.h"
 #include "util/err.h"
 
@@ -64,5 +66,49 @@ int incus_backup_export(struct incus *c, const char *instance,
 int incus_backup_import(struct incus *c, const char *name, const char *pool,
     long long length, stream_source source, void *ctx, char *op,
     size_t opcap, struct box_err *e);
+
+/* --- the daemon's record of an imported instance ------------------------- */
+
+/*
+ * What an import's vet judges (box/vet_export.h vet_daemon_index): the
+ * instance as the daemon re-homed it from the export's backup.yaml, and
+ * each snapshot record it made from the same file (a restore brings a
+ * snapshot's config back).  Read as the daemon sent it, so a file box's
+ * own reader saw differently cannot get past the vet.
+ */
+struct incus_held {
+	char *name;			/* a snapshot's name; NULL: the instance */
+	struct incus_kvs config;
+	struct incus_devices devices;
+	char **profiles;
+	size_t nprofiles;
+	int stateful;			/* 0, 1, or -1: not a boolean */
+};
+
+struct incus_backup_index {
+	struct incus_held inst;
+	struct incus_held *snap;	/* heap, nsnap of them */
+	size_t nsnap;
+};
+
+/* The instance and its snapshots.  -ENOENT when there is no instance. */
+int incus_backup_index_get(struct incus *c, const char *name,
+    struct incus_backup_index *ix, struct box_err *e);
+
+/*
+ * The parser behind it (tests, the fuzzer): inst the instance object,
+ * snaps the snapshot list (recursion=1, an array).  Strict where the vet
+ * needs it: a member that appears twice, a config or device value that is
+ * not a string or holds a NUL, devices not an object, profiles not an
+ * array of strings, a snapshot without a name - -EBOX_PROTO, nothing
+ * kept.  A null or absent config is empty.
+ */
+int incus_backup_index_from_json(const char *inst, size_t n,
+    const char *snaps, size_t sn, struct incus_backup_index *ix,
+    struct box_err *e);
+/* The same over replies already parsed (box/vet_export.c's old entry). */
+int incus_backup_index_from_doc(const struct json_doc *d, int inst,
+    const struct json_doc *sd, int snaps, struct incus_backup_index *ix);
+void incus_backup_index_free(struct incus_backup_index *ix);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * fuzz_doctor.c - what box doctor reads from elsewhere, under arbitrary
- * bytes: a box's own JSON report (a box is not trusted), the dnsmasq lease
- * file (its names are the boxes' choice), a DNS reply, a dnsmasq command
- * line and configuration, resolv.conf and /proc/net/if_inet6; and an
+ * bytes: a box's own report, a line record (a box is not trusted), the
+ * dnsmasq lease file (its names are the boxes' choice), a DNS reply, a
+ * dnsmasq command line and configuration, resolv.conf and
+ * /proc/net/if_inet6; and an
  * instance object judged for its shape (its device and key names are
  * whoever configured the box's choice).
  */

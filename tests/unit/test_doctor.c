@@ -258,13 +258,12 @@ TEST(doctor_dns_reply)
 
 TEST(doctor_report_json_and_merge)
 {
-	static const char boxrep[] = "{\"where\":\"inside\",\"checks\":["
-	    "{\"id\":\"lease\",\"status\":\"pass\",\"text\":\"eth0 holds "
-	    "10.88.0.5/24\",\"fix\":\"\"},"
-	    "{\"id\":\"routing\",\"status\":\"fail\",\"text\":\"dropped\\u001b]0;"
-	    "pwned\\u0007 x\\nsecond line\",\"fix\":\"on the host\"}]}";
-	static const char badstatus[] = "{\"checks\":[{\"id\":\"x\","
-	    "\"status\":\"great\",\"text\":\"\",\"fix\":\"\"}]}";
+	static const char boxrep[] = "box-doctor-report 1\nwhere inside\n"
+	    "c lease\ns pass\nt eth0 holds 10.88.0.5/24\n"
+	    "c routing\ns fail\nt dropped\033]0;pwned\007 x\nf on the host\n"
+	    "end 2\n";
+	static const char badstatus[] = "box-doctor-report 1\nc x\n"
+	    "s great\nt \nend 1\n";
 	struct dr_report r;
 	struct box_err e;
 	char where[32], *out;
@@ -279,21 +278,89 @@ TEST(doctor_report_json_and_merge)
 	CHECK_INT(r.fails, 1);
 	CHECK_STR(r.f[1].id, "box.lease");
 	CHECK_STR(r.f[2].subject, "box web");
-	/* The box's escape sequences and its second line do not survive. */
+	CHECK_STR(r.f[2].fix, "on the host");
+	/* The box's escape sequences do not survive. */
 	CHECK(strchr(r.f[2].text, '\033') == NULL);
 	CHECK(strchr(r.f[2].text, '\007') == NULL);
-	CHECK(strstr(r.f[2].text, "second") == NULL);
 	err_clear(&e);
 	CHECK_INT(dr_merge_box(&r, "box web", badstatus, strlen(badstatus),
 	    where, sizeof(where), &e), -EBOX_PROTO);
 	err_clear(&e);
 	CHECK(dr_merge_box(&r, "box web", "[1]", 3, where, sizeof(where),
 	    &e) < 0);
+	CHECK_INT(r.n, 3);
 	CHECK_INT(dr_report_json(&r, &out), 0);
 	CHECK(strstr(out, "\"verdict\":\"problems\"") != NULL);
 	CHECK(strstr(out, "\"id\":\"box.routing\"") != NULL);
 	free(out);
 	dr_report_free(&r);
+}
+
+/* What a box hands the host reads back as what it found, and nothing a
+ * box could bend: a record cut short, a line that is not ours, a repeat. */
+TEST(doctor_report_lines_round_trip)
+{
+	static const char *const bad[] = {
+		"box-doctor-report 2\nend 0\n",		/* another version */
+		"where inside\nend 0\n",		/* no magic */
+		"box-doctor-report 1\nc lease\ns pass\nt x\n",	/* no end */
+		"box-doctor-report 1\nc lease\ns pass\nend 2\n",	/* count */
+		"box-doctor-report 1\nc lease\ns pass\nend 1\nc x\n",
+		"box-doctor-report 1\nc lease\ns pass\ns fail\nend 1\n",
+		"box-doctor-report 1\nc lease\nt x\ns pass\nend 1\n",
+		"box-doctor-report 1\nc lease\nt x\nend 1\n",	/* no status */
+		"box-doctor-report 1\nc Lease!\ns pass\nend 1\n",
+		"box-doctor-report 1\nc lease\ns pass\nsecond line\nend 1\n",
+		"box-doctor-report 1\nc lease\ns pass\nend 1\nwhere host\n",
+		"box-doctor-report 1\nwhere a\nwhere b\nend 0\n",
+		"box-doctor-report 1\nend -0\n",
+		"box-doctor-report 1\nend 0x0\n",
+	};
+	struct dr_report r, back;
+	struct box_err e;
+	char where[32], *rec;
+	size_t len, i;
+
+	CHECK_INT(dr_report_init(&r), 0);
+	CHECK_INT(dr_report_init(&back), 0);
+	r.where = DR_INSIDE;
+	dr_add(&r, "lease", "this box", DR_PASS, NULL, "eth0 holds %s",
+	    "10.88.0.4/24");
+	dr_add(&r, "dns", "this box", DR_FAIL, "box doctor --fix on the host",
+	    "no answer\nfrom %s", "10.88.0.1");
+	dr_add(&r, "ipv6", "this box", DR_WARN, NULL, "%s", "");
+	CHECK_INT(dr_report_lines(&r, &rec, &len), 0);
+	CHECK(strstr(rec, "\nend 3\n") != NULL);
+	err_clear(&e);
+	CHECK_INT(dr_merge_box(&back, "box web", rec, len, where,
+	    sizeof(where), &e), 0);
+	CHECK_STR(where, "inside");
+	CHECK_INT(back.n, 3);
+	CHECK_INT(back.fails, 1);
+	CHECK_INT(back.warns, 1);
+	CHECK_STR(back.f[1].id, "box.dns");
+	CHECK_STR(back.f[1].text, "no answer from 10.88.0.1");
+	CHECK_STR(back.f[1].fix, "box doctor --fix on the host");
+	CHECK_STR(back.f[2].text, "");
+	CHECK_STR(back.f[2].fix, "");
+	/* cut anywhere before its end, the record is refused */
+	for (i = 0; i + 1 < len; i++) {
+		dr_report_reset(&back);
+		err_clear(&e);
+		CHECK_INT(dr_merge_box(&back, "box web", rec, i, where,
+		    sizeof(where), &e), -EBOX_PROTO);
+		CHECK_INT(back.n, 0);
+	}
+	free(rec);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		dr_report_reset(&back);
+		err_clear(&e);
+		CHECK_INT(dr_merge_box(&back, "box web", bad[i],
+		    strlen(bad[i]), where, sizeof(where), &e), -EBOX_PROTO);
+		CHECK_INT(back.n, 0);	/* nothing half-merged */
+	}
+	dr_report_free(&r);
+	dr_report_free(&back);
 }
 
 TEST(doctor_report_caps)

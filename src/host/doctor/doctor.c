@@ -23,6 +23,7 @@
 #include "net/ip4.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
+#include "util/lines.h"
 #include "util/text.h"
 
 /* --- the report ----------------------------------------------------------- */
@@ -178,59 +179,195 @@ dr_report_json(const struct dr_report *r, char **out)
 	return json_w_finish(&w, out, NULL);
 }
 
-/* A string member, sanitised: it came from inside a box. */
-static void
-member(const struct json_doc *d, int obj, const char *key, char *buf,
-    size_t cap)
-{
-	int n;
+/* --- the box's report: a line record ------------------------------------- */
 
-	buf[0] = '\0';
-	n = json_str(d, json_get(d, obj, key), buf, cap);
-	if (n == -ENOSPC)
-		n = (int)strlen(buf);
-	if (n < 0) {
-		buf[0] = '\0';
-		return;
+/*
+ * What an in-box doctor hands the host: our own format, not Incus's, so a
+ * line record (util/lines.h), one check as "c id", "s status", "t text",
+ * "f fix", closed by "end <count>" so a record cut short is refused, not
+ * read as a box with fewer checks.
+ */
+#define DR_REC_MAGIC	"box-doctor-report"
+#define DR_REC_FORMAT	"1"
+#define DR_REC_CAP	(512u << 10)	/* the host pulls at most this */
+
+int
+dr_report_lines(const struct dr_report *r, char **out, size_t *len)
+{
+	struct lines_w w;
+	char *buf = malloc(DR_REC_CAP);
+	int i;
+
+	if (buf == NULL)
+		return -ENOMEM;
+	lines_w_init(&w, buf, DR_REC_CAP);
+	lines_put(&w, DR_REC_MAGIC, "%s", DR_REC_FORMAT);
+	lines_put(&w, "where", "%s", r->where == DR_INSIDE ? "inside" :
+	    "host");
+	for (i = 0; i < r->n; i++) {
+		lines_put(&w, "c", "%s", r->f[i].id);
+		lines_put(&w, "s", "%s", status_lower[r->f[i].status]);
+		lines_put(&w, "t", "%s", r->f[i].text);
+		if (r->f[i].fix[0] != '\0')
+			lines_put(&w, "f", "%s", r->f[i].fix);
 	}
-	text_sanitize(buf, (size_t)n);
-	buf[strcspn(buf, "\n")] = '\0';
+	lines_put(&w, "end", "%d", r->n);
+	if (lines_w_end(&w) < 0) {
+		free(buf);
+		return -ENOSPC;
+	}
+	*out = buf;
+	*len = w.len;
+	return 0;
+}
+
+/* One check being read: which of its lines were seen. */
+struct dr_rec_check {
+	char id[40], text[400], fix[256];
+	int status, seen_s, seen_t, seen_f;
+};
+
+/* A value from inside a box, cut to fit and sanitised. */
+static void
+take_val(char *buf, size_t cap, const char *v)
+{
+	snprintf(buf, cap, "%s", v);
+	text_sanitize(buf, strlen(buf));
+}
+
+/* A check's own line into c: 1 taken, 0 not one of its lines, -1 bad. */
+static int
+check_line(struct dr_rec_check *c, const char *k, const char *v)
+{
+	if (strcmp(k, "s") == 0 && !c->seen_s) {
+		c->seen_s = 1;
+		c->status = dr_status_parse(v);
+		return c->status < 0 ? -1 : 1;
+	}
+	if (strcmp(k, "t") == 0 && !c->seen_t) {
+		c->seen_t = c->seen_s;	/* status first: order is checked */
+		take_val(c->text, sizeof(c->text), v);
+		return c->seen_t ? 1 : -1;
+	}
+	if (strcmp(k, "f") == 0 && !c->seen_f) {
+		c->seen_f = c->seen_s;
+		take_val(c->fix, sizeof(c->fix), v);
+		return c->seen_f ? 1 : -1;
+	}
+	return 0;
+}
+
+/* A check id: what our own checks are named, nothing else. */
+static int
+id_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n > 0 && n < sizeof(((struct dr_rec_check *)0)->id) &&
+	    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+}
+
+typedef void dr_rec_fn(void *arg, const struct dr_rec_check *c);
+
+/* "end <count>", and nothing after it. */
+static int
+rec_end(struct lines *l, const char *v, int count)
+{
+	char k[8], rest[8];
+	char *endp;
+	long want;
+
+	want = strtol(v, &endp, 10);
+	if (*v < '0' || *v > '9' || *endp != '\0' || want != count)
+		return -EBOX_PROTO;
+	return lines_next(l, k, sizeof(k), rest, sizeof(rest)) == 0 ? 0 :
+	    -EBOX_PROTO;
+}
+
+/*
+ * Walk a record: each whole check to fn (when not NULL), the box's view
+ * into where.  0, -ENOMSG when it is not a doctor report of this
+ * version, -ENODATA when it stops before its "end", -EBOX_PROTO when
+ * anything else in it is not ours.
+ */
+static int
+rec_walk(const char *txt, size_t n, char *where, size_t wcap, dr_rec_fn *fn,
+    void *arg)
+{
+	char k[24], v[LINES_MAX_LINE];
+	struct dr_rec_check c;
+	struct lines l;
+	int rc, open = 0, count = 0, wseen = 0;
+
+	where[0] = '\0';
+	lines_init(&l, txt, n);
+	if (lines_next(&l, k, sizeof(k), v, sizeof(v)) != 1 ||
+	    strcmp(k, DR_REC_MAGIC) != 0 || strcmp(v, DR_REC_FORMAT) != 0)
+		return -ENOMSG;
+	for (;;) {
+		rc = lines_next(&l, k, sizeof(k), v, sizeof(v));
+		if (rc <= 0)
+			return rc < 0 ? rc : -ENODATA;
+		if (open && (rc = check_line(&c, k, v)) != 0) {
+			if (rc < 0)
+				return -EBOX_PROTO;
+			continue;
+		}
+		if (open && !c.seen_s)
+			return -EBOX_PROTO;
+		if (open && fn != NULL)
+			fn(arg, &c);
+		count += open;
+		open = 0;
+		if (strcmp(k, "c") == 0 && id_ok(v)) {
+			memset(&c, 0, sizeof(c));
+			memcpy(c.id, v, strlen(v) + 1);
+			open = 1;
+		} else if (strcmp(k, "where") == 0 && !wseen && count == 0) {
+			take_val(where, wcap, v);
+			wseen = 1;
+		} else if (strcmp(k, "end") == 0) {
+			return rec_end(&l, v, count);
+		} else {
+			return -EBOX_PROTO;
+		}
+	}
+}
+
+struct merge_ctx {
+	struct dr_report *r;
+	const char *subject;
+};
+
+static void
+merge_one(void *arg, const struct dr_rec_check *c)
+{
+	struct merge_ctx *m = arg;
+	char fullid[48];
+
+	snprintf(fullid, sizeof(fullid), "box.%s", c->id);
+	put(m->r, fullid, m->subject, c->status, c->fix, c->text);
 }
 
 int
-dr_merge_box(struct dr_report *r, const char *subject, const char *json,
+dr_merge_box(struct dr_report *r, const char *subject, const char *txt,
     size_t n, char *where, size_t wcap, struct box_err *e)
 {
-	char id[40], fullid[48], st[16], text[400], fix[256];
-	struct json_doc d;
-	int checks, i, s, rc;
+	struct merge_ctx m = { r, subject };
+	int rc;
 
-	rc = json_parse(&d, json, n, e);
+	/* judged whole first: a bad record adds nothing to the report */
+	rc = rec_walk(txt, n, where, wcap, NULL, NULL);
+	if (rc == -ENODATA)
+		return err_set(e, -EBOX_PROTO, "the box's report was cut "
+		    "short");
+	if (rc == -ENOMSG)
+		return err_set(e, -EBOX_PROTO, "the box's report is not a "
+		    "doctor report of this version");
 	if (rc < 0)
-		return rc;
-	checks = json_get(&d, 0, "checks");
-	if (json_type(&d, checks) != JSON_ARRAY) {
-		json_free(&d);
-		return err_set(e, -EBOX_PROTO, "the box's report has no "
-		    "checks");
-	}
-	member(&d, 0, "where", where, wcap);
-	for (i = json_child(&d, checks); i >= 0; i = json_next(&d, i)) {
-		member(&d, i, "id", id, sizeof(id));
-		member(&d, i, "status", st, sizeof(st));
-		member(&d, i, "text", text, sizeof(text));
-		member(&d, i, "fix", fix, sizeof(fix));
-		s = dr_status_parse(st);
-		if (s < 0 || id[0] == '\0') {
-			json_free(&d);
-			return err_set(e, -EBOX_PROTO, "the box's report has "
-			    "a malformed check");
-		}
-		snprintf(fullid, sizeof(fullid), "box.%s", id);
-		put(r, fullid, subject, s, fix, text);
-	}
-	json_free(&d);
-	return 0;
+		return err_set(e, -EBOX_PROTO, "the box's report has a "
+		    "malformed check");
+	return rec_walk(txt, n, where, wcap, merge_one, &m);
 }
 
 /* --- the network picture -------------------------------------------------- */

@@ -83,12 +83,22 @@ int dr_status_parse(const char *s);
 int dr_report_json(const struct dr_report *r, char **out);
 
 /*
- * Merge the JSON report a box printed (dr_report_json's shape) into r,
- * every finding under subject, ids prefixed "box.".  Text is sanitised
- * (it comes from inside the box).  -EBOX_PROTO when it is not such a
- * report.  *where gets the box's own view ("box", "instance", "host").
+ * The report as the line record an in-box doctor hands the host (our own
+ * transport, util/lines.h; --json stays the users' format): *out
+ * malloc'd, *len its length.  -ENOSPC when it would not fit what the host
+ * reads back.
  */
-int dr_merge_box(struct dr_report *r, const char *subject, const char *json,
+int dr_report_lines(const struct dr_report *r, char **out, size_t *len);
+
+/*
+ * Merge the record a box wrote (dr_report_lines's shape) into r, every
+ * finding under subject, ids prefixed "box.".  Text is sanitised (it
+ * comes from inside the box).  Judged whole before anything is merged:
+ * -EBOX_PROTO, and r untouched, when it is not such a record, has a line
+ * that is not ours, or stops before its closing count.  *where gets the
+ * box's own view ("inside", "host").  Pure and bounded.
+ */
+int dr_merge_box(struct dr_report *r, const char *subject, const char *txt,
     size_t n, char *where, size_t wcap, struct box_err *e);
 
 /* ---------------------------------------------------- the network picture */
@@ -238,16 +248,16 @@ int dr_host_fix(struct dr_report *r, const struct dr_opts *o,
 void dr_inside(struct dr_report *r, const struct dr_opts *o);
 
 /*
- * Inside, pushed in by a host: the report (JSON) written whole to path —
- * a temporary file beside it, then one rename — so the host reads either
- * all of it or nothing, never a short or empty copy.
+ * Inside, pushed in by a host: the report (dr_report_lines) written
+ * whole to path — a temporary file beside it, then one rename — so the
+ * host reads either all of it or nothing, never a short or empty copy.
  */
 int dr_report_save(const struct dr_report *r, const char *path,
     struct box_err *e);
 
 /*
- * Host side: push this binary into a running box, run `doctor --json`
- * there with BOX_DOCTOR_REPORT naming a file beside it, read that report
+ * Host side: push this binary into a running box, run `doctor` there
+ * with BOX_DOCTOR_REPORT naming a file beside it, read that report
  * back through the files API (not the exec's stdout: an empty or cut
  * capture there could not be told from a broken report), merge what it
  * found under "box <name>", remove both files.

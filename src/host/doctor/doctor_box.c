@@ -2,8 +2,9 @@
  * doctor_box.c - the checks inside a box, and how the host gets them run
  * there (see doctor.h).
  *
- * The host pushes this very binary into each running box, runs `doctor
- * --json` in it and takes the result in: the checks are written once, in
+ * The host pushes this very binary into each running box, runs `doctor`
+ * in it and takes its report in (a line record in a file, not the
+ * users' --json: see dr_report_lines): the checks are written once, in
  * C, with precise verdicts (a connect() tells refused from dropped; a shell
  * tool's exit code does not), and need nothing from the guest's userland.
  * What a box reports about itself is the box's word; the host's own checks
@@ -331,25 +332,26 @@ int
 dr_report_save(const struct dr_report *r, const char *path,
     struct box_err *e)
 {
-	char tmp[300], *json = NULL;
+	char tmp[300], *rec = NULL;
+	size_t len = 0;
 	int fd, rc;
 
 	if (strlen(path) > 200 || path[0] != '/')
 		return err_usage(e, "BOX_DOCTOR_REPORT must be an absolute "
 		    "path");
 	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	if ((rc = dr_report_json(r, &json)) < 0)
+	if ((rc = dr_report_lines(r, &rec, &len)) < 0)
 		return err_set(e, rc, "rendering the report");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
-	rc = fd < 0 ? -errno : write_all(fd, json, strlen(json));
+	rc = fd < 0 ? -errno : write_all(fd, rec, len);
 	if (fd >= 0 && rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (fd >= 0 && close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) < 0)
 		rc = -errno;
-	free(json);
+	free(rec);
 	if (rc < 0) {
 		unlink(tmp);
 		return err_set(e, rc, "writing the report to %s: %s", path,
@@ -366,7 +368,7 @@ run_inside(struct incus *c, const char *name, const char *path,
     struct exec_buf *err, struct exec_status *st, struct box_err *e)
 {
 	char ea[96], en[160], er[128];
-	const char *argv[] = { path, "doctor", "--json", NULL };
+	const char *argv[] = { path, "doctor", NULL };
 	const char *env[] = { "BOX_DOCTOR_INSIDE=1", ea, en, er,
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	    NULL };
@@ -437,7 +439,7 @@ dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
 		rnd = (unsigned)clock_ms();
 	snprintf(path, sizeof(path), "/tmp/.box-doctor.%ld.%08x",
 	    (long)getpid(), rnd);
-	snprintf(report, sizeof(report), "%s.json", path);
+	snprintf(report, sizeof(report), "%s.report", path);
 	err_clear(&e);
 	err_clear(&pe);
 	out.p = malloc(OUT_MAX);
