@@ -12,6 +12,7 @@
 #include "box/template.h"
 #include "incus/instance.h"
 #include "incus/json.h"
+#include "incus/server.h"
 #include "util/err.h"
 
 #define MINT_SCHEMA	"1"	/* stamp shape; bumped only on removal */
@@ -34,8 +35,8 @@ struct mint_host {
 	char drivers[64];	/* as the daemon reports them: "lxc | qemu" */
 };
 
-/* Fill vm_driver and drivers from GET /1.0's metadata (the environment). */
-void mint_host_read(const struct json_doc *d, int meta, struct mint_host *h);
+/* Fill vm_driver and drivers from the daemon's environment. */
+void mint_host_read(const struct incus_server *s, struct mint_host *h);
 
 enum { MINT_AUTO = 0, MINT_VM, MINT_CT };
 

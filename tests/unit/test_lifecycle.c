@@ -34,6 +34,7 @@ TEST(mint_pick_precedence)
 static void
 host(struct mint_host *h, int kvm, const char *env)
 {
+	struct incus_server s;
 	struct json_doc d;
 	struct box_err e;
 
@@ -42,7 +43,9 @@ host(struct mint_host *h, int kvm, const char *env)
 	err_clear(&e);
 	memset(&d, 0, sizeof(d));
 	CHECK_INT(json_parse(&d, env, strlen(env), &e), 0);
-	mint_host_read(&d, 0, h);
+	CHECK_INT(incus_server_from_json(&s, &d, 0), 0);
+	mint_host_read(&s, h);
+	incus_server_free(&s);
 	json_free(&d);
 }
 
