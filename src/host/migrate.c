@@ -15,7 +15,6 @@
 #include "host/doctor_shape.h"
 #include "host/stack.h"
 #include "incus/instance.h"
-#include "incus/instance_host.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -319,7 +318,7 @@ migrate_rollback_body(const struct json_doc *cur, int ci,
 	}
 	rc = migrate_rollback_of(&c, &o, kv, &out);
 	if (rc == 0) {
-		rc = incus_instance_host_put_body(&out, body);
+		rc = incus_instance_put_body(&out, body, e);
 		incus_instance_free(&out);
 	}
 	incus_instance_free(&c);
@@ -386,7 +385,7 @@ rollback(struct incus *c, const char *name, const struct incus_instance *orig,
 	incus_instance_free(&cur);
 	if (rc < 0)
 		return err_set(e, rc, "building the rollback failed");
-	rc = incus_instance_host_put(c, &back, LIFE_OP_S, e);
+	rc = incus_instance_put(c, &back, LIFE_OP_S, e);
 	incus_instance_free(&back);
 	if (rc == 0 && was_running)
 		rc = life_state(c, name, "start", 0, 0, e);
