@@ -89,26 +89,6 @@ root_pool(const struct incus_instance *in, char *buf, size_t cap)
 	}
 }
 
-/*
- * The effective egress policy.  host/egress_host.c reads it from the
- * instance's JSON object, which the list keeps (INCUS_INST_RAW) for
- * --json=full anyway.
- */
-static void
-effective_egress(const struct incus_instance *in, char *buf, size_t cap)
-{
-	struct json_doc d;
-	struct box_err le;
-
-	err_clear(&le);
-	if (in->raw == NULL || json_parse(&d, in->raw, in->raw_len, &le) < 0) {
-		snprintf(buf, cap, "invalid (nothing allowed)");
-		return;
-	}
-	egress_effective(&d, 0, buf, cap);
-	json_free(&d);
-}
-
 /* The tagged instances of the list as rows (addresses not yet). */
 static int
 roster_from(const struct incus_instance_list *l, struct roster *ro,
@@ -131,7 +111,7 @@ roster_from(const struct incus_instance_list *l, struct roster *ro,
 		root_pool(in, r->pool, sizeof(r->pool));
 		r->snaps = in->nsnapshots;
 		if ((r->egress = malloc(EGRESS_TEXTMAX + 32)) != NULL)
-			effective_egress(in, r->egress, EGRESS_TEXTMAX + 32);
+			egress_effective_of(in, r->egress, EGRESS_TEXTMAX + 32);
 		ro->n++;
 	}
 	return 0;

@@ -59,20 +59,6 @@ effective(const char *v, char *buf, size_t cap)
 }
 
 void
-egress_effective(const struct json_doc *d, int inst, char *buf, size_t cap)
-{
-	char *v = malloc(EGRESS_TEXTMAX + 8);
-
-	if (v == NULL) {
-		snprintf(buf, cap, "invalid (nothing allowed)");
-		return;
-	}
-	box_config(d, inst, EGRESS_KEY, v, EGRESS_TEXTMAX + 8, "");
-	effective(v, buf, cap);
-	free(v);
-}
-
-void
 egress_effective_of(const struct incus_instance *in, char *buf, size_t cap)
 {
 	effective(incus_kv_get(&in->config, EGRESS_KEY), buf, cap);
