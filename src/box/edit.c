@@ -103,7 +103,9 @@ edit_apply(struct incus_instance *in, struct life_edit *ed,
 
 		if (ed->add_dev != NULL && strcmp(dev->name, ed->add_dev) == 0) {
 			incus_dev_del(&in->devices, ed->add_dev);
-		} else if ((ed->drop_dev != NULL && drop_by_json(ed, dev)) ||
+		} else if ((ed->drop_device != NULL &&
+		    ed->drop_device(dev->name, &dev->kv)) ||
+		    (ed->drop_dev != NULL && drop_by_json(ed, dev)) ||
 		    (ed->drop_dev_name != NULL &&
 		    strcmp(dev->name, ed->drop_dev_name) == 0)) {
 			ed->dropped++;

@@ -6,6 +6,7 @@
 
 #include "incus/api.h"
 #include "incus/json.h"
+#include "incus/kv.h"
 #include "util/err.h"
 
 /*
@@ -17,6 +18,10 @@ struct life_edit {
 	/* config key, value, ...; NULL ends; a value "" removes the key */
 	const char *const *set;
 	int (*drop_cfg)(const char *key);	/* or NULL */
+	/* drop a device the callback names (either, or NULL) */
+	int (*drop_device)(const char *name, const struct incus_kvs *dev);
+	/* the same on the device as a JSON object, for door_source_only()
+	 * until door.c reads devices typed */
 	int (*drop_dev)(const char *name, const struct json_doc *d, int dev);
 	const char *drop_dev_name;	/* one device to drop, or NULL */
 	const char *add_dev;		/* device name, or NULL */
