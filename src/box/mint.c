@@ -340,22 +340,6 @@ mint_clone_stamps(struct mint_kv *m, const char *now, const char *from)
 }
 
 int
-mint_import_stamps(struct mint_kv *m, const struct json_doc *d, int inst,
-    const char *now)
-{
-	struct incus_instance in;
-	struct box_err le;
-	int rc;
-
-	err_clear(&le);
-	if (incus_instance_from_json(d, inst, 0, &in, &le) < 0)
-		memset(&in, 0, sizeof(in));	/* nothing readable: no stamps */
-	rc = mint_import_stamps_of(m, &in.config, now);
-	incus_instance_free(&in);
-	return rc;
-}
-
-int
 mint_import_stamps_of(struct mint_kv *m, const struct incus_kvs *cfg,
     const char *now)
 {

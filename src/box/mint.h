@@ -11,7 +11,6 @@
 
 #include "box/template.h"
 #include "incus/instance.h"
-#include "incus/json.h"
 #include "incus/server.h"
 #include "util/err.h"
 
@@ -111,14 +110,11 @@ const char *const *mint_kv_list(struct mint_kv *kv);
 int mint_clone_stamps(struct mint_kv *kv, const char *now, const char *from);
 
 /*
- * An import's stamps, read against the instance as imported: the tag when
+ * An import's stamps, read against the instance's config as imported: the tag when
  * it carries neither, the first trip (only if none is recorded), the last
  * trip, and the count (a missing or non-numeric count counts as 0).  The
  * mint stamp is never rewritten.
  */
-int mint_import_stamps(struct mint_kv *kv, const struct json_doc *d,
-    int inst, const char *now);
-/* The same read from the instance's config map. */
 int mint_import_stamps_of(struct mint_kv *kv, const struct incus_kvs *cfg,
     const char *now);
 
