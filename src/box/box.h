@@ -13,7 +13,6 @@
 
 #include "incus/api.h"
 #include "incus/instance.h"
-#include "incus/json.h"
 #include "util/err.h"
 
 #define BOX_NAME_MAX 64
