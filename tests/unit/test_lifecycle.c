@@ -323,6 +323,14 @@ drop_hw(const char *key)
 	return strstr(key, ".hwaddr") != NULL;
 }
 
+/* life_edit's typed callback: drop every disk but the root. */
+static int
+drop_disk(const char *name, const struct incus_kvs *dev)
+{
+	return strcmp(name, "root") != 0 &&
+	    strcmp(incus_kv_or(dev, "type", ""), "disk") == 0;
+}
+
 TEST(life_edit_body_rewrites)
 {
 	static const char inst[] = "{\"architecture\":\"x86_64\","
@@ -389,6 +397,18 @@ TEST(life_edit_body_rewrites)
 	CHECK_INT(json_count(&o, json_get(&o, 0, "profiles")), 2);
 	CHECK(json_streq(&o, json_get(&o, json_get(&o, 0, "config"),
 	    "volatile.eth0.hwaddr"), "aa"));
+	json_free(&o);
+	free(body);
+	/* a typed callback (migrate's kind) names what goes */
+	memset(&ed, 0, sizeof(ed));
+	ed.drop_device = drop_disk;
+	CHECK_INT(incus_instance_from_json(&d, 0, 0, &in, &e), 0);
+	CHECK_INT(life_edit_body(&in, &ed, &body, &e), 0);
+	incus_instance_free(&in);
+	CHECK_INT(ed.dropped, 1);
+	CHECK_INT(json_parse(&o, body, strlen(body), &e), 0);
+	CHECK(json_get(&o, json_get(&o, 0, "devices"), "data") == JSON_NONE);
+	CHECK_INT(json_count(&o, json_get(&o, 0, "devices")), 2);
 	json_free(&o);
 	free(body);
 	json_free(&d);
