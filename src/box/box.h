@@ -13,7 +13,6 @@
 
 #include "incus/api.h"
 #include "incus/instance.h"
-#include "incus/json.h"
 #include "util/err.h"
 
 #define BOX_NAME_MAX 64
@@ -44,22 +43,10 @@ int box_name_ok(const char *name);
 	"with a letter and not ending with a hyphen"
 int box_name_check(const char *name, const char *whence, struct box_err *e);
 
-/* 1 when the instance object at obj carries the box tag (or the legacy one). */
-int box_is_tagged(const struct json_doc *d, int obj, int *legacy);
-
 /*
- * Fetch one box: GET /1.0/instances/<name>[?recursion=1].  Fails with
- * "no such box" for a missing instance and refuses an untagged one by
- * name.  On success r holds the reply (r->metadata is the instance) and
- * info, when not NULL, the essentials.
- */
-int box_fetch(struct incus *c, const char *name, int recursion,
-    struct incus_reply *r, struct box_info *info, struct box_err *e);
-
-/*
- * box_fetch() typed: the instance (flags as incus_instance_get()) into
- * inst, the essentials into info when not NULL.  Same refusals, same
- * words.
+ * Fetch one box: the instance (flags as incus_instance_get()) into inst,
+ * the essentials into info when not NULL.  Fails with "no such box" for a
+ * missing instance and refuses an untagged one by name.
  */
 int box_get(struct incus *c, const char *name, unsigned flags,
     struct incus_instance *inst, struct box_info *info, struct box_err *e);
@@ -67,25 +54,15 @@ int box_get(struct incus *c, const char *name, unsigned flags,
 /* 1 when the instance carries the box tag (or the legacy one). */
 int box_tagged(const struct incus_instance *in, int *legacy);
 
-/* box_info_from() for a typed instance. */
+/* Fill info from an instance. */
 void box_info_of(const struct incus_instance *in, struct box_info *info);
 
 /* The daemon's filter for tagged instances (incus_instance_list()). */
 #define BOX_FILTER "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 
-/* box_fetch() without keeping the reply. */
+/* box_get() without keeping the instance. */
 int box_resolve(struct incus *c, const char *name, struct box_info *info,
     struct box_err *e);
-
-/* Fill info from an instance object. */
-void box_info_from(const struct json_doc *d, int inst, struct box_info *info);
-
-/*
- * A config value of an instance object ("user.box.template") in buf; when
- * absent, def copied into buf, or NULL when def is NULL.
- */
-const char *box_config(const struct json_doc *d, int inst, const char *key,
-    char *buf, size_t cap, const char *def);
 
 /*
  * The host's IPv4 subnets by interface name, read once, so a box's address
@@ -105,12 +82,8 @@ int box_subnets_read(struct box_subnets *sn);
 /*
  * The box's address: the first global IPv4 of the instance that lies in the
  * subnet of a bridge one of its NICs is attached to; failing that, its only
- * global IPv4; failing that "-".  inst must carry "state" (recursion >= 1).
+ * global IPv4; failing that "-".  in must be read with its state.
  */
-void box_address(const struct json_doc *d, int inst,
-    const struct box_subnets *sn, char *buf, size_t cap);
-
-/* box_address() for a typed instance read with its state. */
 void box_address_of(const struct incus_instance *in,
     const struct box_subnets *sn, char *buf, size_t cap);
 

@@ -19,19 +19,7 @@ in_set(const char *const *set, const char *key)
 	return 0;
 }
 
-void
-life_copy_raw(struct json_w *w, const struct json_doc *d, int v)
-{
-	size_t n;
-	const char *raw = json_raw(d, v, &n);
-
-	if (raw != NULL)
-		json_w_raw(w, raw, n);
-	else
-		json_w_null(w);
-}
-
-/* The old callback reads a device as JSON: hand it one of its own. */
+/* door_source_only() reads a device as JSON: hand it one of its own. */
 static int
 drop_by_json(struct life_edit *ed, const struct incus_device *dev)
 {
@@ -103,7 +91,9 @@ edit_apply(struct incus_instance *in, struct life_edit *ed,
 
 		if (ed->add_dev != NULL && strcmp(dev->name, ed->add_dev) == 0) {
 			incus_dev_del(&in->devices, ed->add_dev);
-		} else if ((ed->drop_dev != NULL && drop_by_json(ed, dev)) ||
+		} else if ((ed->drop_device != NULL &&
+		    ed->drop_device(dev->name, &dev->kv)) ||
+		    (ed->drop_dev != NULL && drop_by_json(ed, dev)) ||
 		    (ed->drop_dev_name != NULL &&
 		    strcmp(dev->name, ed->drop_dev_name) == 0)) {
 			ed->dropped++;
@@ -112,21 +102,8 @@ edit_apply(struct incus_instance *in, struct life_edit *ed,
 			i++;
 		}
 	}
-	if (rc == 0 && ed->add_dev != NULL) {
-		struct incus_kvs kv = { 0 };
-		struct json_doc d = { 0 };
-		struct box_err le;
-
-		err_clear(&le);
-		rc = json_parse(&d, ed->add_dev_json, strlen(ed->add_dev_json),
-		    &le);
-		if (rc == 0)
-			rc = incus_kv_from_json(&kv, &d, 0);
-		if (rc == 0)
-			rc = incus_dev_set(&in->devices, ed->add_dev, &kv);
-		incus_kv_free(&kv);
-		json_free(&d);
-	}
+	if (rc == 0 && ed->add_dev != NULL && ed->add_dev_kv != NULL)
+		rc = incus_dev_set(&in->devices, ed->add_dev, ed->add_dev_kv);
 	if (rc == 0 && ed->profiles != NULL)
 		rc = set_profiles(in, ed->profiles);
 	if (rc < 0)
@@ -135,19 +112,12 @@ edit_apply(struct incus_instance *in, struct life_edit *ed,
 }
 
 int
-life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
-    char **body, struct box_err *e)
+life_edit_body(struct incus_instance *in, struct life_edit *ed, char **body,
+    struct box_err *e)
 {
-	struct incus_instance in;
-	int rc;
+	int rc = edit_apply(in, ed, e);
 
-	if ((rc = incus_instance_from_json(d, inst, 0, &in, e)) < 0)
-		return rc;
-	rc = edit_apply(&in, ed, e);
-	if (rc == 0)
-		rc = incus_instance_put_body(&in, body, e);
-	incus_instance_free(&in);
-	return rc;
+	return rc < 0 ? rc : incus_instance_put_body(in, body, e);
 }
 
 int

@@ -6,6 +6,8 @@
 
 #include "incus/api.h"
 #include "incus/json.h"
+#include "incus/instance.h"
+#include "incus/kv.h"
 #include "util/err.h"
 
 /*
@@ -17,10 +19,14 @@ struct life_edit {
 	/* config key, value, ...; NULL ends; a value "" removes the key */
 	const char *const *set;
 	int (*drop_cfg)(const char *key);	/* or NULL */
+	/* drop a device the callback names (either, or NULL) */
+	int (*drop_device)(const char *name, const struct incus_kvs *dev);
+	/* the same on the device as a JSON object, for door_source_only()
+	 * until door.c reads devices typed */
 	int (*drop_dev)(const char *name, const struct json_doc *d, int dev);
 	const char *drop_dev_name;	/* one device to drop, or NULL */
 	const char *add_dev;		/* device name, or NULL */
-	const char *add_dev_json;	/* its object */
+	const struct incus_kvs *add_dev_kv;	/* its keys */
 	const char *const *profiles;	/* replace the list, or NULL */
 	int dropped;			/* out: devices dropped */
 };
@@ -28,11 +34,8 @@ struct life_edit {
 int life_edit(struct incus *c, const char *name, struct life_edit *ed,
     struct box_err *e);
 
-/* Build the PUT body for an edit of instance inst (exposed for tests). */
-int life_edit_body(const struct json_doc *d, int inst, struct life_edit *ed,
+/* Apply the edit to in (as read) and build its PUT body (for tests). */
+int life_edit_body(struct incus_instance *in, struct life_edit *ed,
     char **body, struct box_err *e);
-
-/* The raw value of token v into w (null when there is none). */
-void life_copy_raw(struct json_w *w, const struct json_doc *d, int v);
 
 #endif

@@ -19,19 +19,11 @@
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/operation.h"
+#include "incus/profile.h"
+#include "incus/storage.h"
 #include "util/prompt.h"
 #include "util/self.h"
 
-
-/* A string member into buf, always filled: the value, else def. */
-static const char *
-life_jstr(const struct json_doc *d, int obj, const char *key, char *buf,
-    size_t cap, const char *def)
-{
-	if (json_gets(d, obj, key, buf, cap, NULL) == NULL)
-		snprintf(buf, cap, "%s", def);
-	return buf;
-}
 
 int
 life_consent(const char *question, int force, struct box_err *e)
@@ -69,29 +61,27 @@ int
 life_require_stack(struct incus *c, char *pool, size_t cap,
     struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_profile p;
 	struct box_err le;
-	int rc, root;
+	const char *root;
+	int rc;
 
 	err_clear(&le);
-	rc = incus_call(c, "GET", "/1.0/profiles/" LIFE_PROFILE, NULL, &r,
-	    &le);
+	rc = incus_profile_get(c, LIFE_PROFILE, &p, &le);
 	if (rc == -ENOENT) {
-		incus_reply_free(&r);
 		err_set(e, -ENOENT, "no %s profile — the host stack a box "
 		    "runs on is missing", LIFE_PROFILE);
 		err_fix(e, "build it: box setup-host");
 		return -ENOENT;
 	}
 	if (rc < 0) {
-		incus_reply_free(&r);
 		*e = le;
 		err_context(e, "reading the %s profile", LIFE_PROFILE);
 		return rc;
 	}
-	root = json_path(&r.doc, r.metadata, "devices.root");
-	life_jstr(&r.doc, root, "pool", pool, cap, "default");
-	incus_reply_free(&r);
+	root = incus_dev_key(&p.devices, "root", "pool");
+	snprintf(pool, cap, "%s", root != NULL ? root : "default");
+	incus_profile_free(&p);
 	return 0;
 }
 
@@ -99,20 +89,10 @@ int
 life_pool_driver(struct incus *c, const char *pool, char *drv, size_t cap,
     struct box_err *e)
 {
-	struct incus_reply r;
-	char path[256];
-	int rc;
-
 	if (!box_name_ok(pool) && strspn(pool, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(pool))
 		return err_set(e, -EINVAL, "odd pool name '%s'", pool);
-	snprintf(path, sizeof(path), "/1.0/storage-pools/%s", pool);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0 && json_gets(&r.doc, r.metadata, "driver", drv, cap,
-	    NULL) == NULL)
-		rc = err_set(e, -EBOX_PROTO, "pool %s has no driver", pool);
-	incus_reply_free(&r);
-	return rc;
+	return incus_pool_driver(c, pool, drv, cap, e);
 }
 
 int

@@ -22,25 +22,18 @@ mint_pick(const char *flag, const char *env, const char *tpl,
 }
 
 void
-mint_host_read(const struct json_doc *d, int meta, struct mint_host *h)
+mint_host_read(const struct incus_server *s, struct mint_host *h)
 {
-	int env = json_get(d, meta, "environment");
-	int types = json_get(d, env, "instance_types"), i;
-	char drv[64];
+	const char *drv = s->driver != NULL ? s->driver : "";
 
-	h->vm_driver = 0;
-	if (json_gets(d, env, "driver", drv, sizeof(drv), NULL) == NULL)
-		drv[0] = '\0';
 	snprintf(h->drivers, sizeof(h->drivers), "%s", drv[0] ? drv : "none");
 	/*
 	 * Newer daemons list the instance types they can run; 6.0 lists the
 	 * operational drivers ("lxc | qemu").  A qemu that is installed but
 	 * cannot run (no vhost_vsock) is left out of both.
 	 */
-	if (json_type(d, types) == JSON_ARRAY) {
-		for (i = json_child(d, types); i >= 0; i = json_next(d, i))
-			if (json_streq(d, i, "virtual-machine"))
-				h->vm_driver = 1;
+	if (s->has_instance_types) {
+		h->vm_driver = incus_server_runs(s, "virtual-machine");
 		return;
 	}
 	h->vm_driver = strstr(drv, "qemu") != NULL;
@@ -344,22 +337,6 @@ mint_clone_stamps(struct mint_kv *m, const char *now, const char *from)
 	    mint_kv_add(m, "user.box.mode.asked", "") < 0)
 		return -E2BIG;
 	return 0;
-}
-
-int
-mint_import_stamps(struct mint_kv *m, const struct json_doc *d, int inst,
-    const char *now)
-{
-	struct incus_instance in;
-	struct box_err le;
-	int rc;
-
-	err_clear(&le);
-	if (incus_instance_from_json(d, inst, 0, &in, &le) < 0)
-		memset(&in, 0, sizeof(in));	/* nothing readable: no stamps */
-	rc = mint_import_stamps_of(m, &in.config, now);
-	incus_instance_free(&in);
-	return rc;
 }
 
 int

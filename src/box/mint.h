@@ -11,7 +11,7 @@
 
 #include "box/template.h"
 #include "incus/instance.h"
-#include "incus/json.h"
+#include "incus/server.h"
 #include "util/err.h"
 
 #define MINT_SCHEMA	"1"	/* stamp shape; bumped only on removal */
@@ -34,8 +34,8 @@ struct mint_host {
 	char drivers[64];	/* as the daemon reports them: "lxc | qemu" */
 };
 
-/* Fill vm_driver and drivers from GET /1.0's metadata (the environment). */
-void mint_host_read(const struct json_doc *d, int meta, struct mint_host *h);
+/* Fill vm_driver and drivers from the daemon's environment. */
+void mint_host_read(const struct incus_server *s, struct mint_host *h);
 
 enum { MINT_AUTO = 0, MINT_VM, MINT_CT };
 
@@ -110,14 +110,11 @@ const char *const *mint_kv_list(struct mint_kv *kv);
 int mint_clone_stamps(struct mint_kv *kv, const char *now, const char *from);
 
 /*
- * An import's stamps, read against the instance as imported: the tag when
+ * An import's stamps, read against the instance's config as imported: the tag when
  * it carries neither, the first trip (only if none is recorded), the last
  * trip, and the count (a missing or non-numeric count counts as 0).  The
  * mint stamp is never rewritten.
  */
-int mint_import_stamps(struct mint_kv *kv, const struct json_doc *d,
-    int inst, const char *now);
-/* The same read from the instance's config map. */
 int mint_import_stamps_of(struct mint_kv *kv, const struct incus_kvs *cfg,
     const char *now);
 

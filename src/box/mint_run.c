@@ -528,15 +528,15 @@ local_image(struct run *r, const char *alias, int *type, struct box_err *e)
 static int
 host_caps(struct run *r, struct mint_host *h, struct box_err *e)
 {
-	struct incus_reply rep;
+	struct incus_server s;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->kvm = access("/dev/kvm", F_OK) == 0;
-	rc = incus_call(&r->c, "GET", "/1.0", NULL, &rep, e);
+	rc = incus_server_get(&r->c, &s, e);
 	if (rc == 0)
-		mint_host_read(&rep.doc, rep.metadata, h);
-	incus_reply_free(&rep);
+		mint_host_read(&s, h);
+	incus_server_free(&s);
 	return rc;
 }
 

@@ -494,25 +494,26 @@ static int
 plan_box(struct incus *c, const char *name, struct plan *p,
     struct box_err *e)
 {
-	struct incus_reply r;
+	struct incus_instance in;
 	struct incus_network net;
 	struct box_info bi;
 	char v[600], mac[32];
 	int rc;
 
-	if ((rc = box_fetch(c, name, 1, &r, &bi, e)) < 0)
+	if ((rc = box_get(c, name, INCUS_INST_STATE, &in, &bi, e)) < 0)
 		return rc;
 	if (!bi.running) {
-		incus_reply_free(&r);
+		incus_instance_free(&in);
 		err_set(e, -EAGAIN, "box %s is %s: verify probes from inside "
 		    "a running box", name, bi.status);
 		err_fix(e, "box start %s", name);
 		return -EAGAIN;
 	}
-	box_config(&r.doc, r.metadata, "user.box.egress", v, sizeof(v), "");
-	box_config(&r.doc, r.metadata, "volatile." CONTRACT_NIC ".hwaddr",
-	    mac, sizeof(mac), "");
-	incus_reply_free(&r);
+	snprintf(v, sizeof(v), "%s", incus_kv_or(&in.config, "user.box.egress",
+	    ""));
+	snprintf(mac, sizeof(mac), "%s", incus_kv_or(&in.config,
+	    "volatile." CONTRACT_NIC ".hwaddr", ""));
+	incus_instance_free(&in);
 	p->allow = verify_policy_read(v, p->policy, sizeof(p->policy));
 	if (p->allow < 0) {
 		text_sanitize(v, strlen(v));

@@ -316,7 +316,7 @@ int
 cmd_egress(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	struct incus_reply r;
+	struct incus_instance in;
 	struct egress *p = NULL;
 	struct incus c;
 	char *text = NULL;
@@ -361,10 +361,10 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 		rc = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = box_fetch(&c, box, 0, &r, NULL, e)) < 0)
+	if ((rc = box_get(&c, box, 0, &in, NULL, e)) < 0)
 		goto out;
-	egress_effective(&r.doc, r.metadata, text, EGRESS_TEXTMAX + 32);
-	incus_reply_free(&r);
+	egress_effective_of(&in, text, EGRESS_TEXTMAX + 32);
+	incus_instance_free(&in);
 	if (want_log) {
 		rc = show_log(&c, box, json, e);
 		goto out;

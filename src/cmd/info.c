@@ -21,9 +21,6 @@
 struct view {
 	const struct incus_instance *in;
 	struct incus_snapshot_list snaps;
-	/* the instance's own object, for host/egress_host.c, which reads
-	 * the policy from it */
-	struct json_doc raw;
 	char addr[64];
 	char why[256];			/* why no address, or "" */
 };
@@ -179,7 +176,7 @@ print_egress(const struct view *v)
 
 	if (text == NULL)
 		return;
-	egress_effective(&v->raw, 0, text, EGRESS_TEXTMAX + 32);
+	egress_effective_of(v->in, text, EGRESS_TEXTMAX + 32);
 	printf(LABEL "%s\n", "EGRESS", text);
 	free(text);
 }
@@ -223,21 +220,15 @@ show(struct incus *c, const char *name, struct box_err *e)
 	struct incus_instance in, full;
 	struct box_where w;
 	struct box_info bi;
-	struct box_err le;
 	struct view v;
 	int rc, got;
 
 	memset(&v, 0, sizeof(v));
 	memset(&full, 0, sizeof(full));
-	rc = box_get(c, name, INCUS_INST_RAW, &in, &bi, e);
+	rc = box_get(c, name, 0, &in, &bi, e);
 	if (rc < 0)
 		return rc;
 	v.in = &in;
-	err_clear(&le);
-	if ((rc = json_parse(&v.raw, in.raw, in.raw_len, &le)) < 0) {
-		*e = le;
-		goto out;
-	}
 	where_init(&w);
 	got = where_address(&w, &in, v.addr, sizeof(v.addr), v.why,
 	    sizeof(v.why));
@@ -264,7 +255,6 @@ show(struct incus *c, const char *name, struct box_err *e)
 	print_info(&v, &bi);
 out:
 	incus_snapshot_list_free(&v.snaps);
-	json_free(&v.raw);
 	incus_instance_free(&full);
 	incus_instance_free(&in);
 	return rc;

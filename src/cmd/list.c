@@ -25,6 +25,7 @@
 #include "cmd/cmd.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
+#include "incus/storage.h"
 #include "util/opt.h"
 #include "util/table.h"
 
@@ -88,26 +89,6 @@ root_pool(const struct incus_instance *in, char *buf, size_t cap)
 	}
 }
 
-/*
- * The effective egress policy.  host/egress_host.c reads it from the
- * instance's JSON object, which the list keeps (INCUS_INST_RAW) for
- * --json=full anyway.
- */
-static void
-effective_egress(const struct incus_instance *in, char *buf, size_t cap)
-{
-	struct json_doc d;
-	struct box_err le;
-
-	err_clear(&le);
-	if (in->raw == NULL || json_parse(&d, in->raw, in->raw_len, &le) < 0) {
-		snprintf(buf, cap, "invalid (nothing allowed)");
-		return;
-	}
-	egress_effective(&d, 0, buf, cap);
-	json_free(&d);
-}
-
 /* The tagged instances of the list as rows (addresses not yet). */
 static int
 roster_from(const struct incus_instance_list *l, struct roster *ro,
@@ -130,7 +111,7 @@ roster_from(const struct incus_instance_list *l, struct roster *ro,
 		root_pool(in, r->pool, sizeof(r->pool));
 		r->snaps = in->nsnapshots;
 		if ((r->egress = malloc(EGRESS_TEXTMAX + 32)) != NULL)
-			effective_egress(in, r->egress, EGRESS_TEXTMAX + 32);
+			egress_effective_of(in, r->egress, EGRESS_TEXTMAX + 32);
 		ro->n++;
 	}
 	return 0;
@@ -151,7 +132,7 @@ static int
 count_snapshots(struct incus *c, struct roster *ro, char *why, size_t wcap,
     struct box_err *e)
 {
-	char pools[MAX_POOLS][64], path[192], esc[128];
+	char pools[MAX_POOLS][64];
 	int np = 0, i, p, rc;
 
 	for (i = 0; i < ro->n; i++) {
@@ -173,50 +154,33 @@ count_snapshots(struct incus *c, struct roster *ro, char *why, size_t wcap,
 		}
 	}
 	for (p = 0; p < np; p++) {
-		struct incus_reply r;
+		struct incus_volume_refs l;
 		struct box_err ve = { 0 };
-		int v;
+		size_t v;
 
-		if (url_escape(pools[p], esc, sizeof(esc)) < 0) {
-			snprintf(why, wcap, "pool name %.60s", pools[p]);
-			return -EINVAL;
-		}
 		/* Names only: recursion=1 would render every volume. */
-		snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes",
-		    esc);
-		rc = incus_call(c, "GET", path, NULL, &r, &ve);
-		if (rc < 0 || json_type(&r.doc, r.metadata) != JSON_ARRAY) {
+		rc = incus_pool_volumes(c, pools[p], NULL, &l, &ve);
+		if (rc < 0) {
 			snprintf(why, wcap, "pool %.60s's volume list: %.600s",
-			    pools[p], rc < 0 ? ve.msg : "not a list");
-			if (rc == 0)
-				incus_reply_free(&r);
-			return rc < 0 ? rc : -EBOX_PROTO;
+			    pools[p], ve.msg);
+			return rc;
 		}
-		for (v = json_child(&r.doc, r.metadata); v >= 0;
-		    v = json_next(&r.doc, v)) {
-			char url[400], *type, *name, *snap;
-			size_t pre = strlen(path);
+		for (v = 0; v < l.n; v++) {
+			/* <instance>/snapshots/<snapshot> */
+			const char *name = l.v[v].name;
+			const char *snap = strstr(name, "/snapshots/");
+			size_t len = snap != NULL ? (size_t)(snap - name) : 0;
 
-			/* <path>/<type>/<instance>/snapshots/<snapshot> */
-			if (json_str(&r.doc, v, url, sizeof(url)) < 0 ||
-			    strncmp(url, path, pre) != 0 || url[pre] != '/')
+			if (snap == NULL || snap[11] == '\0' || len == 0)
 				continue;
-			type = url + pre + 1;
-			if ((name = strchr(type, '/')) == NULL)
-				continue;
-			*name++ = '\0';
-			if ((snap = strchr(name, '/')) == NULL ||
-			    strncmp(snap, "/snapshots/", 11) != 0 ||
-			    snap[11] == '\0')
-				continue;
-			*snap = '\0';
 			for (i = 0; i < ro->n; i++)
 				if (strcmp(ro->v[i].pool, pools[p]) == 0 &&
-				    strcmp(ro->v[i].bi.name, name) == 0 &&
-				    strcmp(ro->v[i].bi.type, type) == 0)
+				    strlen(ro->v[i].bi.name) == len &&
+				    strncmp(ro->v[i].bi.name, name, len) == 0 &&
+				    strcmp(ro->v[i].bi.type, l.v[v].type) == 0)
 					ro->v[i].snaps++;
 		}
-		incus_reply_free(&r);
+		incus_volume_refs_free(&l);
 	}
 	(void)e;
 	return 0;

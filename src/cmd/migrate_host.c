@@ -32,15 +32,15 @@ one(struct incus *c, const char *name, int force, struct box_err *e)
 	char q[200];
 	int rc;
 
-	struct incus_reply r;
+	struct incus_instance in;
 	int kind;
 
 	/* a name that is no box is refused before anything is asked, and a
 	 * box already on the stack needs no consent to be left alone */
-	if ((rc = box_fetch(c, name, 0, &r, NULL, e)) < 0)
+	if ((rc = box_get(c, name, 0, &in, NULL, e)) < 0)
 		return rc;
-	kind = migrate_kind(&r.doc, r.metadata);
-	incus_reply_free(&r);
+	kind = migrate_kind_of(&in);
+	incus_instance_free(&in);
 	if (kind == MIG_DONE)
 		return migrate_box(c, name, &res, e);
 	snprintf(q, sizeof(q), "re-home %s onto the %s profile (it is stopped "

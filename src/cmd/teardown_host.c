@@ -15,14 +15,13 @@
 #include "box/box.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
-#include "host/boxtag.h"
 #include "host/doctor/doctor_tier.h"
 #include "host/stack/firewall.h"
 #include "host/stack/stack.h"
 #include "host/install/nestguard.h"
 #include "host/stack/sysd.h"
 #include "incus/api.h"
-#include "incus/instance_host.h"
+#include "incus/instance.h"
 #include "util/opt.h"
 #include "util/prompt.h"
 
@@ -42,9 +41,10 @@ delete_box(struct incus *c, const char *name, int running, struct box_err *e)
 	int rc;
 
 	fprintf(stderr, "box: removing box %s\n", name);
-	if (running && (rc = incus_instance_host_stop(c, name, 1, 120, e)) < 0)
+	if (running && (rc = incus_instance_set_state(c, name, "stop", 1, 0,
+	    120, e)) < 0)
 		return rc;
-	return incus_instance_host_delete(c, name, 300, e);
+	return incus_instance_delete(c, name, 300, e);
 }
 
 /* Tagged instances, one at a time; the first failure stops the teardown. */
@@ -60,7 +60,7 @@ delete_boxes(struct incus *c, int *left, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < l.n && rc == 0; i++) {
-		if (!host_box_tagged(&l.v[i], NULL))
+		if (!box_tagged(&l.v[i], NULL))
 			continue;
 		if (!box_name_ok(l.v[i].name)) {
 			(*left)++;
@@ -114,7 +114,7 @@ assert_absent(struct incus *c, struct box_err *e)
 	err_clear(&ignore);
 	if (incus_instance_list(c, NULL, 0, &l, &ignore) == 0) {
 		for (k = 0; k < l.n; k++)
-			boxes += host_box_tagged(&l.v[k], NULL);
+			boxes += box_tagged(&l.v[k], NULL);
 		incus_instance_list_free(&l);
 	}
 	if (boxes > 0)

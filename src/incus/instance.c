@@ -393,9 +393,10 @@ incus_instance_list(struct incus *c, const char *filter, unsigned flags,
 	int rc, n;
 
 	memset(list, 0, sizeof(*list));
-	n = snprintf(path, sizeof(path), "/1.0/instances?recursion=%d%s%s",
-	    (flags & INCUS_INST_STATE) ? 2 : 1, filter ? "&filter=" : "",
-	    filter ? filter : "");
+	n = snprintf(path, sizeof(path), "/1.0/instances?recursion=%d%s%s%s",
+	    (flags & INCUS_INST_STATE) ? 2 : 1,
+	    (flags & INCUS_INST_ALL) ? "&all-projects=true" : "",
+	    filter ? "&filter=" : "", filter ? filter : "");
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return err_set(e, -ENAMETOOLONG, "the instance filter is too "
 		    "long");

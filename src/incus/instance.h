@@ -32,6 +32,9 @@
 #define INCUS_INST_STATE	0x1	/* with its state (get: recursion=1,
 					 * list: recursion=2) */
 #define INCUS_INST_RAW		0x2	/* keep the daemon's bytes (--json) */
+#define INCUS_INST_ALL		0x4	/* list: every project (all-projects=true,
+					 * each one's project set; a caller the
+					 * daemon does not let see them: -EACCES) */
 
 struct incus_addr {
 	char family[8];		/* "inet", "inet6" */

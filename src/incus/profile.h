@@ -5,6 +5,8 @@
 #ifndef BOX_PROFILE_H
 #define BOX_PROFILE_H
 
+#include <stddef.h>
+
 #include "incus/api.h"
 #include "incus/kv.h"
 
@@ -31,6 +33,25 @@ int incus_profile_delete(struct incus *c, const char *name,
     struct box_err *e);
 
 void incus_profile_free(struct incus_profile *p);
+
+/* --- the list of names --- */
+
+struct incus_profile_names {
+	char **v;		/* owned */
+	size_t n;
+};
+
+/* The names of the caller's project's profiles. */
+int incus_profile_names(struct incus *c,
+    struct incus_profile_names *out, struct box_err *e);
+void incus_profile_names_free(struct incus_profile_names *l);
+
+/*
+ * The parser (tests, fuzzing): the list of URLs ("/1.0/profiles/<name>",
+ * "?project=" allowed), each name unescaped.  -EBADMSG for anything else.
+ */
+int incus_profile_names_parse(struct incus_profile_names *l,
+    const struct json_doc *d, int arr);
 
 /* The parser (obj: the reply's metadata); -EBADMSG for a foreign shape. */
 int incus_profile_from_json(struct incus_profile *p, const struct json_doc *d,

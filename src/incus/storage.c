@@ -302,3 +302,24 @@ incus_pool_volumes(struct incus *c, const char *pool, const char *type,
 		    "volumes of pool %s are not a list box understands", pool);
 	return 0;
 }
+
+int
+incus_volume_delete(struct incus *c, const char *pool, const char *name,
+    int timeout_s, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[1100], p[400], n[600];
+	int rc;
+
+	if (pool[0] == '\0' || name[0] == '\0' ||
+	    url_escape(pool, p, sizeof(p)) < 0 ||
+	    url_escape(name, n, sizeof(n)) < 0)
+		return err_set(e, -EINVAL, "odd volume '%.64s' in pool "
+		    "'%.64s'", name, pool);
+	snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes/custom/%s",
+	    p, n);
+	rc = incus_do(c, "DELETE", path, NULL, timeout_s, &r, e);
+	if (rc == 0)
+		incus_reply_free(&r);
+	return rc;
+}

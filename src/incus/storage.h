@@ -46,6 +46,9 @@ void incus_names_free(char **names, size_t n);
 /* The volumes of pool (type NULL: every type), names only. */
 int incus_pool_volumes(struct incus *c, const char *pool, const char *type,
     struct incus_volume_refs *l, struct box_err *e);
+/* DELETE the custom volume name of pool and wait: 0, -ENOENT, -errno. */
+int incus_volume_delete(struct incus *c, const char *pool, const char *name,
+    int timeout_s, struct box_err *e);
 void incus_pool_free(struct incus_pool *p);
 void incus_volume_refs_free(struct incus_volume_refs *l);
 

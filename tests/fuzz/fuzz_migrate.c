@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host/stack/migrate.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -17,6 +18,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct migrate_probe p;
+	struct incus_instance in, out;
 	struct json_doc d;
 	struct mint_kv kv;
 	struct box_err e;
@@ -32,13 +34,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&d, 0, sizeof(d));
 	err_clear(&e);
 	if (json_parse(&d, copy, size, &e) == 0) {
-		(void)migrate_kind(&d, 0);
-		(void)migrate_uses_legacy(&d, 0);
-		(void)migrate_foreign_devices(&d, 0, buf, sizeof(buf));
-		(void)migrate_stamps(&d, 0, "t", &kv);
-		(void)migrate_carry(&d, 0, &kv);
-		if (migrate_rollback_body(&d, 0, &d, 0, &kv, &body, &e) == 0)
-			free(body);
+		if (incus_instance_from_json(&d, 0, 0, &in, &e) < 0)
+			goto done;
+		(void)migrate_kind_of(&in);
+		(void)migrate_uses_legacy_of(&in);
+		(void)migrate_foreign_devices_of(&in, buf, sizeof(buf));
+		(void)migrate_stamps_of(&in, "t", &kv);
+		(void)migrate_carry_of(&in, &kv);
+		if (migrate_rollback_of(&in, &in, &kv, &out) == 0) {
+			if (incus_instance_put_body(&out, &body, &e) == 0)
+				free(body);
+			incus_instance_free(&out);
+		}
+		incus_instance_free(&in);
+done:
 		json_free(&d);
 	}
 	free(copy);

@@ -1,6 +1,6 @@
 /*
  * fuzz_project - the project, trust store and image parsers (src/incus/
- * project.c, certificate.c, image.c, profile_host.c) on arbitrary bytes.  Every parser
+ * project.c, certificate.c, image.c, profile.c's name list) on arbitrary bytes.  Every parser
  * reads the same document; what one accepts must hold its own promises:
  * names never empty, fingerprints hex (they go into URLs), every config
  * key found again, and all of it freed without a leak.
@@ -11,7 +11,7 @@
 
 #include "incus/certificate.h"
 #include "incus/image.h"
-#include "incus/profile_host.h"
+#include "incus/profile.h"
 #include "incus/project.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -278,21 +278,24 @@ TEST(box_address_by_subnet)
 	    "]},\"lo\":{\"addresses\":[{\"family\":\"inet\",\"address\":"
 	    "\"127.0.0.1\",\"scope\":\"global\"}]}}}}";
 	struct box_subnets sn = { 0 };
+	struct incus_instance in;
 	struct json_doc d;
 	struct box_err e;
 	char a[64];
 
 	err_clear(&e);
 	CHECK_INT(json_parse(&d, inst, sizeof(inst) - 1, &e), 0);
+	CHECK_INT(incus_instance_from_json(&d, 0, 0, &in, &e), 0);
 	sn.n = 1;
 	strcpy(sn.s[0].ifname, "boxnet");
 	sn.s[0].addr = 0x0a580001;
 	sn.s[0].mask = 0xffffff00;
-	box_address(&d, 0, &sn, a, sizeof(a));
+	box_address_of(&in, &sn, a, sizeof(a));
 	CHECK_STR(a, "10.88.0.7");
 	/* Without the bridge's subnet, two global addresses: no guess. */
 	sn.n = 0;
-	box_address(&d, 0, &sn, a, sizeof(a));
+	box_address_of(&in, &sn, a, sizeof(a));
 	CHECK_STR(a, "-");
+	incus_instance_free(&in);
 	json_free(&d);
 }

@@ -34,6 +34,7 @@ TEST(mint_pick_precedence)
 static void
 host(struct mint_host *h, int kvm, const char *env)
 {
+	struct incus_server s;
 	struct json_doc d;
 	struct box_err e;
 
@@ -42,7 +43,9 @@ host(struct mint_host *h, int kvm, const char *env)
 	err_clear(&e);
 	memset(&d, 0, sizeof(d));
 	CHECK_INT(json_parse(&d, env, strlen(env), &e), 0);
-	mint_host_read(&d, 0, h);
+	CHECK_INT(incus_server_from_json(&s, &d, 0), 0);
+	mint_host_read(&s, h);
+	incus_server_free(&s);
 	json_free(&d);
 }
 
@@ -253,13 +256,17 @@ kvget(struct mint_kv *kv, const char *k)
 static void
 import_stamps(const char *inst, struct mint_kv *kv)
 {
+	struct incus_instance in;
 	struct json_doc d;
 	struct box_err e;
 
 	err_clear(&e);
 	memset(&d, 0, sizeof(d));
 	CHECK_INT(json_parse(&d, inst, strlen(inst), &e), 0);
-	CHECK_INT(mint_import_stamps(kv, &d, 0, "NOW"), 0);
+	if (incus_instance_from_json(&d, 0, 0, &in, &e) < 0)
+		memset(&in, 0, sizeof(in));	/* nothing readable: no stamps */
+	CHECK_INT(mint_import_stamps_of(kv, &in.config, "NOW"), 0);
+	incus_instance_free(&in);
 	json_free(&d);
 }
 
@@ -316,6 +323,14 @@ drop_hw(const char *key)
 	return strstr(key, ".hwaddr") != NULL;
 }
 
+/* life_edit's typed callback: drop every disk but the root. */
+static int
+drop_disk(const char *name, const struct incus_kvs *dev)
+{
+	return strcmp(name, "root") != 0 &&
+	    strcmp(incus_kv_or(dev, "type", ""), "disk") == 0;
+}
+
 TEST(life_edit_body_rewrites)
 {
 	static const char inst[] = "{\"architecture\":\"x86_64\","
@@ -329,6 +344,8 @@ TEST(life_edit_body_rewrites)
 	static const char *const set[] = { "user.a", "2", "user.gone", "",
 	    "user.new", "v\"q", NULL };
 	static const char *const prof[] = { "box-net", NULL };
+	struct incus_kvs extra = { 0 };
+	struct incus_instance in;
 	struct life_edit ed;
 	struct json_doc d, o;
 	struct box_err e;
@@ -339,14 +356,18 @@ TEST(life_edit_body_rewrites)
 	memset(&d, 0, sizeof(d));
 	memset(&o, 0, sizeof(o));
 	CHECK_INT(json_parse(&d, inst, strlen(inst), &e), 0);
+	CHECK_INT(incus_instance_from_json(&d, 0, 0, &in, &e), 0);
+	CHECK_INT(incus_kv_set(&extra, "type", "none"), 0);
 	memset(&ed, 0, sizeof(ed));
 	ed.set = set;
 	ed.drop_cfg = drop_hw;
 	ed.drop_dev = door_source_only;
 	ed.profiles = prof;
 	ed.add_dev = "extra";
-	ed.add_dev_json = "{\"type\":\"none\"}";
-	CHECK_INT(life_edit_body(&d, 0, &ed, &body, &e), 0);
+	ed.add_dev_kv = &extra;
+	CHECK_INT(life_edit_body(&in, &ed, &body, &e), 0);
+	incus_instance_free(&in);
+	incus_kv_free(&extra);
 	CHECK_INT(ed.dropped, 2);
 	CHECK_INT(json_parse(&o, body, strlen(body), &e), 0);
 	cfg = json_get(&o, 0, "config");
@@ -368,12 +389,26 @@ TEST(life_edit_body_rewrites)
 	/* one named device; profiles kept */
 	memset(&ed, 0, sizeof(ed));
 	ed.drop_dev_name = "data";
-	CHECK_INT(life_edit_body(&d, 0, &ed, &body, &e), 0);
+	CHECK_INT(incus_instance_from_json(&d, 0, 0, &in, &e), 0);
+	CHECK_INT(life_edit_body(&in, &ed, &body, &e), 0);
+	incus_instance_free(&in);
 	CHECK_INT(json_parse(&o, body, strlen(body), &e), 0);
 	CHECK_INT(json_count(&o, json_get(&o, 0, "devices")), 2);
 	CHECK_INT(json_count(&o, json_get(&o, 0, "profiles")), 2);
 	CHECK(json_streq(&o, json_get(&o, json_get(&o, 0, "config"),
 	    "volatile.eth0.hwaddr"), "aa"));
+	json_free(&o);
+	free(body);
+	/* a typed callback (migrate's kind) names what goes */
+	memset(&ed, 0, sizeof(ed));
+	ed.drop_device = drop_disk;
+	CHECK_INT(incus_instance_from_json(&d, 0, 0, &in, &e), 0);
+	CHECK_INT(life_edit_body(&in, &ed, &body, &e), 0);
+	incus_instance_free(&in);
+	CHECK_INT(ed.dropped, 1);
+	CHECK_INT(json_parse(&o, body, strlen(body), &e), 0);
+	CHECK(json_get(&o, json_get(&o, 0, "devices"), "data") == JSON_NONE);
+	CHECK_INT(json_count(&o, json_get(&o, 0, "devices")), 2);
 	json_free(&o);
 	free(body);
 	json_free(&d);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "host/stack/migrate.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 #include "t.h"
 
@@ -16,6 +17,21 @@ parse(struct json_doc *d, const char *s)
 	memset(d, 0, sizeof(*d));
 	if (json_parse(d, s, strlen(s), &e) < 0)
 		t_fail(__FILE__, __LINE__, "bad test JSON: %s", e.msg);
+}
+
+/* A typed instance from test JSON, as the daemon's reply would give it. */
+static void
+inst(struct incus_instance *in, const char *s)
+{
+	struct json_doc d;
+	struct box_err e;
+
+	parse(&d, s);
+	err_clear(&e);
+	if (incus_instance_from_json(&d, 0, 0, in, &e) < 0)
+		t_fail(__FILE__, __LINE__, "test JSON is no instance: %s",
+		    e.msg);
+	json_free(&d);
 }
 
 static const char legacy_box[] = "{\"name\":\"old\",\"type\":\"container\","
@@ -46,57 +62,57 @@ TEST(migrate_kind_tags)
 		{ "{\"user.claudebox\":\"0\"}", MIG_NOT_BOX },
 		{ "{\"user.claudebox\":\"true\",\"user.box\":\"1\"}", MIG_DONE },
 	};
-	struct json_doc d;
+	struct incus_instance in;
 	char buf[200];
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		snprintf(buf, sizeof(buf), "{\"config\":%s}", t[i].cfg);
-		parse(&d, buf);
-		CHECK_INT(migrate_kind(&d, 0), t[i].kind);
-		json_free(&d);
+		inst(&in, buf);
+		CHECK_INT(migrate_kind_of(&in), t[i].kind);
+		incus_instance_free(&in);
 	}
 }
 
 TEST(migrate_uses_legacy_stack)
 {
-	struct json_doc d;
+	struct incus_instance in;
 
-	parse(&d, legacy_box);
-	CHECK_INT(migrate_uses_legacy(&d, 0), 1);
-	json_free(&d);
-	parse(&d, "{\"profiles\":[\"box-net\"],\"expanded_devices\":{\"eth0\":"
+	inst(&in, legacy_box);
+	CHECK_INT(migrate_uses_legacy_of(&in), 1);
+	incus_instance_free(&in);
+	inst(&in, "{\"profiles\":[\"box-net\"],\"expanded_devices\":{\"eth0\":"
 	    "{\"type\":\"nic\",\"network\":\"boxnet\"}}}");
-	CHECK_INT(migrate_uses_legacy(&d, 0), 0);
-	json_free(&d);
+	CHECK_INT(migrate_uses_legacy_of(&in), 0);
+	incus_instance_free(&in);
 	/* no legacy profile, but a NIC of its own on claudenet */
-	parse(&d, "{\"profiles\":[\"default\"],\"expanded_devices\":{\"x\":"
+	inst(&in, "{\"profiles\":[\"default\"],\"expanded_devices\":{\"x\":"
 	    "{\"type\":\"nic\",\"nictype\":\"bridged\",\"parent\":"
 	    "\"claudenet\"}}}");
-	CHECK_INT(migrate_uses_legacy(&d, 0), 1);
-	json_free(&d);
+	CHECK_INT(migrate_uses_legacy_of(&in), 1);
+	incus_instance_free(&in);
 }
 
 TEST(migrate_devices)
 {
-	struct json_doc d;
+	struct incus_instance in;
 	char buf[128];
 
-	parse(&d, legacy_box);
+	inst(&in, legacy_box);
 	/* its own NIC and door are dropped, the root disk stays: none foreign */
-	CHECK_INT(migrate_foreign_devices(&d, 0, buf, sizeof(buf)), 0);
+	CHECK_INT(migrate_foreign_devices_of(&in, buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "");
-	CHECK_INT(migrate_drop_device("eth0", &d, json_path(&d, 0,
-	    "devices.eth0")), 1);
-	CHECK_INT(migrate_drop_device("root", &d, json_path(&d, 0,
-	    "devices.root")), 0);
-	json_free(&d);
-	parse(&d, "{\"devices\":{\"data\":{\"type\":\"disk\",\"path\":"
+	CHECK_INT(migrate_drop_device("eth0", incus_dev_get(&in.devices,
+	    "eth0")), 1);
+	CHECK_INT(migrate_drop_device("root", incus_dev_get(&in.devices,
+	    "root")), 0);
+	incus_instance_free(&in);
+	inst(&in, "{\"devices\":{\"data\":{\"type\":\"disk\",\"path\":"
 	    "\"/data\",\"source\":\"/srv\"},\"gpu\":{\"type\":\"gpu\"},"
 	    "\"root\":{\"type\":\"disk\",\"path\":\"/\"}}}");
-	CHECK_INT(migrate_foreign_devices(&d, 0, buf, sizeof(buf)), 2);
+	CHECK_INT(migrate_foreign_devices_of(&in, buf, sizeof(buf)), 2);
 	CHECK_STR(buf, "data, gpu");
-	json_free(&d);
+	incus_instance_free(&in);
 }
 
 static const char *
@@ -113,10 +129,10 @@ kv_get(const struct mint_kv *kv, const char *k)
 TEST(migrate_stamps_and_carry)
 {
 	struct mint_kv kv;
-	struct json_doc d;
+	struct incus_instance in;
 
-	parse(&d, legacy_box);
-	CHECK_INT(migrate_stamps(&d, 0, "2026-12-01T10:00:00Z", &kv), 0);
+	inst(&in, legacy_box);
+	CHECK_INT(migrate_stamps_of(&in, "2026-12-01T10:00:00Z", &kv), 0);
 	CHECK_STR(kv_get(&kv, "user.box"), "1");
 	CHECK_STR(kv_get(&kv, "user.box.template"), "claude-box");
 	CHECK_STR(kv_get(&kv, "user.box.user"), "claude");
@@ -129,23 +145,23 @@ TEST(migrate_stamps_and_carry)
 	CHECK(kv_get(&kv, "user.box.version") == NULL);
 	/* the legacy tag is not touched by the stamp */
 	CHECK(kv_get(&kv, "user.claudebox") == NULL);
-	CHECK_INT(migrate_carry(&d, 0, &kv), 0);
+	CHECK_INT(migrate_carry_of(&in, &kv), 0);
 	CHECK_INT(kv.n, 3);
 	CHECK_STR(kv_get(&kv, "limits.cpu"), "4");
 	CHECK_STR(kv_get(&kv, "limits.memory"), "8GiB");
 	CHECK_STR(kv_get(&kv, "security.nesting"), "true");
-	json_free(&d);
+	incus_instance_free(&in);
 	/* a resumed re-homing keeps what is stamped; its own keys win */
-	parse(&d, "{\"type\":\"virtual-machine\",\"config\":{\"user.box\":"
+	inst(&in, "{\"type\":\"virtual-machine\",\"config\":{\"user.box\":"
 	    "\"1\",\"user.box.user\":\"dev\",\"limits.cpu\":\"1\"},"
 	    "\"expanded_config\":{\"limits.cpu\":\"1\",\"security.nesting\":"
 	    "\"true\"}}");
-	CHECK_INT(migrate_stamps(&d, 0, "t", &kv), 0);
+	CHECK_INT(migrate_stamps_of(&in, "t", &kv), 0);
 	CHECK(kv_get(&kv, "user.box.user") == NULL);
 	CHECK_STR(kv_get(&kv, "user.box.mode"), "vm");
-	CHECK_INT(migrate_carry(&d, 0, &kv), 0);
+	CHECK_INT(migrate_carry_of(&in, &kv), 0);
 	CHECK_INT(kv.n, 0);	/* nothing: a VM gets no nesting */
-	json_free(&d);
+	incus_instance_free(&in);
 }
 
 TEST(migrate_rollback_puts_back)
@@ -155,18 +171,21 @@ TEST(migrate_rollback_puts_back)
 	    "\"config\":{\"user.claudebox\":\"1\",\"user.box\":\"1\","
 	    "\"limits.cpu\":\"4\",\"volatile.eth0.host_name\":\"vethNEW\","
 	    "\"volatile.idmap.next\":\"[]\"},\"devices\":{}}";
-	struct json_doc o, c, b;
+	struct incus_instance o, c, out;
+	struct json_doc b;
 	struct mint_kv kv;
 	struct box_err e;
 	char *body = NULL;
 	int cfg;
 
 	err_clear(&e);
-	parse(&o, legacy_box);
-	parse(&c, cur);
+	inst(&o, legacy_box);
+	inst(&c, cur);
 	mint_kv_init(&kv);
 	mint_kv_add(&kv, "limits.cpu", "4");
-	CHECK_INT(migrate_rollback_body(&c, 0, &o, 0, &kv, &body, &e), 0);
+	CHECK_INT(migrate_rollback_of(&c, &o, &kv, &out), 0);
+	CHECK_INT(incus_instance_put_body(&out, &body, &e), 0);
+	incus_instance_free(&out);
 	parse(&b, body);
 	cfg = json_get(&b, 0, "config");
 	/* both tags, fresh volatile keys, the carried key gone */
@@ -184,8 +203,8 @@ TEST(migrate_rollback_puts_back)
 	    "claude-dev"));
 	CHECK(json_get(&b, 0, "name") == JSON_NONE);
 	json_free(&b);
-	json_free(&c);
-	json_free(&o);
+	incus_instance_free(&c);
+	incus_instance_free(&o);
 	free(body);
 }
 

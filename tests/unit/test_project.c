@@ -18,9 +18,9 @@
 #include "incus/api.h"
 #include "incus/certificate.h"
 #include "incus/image.h"
-#include "incus/instance_host.h"
-#include "incus/storage_host.h"
-#include "incus/profile_host.h"
+#include "incus/instance.h"
+#include "incus/profile.h"
+#include "incus/storage.h"
 #include "incus/project.h"
 #include "t.h"
 
@@ -531,9 +531,10 @@ TEST(profile_names_parse_urls_and_refuse_others)
 	}
 }
 
-TEST(instance_host_put_body_known_answer)
+TEST(instance_put_body_known_answer)
 {
 	struct incus_instance in;
+	struct box_err e;
 	char *prof[] = { "box-net" }, *body;
 
 	memset(&in, 0, sizeof(in));
@@ -544,7 +545,8 @@ TEST(instance_host_put_body_known_answer)
 	in.profiles = prof;
 	in.nprofiles = 1;
 	CHECK_INT(incus_kv_set(&in.config, "user.box", "1"), 0);
-	CHECK_INT(incus_instance_host_put_body(&in, &body), 0);
+	err_clear(&e);
+	CHECK_INT(incus_instance_put_body(&in, &body, &e), 0);
 	/* never the name or a read-only field */
 	CHECK_STR(body, "{\"architecture\":\"x86_64\",\"description\":\"d\","
 	    "\"ephemeral\":false,\"stateful\":true,\"config\":{\"user.box\":"
@@ -553,7 +555,7 @@ TEST(instance_host_put_body_known_answer)
 	incus_kv_free(&in.config);
 }
 
-TEST(instance_and_storage_host_calls)
+TEST(instance_and_storage_calls)
 {
 	struct incus_instance_list l;
 	struct incus_instance in;
@@ -566,21 +568,21 @@ TEST(instance_and_storage_host_calls)
 	CHECK(fake_start(&f) == 0);
 	CHECK(client(&f, &c, "") == 0);
 	err_clear(&e);
-	CHECK_INT(incus_instance_host_stop(&c, "b 1", 1, 5, &e), 0);
-	CHECK_INT(incus_instance_host_delete(&c, "b 1", 5, &e), 0);
+	CHECK_INT(incus_instance_set_state(&c, "b 1", "stop", 1, 0, 5, &e), 0);
+	CHECK_INT(incus_instance_delete(&c, "b 1", 5, &e), 0);
 	CHECK_INT(incus_kv_set(&cfg, "volatile.eth0.hwaddr", "00:16:3e:00:00:01"),
 	    0);
-	CHECK_INT(incus_instance_host_patch_config(&c, "b 1", &cfg, &e), 0);
+	CHECK_INT(incus_instance_patch(&c, "b 1", &cfg, NULL, NULL, 5, &e), 0);
 	memset(&in, 0, sizeof(in));
 	snprintf(in.name, sizeof(in.name), "b 1");
-	CHECK_INT(incus_instance_host_put(&c, &in, 5, &e), 0);
-	CHECK_INT(incus_instance_host_list_all(&c, "x", 0, &l, &e), 0);
+	CHECK_INT(incus_instance_put(&c, &in, 5, &e), 0);
+	CHECK_INT(incus_instance_list(&c, "x", INCUS_INST_ALL, &l, &e), 0);
 	CHECK_INT(l.n, 1);
 	CHECK_STR(l.v[0].project, "user-7");
 	incus_instance_list_free(&l);
-	CHECK_INT(incus_instance_host_delete(&c, "", 5, &e), -EINVAL);
+	CHECK_INT(incus_instance_delete(&c, "", 5, &e), -EINVAL);
 	err_clear(&e);
-	CHECK_INT(incus_volume_host_delete(&c, "default", "v/1", 5, &e), 0);
+	CHECK_INT(incus_volume_delete(&c, "default", "v/1", 5, &e), 0);
 	incus_kv_free(&cfg);
 	incus_close(&c);
 	fake_stop(&f, log, sizeof(log));

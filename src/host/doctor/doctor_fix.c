@@ -18,7 +18,6 @@
 #include <time.h>
 
 #include "box/box.h"
-#include "host/boxtag.h"
 #include "host/stack/firewall.h"
 #include "incus/instance.h"
 #include "net/brport.h"
@@ -114,7 +113,7 @@ leaseless(struct dh_ctx *h)
 	if (incus_instance_list(&h->c, NULL, INCUS_INST_STATE, &l, &e) < 0)
 		return 0;
 	for (i = 0; i < l.n; i++)
-		if (host_box_tagged(&l.v[i], &legacy) &&
+		if (box_tagged(&l.v[i], &legacy) &&
 		    strcmp(l.v[i].status, "Running") == 0 &&
 		    dh_box_nic(&l.v[i]) != NULL &&
 		    !has_lease(&l.v[i], h->cfg_net))

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "host/boxtag.h"
 #include "host/doctor/doctor_shape.h"
 #include "incus/instance.h"
 #include "host/stack/firewall.h"
@@ -1052,7 +1051,7 @@ check_boxes(struct dh_ctx *h)
 		return;
 	}
 	for (i = 0; i < l.n; i++) {
-		if (!host_box_tagged(&l.v[i], &legacy) ||
+		if (!box_tagged(&l.v[i], &legacy) ||
 		    !wanted(h->o, l.v[i].name))
 			continue;
 		n++;

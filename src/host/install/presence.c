@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/boxtag.h"
+#include "box/box.h"
 #include "incus/api.h"
-#include "incus/instance_host.h"
+#include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
 
@@ -43,7 +43,7 @@ count_boxes(const struct incus_instance_list *l, struct presence *p, int all)
 	for (i = 0; i < l->n; i++) {
 		const struct incus_instance *in = &l->v[i];
 
-		if (!host_box_tagged(in, NULL))
+		if (!box_tagged(in, NULL))
 			continue;
 		if (p->nnames < PRESENCE_MAX_NAMES) {
 			if (all && in->project[0] != '\0' &&
@@ -68,7 +68,7 @@ list_boxes(struct incus *c, struct presence *p)
 
 	err_clear(&e);
 	/* Every project when allowed: a user's boxes count as much as root's. */
-	rc = incus_instance_host_list_all(c, TAGGED, 0, &l, &e);
+	rc = incus_instance_list(c, TAGGED, INCUS_INST_ALL, &l, &e);
 	if (rc == -EACCES) {
 		err_clear(&e);
 		all = 0;

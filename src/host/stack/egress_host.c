@@ -11,10 +11,9 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "host/boxtag.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
-#include "incus/instance_host.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 #include "incus/network.h"
 
@@ -60,20 +59,6 @@ effective(const char *v, char *buf, size_t cap)
 }
 
 void
-egress_effective(const struct json_doc *d, int inst, char *buf, size_t cap)
-{
-	char *v = malloc(EGRESS_TEXTMAX + 8);
-
-	if (v == NULL) {
-		snprintf(buf, cap, "invalid (nothing allowed)");
-		return;
-	}
-	box_config(d, inst, EGRESS_KEY, v, EGRESS_TEXTMAX + 8, "");
-	effective(v, buf, cap);
-	free(v);
-}
-
-void
 egress_effective_of(const struct incus_instance *in, char *buf, size_t cap)
 {
 	effective(incus_kv_get(&in->config, EGRESS_KEY), buf, cap);
@@ -102,7 +87,7 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
 		const struct incus_instance *in = &l.v[i];
 		struct egfw_box *b = &v[k];
 
-		if (!host_box_tagged(in, NULL) || !box_name_ok(in->name))
+		if (!box_tagged(in, NULL) || !box_name_ok(in->name))
 			continue;
 		snprintf(b->name, sizeof(b->name), "%s", in->name);
 		if (policy_from(incus_kv_get(&in->config, EGRESS_KEY),
@@ -403,7 +388,8 @@ give_mac(struct incus *c, const char *name, struct box_err *e)
 	snprintf(mac, sizeof(mac), "00:16:3e:%02x:%02x:%02x", r[0], r[1],
 	    r[2]);
 	if ((rc = incus_kv_set(&cfg, key, mac)) == 0)
-		rc = incus_instance_host_patch_config(c, name, &cfg, e);
+		rc = incus_instance_patch(c, name, &cfg, NULL, NULL, 30,
+		    e);
 	else
 		err_set(e, rc, "out of memory");
 	incus_kv_free(&cfg);

@@ -59,11 +59,8 @@ int egress_state_parse(const char *text, size_t len, struct egfw_box *b,
  */
 int egress_emit_saved(struct nft_batch *bt, size_t *nboxes);
 
-/* The effective policy text of an instance object ("open" when absent,
+/* The effective policy text of an instance ("open" when absent,
  * "invalid (nothing allowed)" when it does not parse). */
-void egress_effective(const struct json_doc *d, int inst, char *buf,
-    size_t cap);
-/* The same for a typed instance (incus/instance.h). */
 struct incus_instance;
 void egress_effective_of(const struct incus_instance *in, char *buf,
     size_t cap);

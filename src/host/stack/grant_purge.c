@@ -19,13 +19,10 @@
 #include "incus/certificate.h"
 #include "incus/image.h"
 #include "incus/instance.h"
-#include "incus/instance_host.h"
 #include "incus/network.h"
 #include "incus/profile.h"
-#include "incus/profile_host.h"
 #include "incus/project.h"
 #include "incus/storage.h"
-#include "incus/storage_host.h"
 
 #define PURGE_WAIT_S 120
 
@@ -43,11 +40,12 @@ purge_instances(struct incus *pc, int *count, struct box_err *e)
 		return rc;
 	/* A stopped box answers the stop with an error: fine. */
 	for (i = 0; i < l.n; i++) {
-		incus_instance_host_stop(pc, l.v[i].name, 1, PURGE_WAIT_S, e);
+		incus_instance_set_state(pc, l.v[i].name, "stop", 1, 0,
+		    PURGE_WAIT_S, e);
 		err_clear(e);
 	}
 	for (i = 0; i < l.n && rc == 0; i++) {
-		rc = incus_instance_host_delete(pc, l.v[i].name, PURGE_WAIT_S,
+		rc = incus_instance_delete(pc, l.v[i].name, PURGE_WAIT_S,
 		    e);
 		if (rc == 0)
 			(*count)++;
@@ -67,7 +65,7 @@ purge_profiles(struct incus *pc, int *count, struct box_err *e)
 	size_t i;
 
 	*count = 0;
-	rc = incus_profile_host_names(pc, &l, e);
+	rc = incus_profile_names(pc, &l, e);
 	for (i = 0; rc == 0 && i < l.n; i++) {
 		if (strcmp(l.v[i], "default") == 0)
 			continue;
@@ -118,7 +116,7 @@ purge_volumes(struct incus *pc, int *count, struct box_err *e)
 	for (i = 0; rc == 0 && i < npools; i++) {
 		rc = incus_pool_volumes(pc, pools[i], "custom", &v, e);
 		for (k = 0; rc == 0 && k < v.n; k++) {
-			rc = incus_volume_host_delete(pc, pools[i], v.v[k].name,
+			rc = incus_volume_delete(pc, pools[i], v.v[k].name,
 			    PURGE_WAIT_S, e);
 			if (rc == 0)
 				(*count)++;

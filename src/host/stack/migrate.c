@@ -15,7 +15,6 @@
 #include "host/doctor/doctor_shape.h"
 #include "host/stack/stack.h"
 #include "incus/instance.h"
-#include "incus/instance_host.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -155,100 +154,11 @@ migrate_carry_of(const struct incus_instance *in, struct mint_kv *kv)
 	return 0;
 }
 
-/*
- * The same on an object of a reply, for the callers that still hold one
- * (life_edit's callback, cmd/migrate_host.c, the tests): read through the
- * instance parser, so both see one rule.  An object it refuses is no box.
- */
-static int
-as_inst(const struct json_doc *d, int obj, struct incus_instance *in)
-{
-	struct box_err e;
-
-	err_clear(&e);
-	return incus_instance_from_json(d, obj, 0, in, &e);
-}
-
 int
-migrate_kind(const struct json_doc *d, int inst)
+migrate_drop_device(const char *name, const struct incus_kvs *dev)
 {
-	struct incus_instance in;
-	int k;
-
-	if (as_inst(d, inst, &in) < 0)
-		return MIG_NOT_BOX;
-	k = migrate_kind_of(&in);
-	incus_instance_free(&in);
-	return k;
-}
-
-int
-migrate_uses_legacy(const struct json_doc *d, int inst)
-{
-	struct incus_instance in;
-	int k;
-
-	if (as_inst(d, inst, &in) < 0)
-		return 0;
-	k = migrate_uses_legacy_of(&in);
-	incus_instance_free(&in);
-	return k;
-}
-
-int
-migrate_drop_device(const char *name, const struct json_doc *d, int dev)
-{
-	struct incus_kvs kv = { 0 };
-	int drop;
-
 	(void)name;
-	drop = incus_kv_from_json(&kv, d, dev) == 0 && droppable(&kv);
-	incus_kv_free(&kv);
-	return drop;
-}
-
-int
-migrate_foreign_devices(const struct json_doc *d, int inst, char *buf,
-    size_t cap)
-{
-	struct incus_instance in;
-	int n;
-
-	buf[0] = '\0';
-	if (as_inst(d, inst, &in) < 0)
-		return 0;
-	n = migrate_foreign_devices_of(&in, buf, cap);
-	incus_instance_free(&in);
-	return n;
-}
-
-int
-migrate_stamps(const struct json_doc *d, int inst, const char *now,
-    struct mint_kv *kv)
-{
-	struct incus_instance in;
-	int rc;
-
-	mint_kv_init(kv);
-	if (as_inst(d, inst, &in) < 0)
-		return -EBADMSG;
-	rc = migrate_stamps_of(&in, now, kv);
-	incus_instance_free(&in);
-	return rc;
-}
-
-int
-migrate_carry(const struct json_doc *d, int inst, struct mint_kv *kv)
-{
-	struct incus_instance in;
-	int rc;
-
-	mint_kv_init(kv);
-	if (as_inst(d, inst, &in) < 0)
-		return -EBADMSG;
-	rc = migrate_carry_of(&in, kv);
-	incus_instance_free(&in);
-	return rc;
+	return dev != NULL && droppable(dev);
 }
 
 static int
@@ -299,32 +209,6 @@ migrate_rollback_of(const struct incus_instance *cur,
 	if (rc < 0)
 		incus_instance_free(out);
 	return rc;
-}
-
-int
-migrate_rollback_body(const struct json_doc *cur, int ci,
-    const struct json_doc *orig, int oi, const struct mint_kv *kv,
-    char **body, struct box_err *e)
-{
-	struct incus_instance c, o, out;
-	int rc;
-
-	*body = NULL;
-	if (as_inst(cur, ci, &c) < 0)
-		return err_set(e, -EBADMSG, "the current record does not read");
-	if (as_inst(orig, oi, &o) < 0) {
-		incus_instance_free(&c);
-		return err_set(e, -EBADMSG, "the original record does not "
-		    "read");
-	}
-	rc = migrate_rollback_of(&c, &o, kv, &out);
-	if (rc == 0) {
-		rc = incus_instance_host_put_body(&out, body);
-		incus_instance_free(&out);
-	}
-	incus_instance_free(&c);
-	incus_instance_free(&o);
-	return rc < 0 ? err_set(e, rc, "building the rollback failed") : 0;
 }
 
 static void
@@ -386,7 +270,7 @@ rollback(struct incus *c, const char *name, const struct incus_instance *orig,
 	incus_instance_free(&cur);
 	if (rc < 0)
 		return err_set(e, rc, "building the rollback failed");
-	rc = incus_instance_host_put(c, &back, LIFE_OP_S, e);
+	rc = incus_instance_put(c, &back, LIFE_OP_S, e);
 	incus_instance_free(&back);
 	if (rc == 0 && was_running)
 		rc = life_state(c, name, "start", 0, 0, e);
@@ -476,7 +360,7 @@ edit(struct incus *c, const char *name, const char *const *set,
 	ed.set = set;
 	if (move) {
 		ed.profiles = profiles;
-		ed.drop_dev = migrate_drop_device;
+		ed.drop_device = migrate_drop_device;
 	}
 	return life_edit(c, name, &ed, e);
 }

@@ -66,65 +66,41 @@ enum migrate_kind {
 	MIG_DONE,		/* user.box=1 only */
 };
 
-int migrate_kind(const struct json_doc *d, int inst);
-
-/*
- * Each reader below also on a typed instance (incus/instance.h); the
- * json_doc forms read the object through the instance parser first.
- */
+/* The readers, on a typed instance (incus/instance.h). */
 struct incus_instance;
+struct incus_kvs;
 int migrate_kind_of(const struct incus_instance *in);
+/* 1 when it uses the legacy profile or has a NIC on the legacy bridge. */
 int migrate_uses_legacy_of(const struct incus_instance *in);
-int migrate_foreign_devices_of(const struct incus_instance *in, char *buf,
-    size_t cap);
-int migrate_stamps_of(const struct incus_instance *in, const char *now,
-    struct mint_kv *kv);
-int migrate_carry_of(const struct incus_instance *in, struct mint_kv *kv);
-/*
- * The record that puts a box back (migrate_rollback_body's rule): cur's
- * config less the carried keys, orig's devices and profiles.  0 with out
- * filled (incus_instance_free), or -ENOMEM.
- */
-int migrate_rollback_of(const struct incus_instance *cur,
-    const struct incus_instance *orig, const struct mint_kv *carried,
-    struct incus_instance *out);
-
-/* 1 when inst uses the legacy profile or has a NIC on the legacy bridge. */
-int migrate_uses_legacy(const struct json_doc *d, int inst);
-
 /*
  * The instance's own devices that cannot follow it onto the stack and
  * are not box's to drop (anything but NICs, proxies and the root disk):
  * their names, comma-separated, into buf; how many.
  */
-int migrate_foreign_devices(const struct json_doc *d, int inst, char *buf,
+int migrate_foreign_devices_of(const struct incus_instance *in, char *buf,
     size_t cap);
-
-/* life_edit drop_dev: its own NICs and doors (the old bridge's). */
-int migrate_drop_device(const char *name, const struct json_doc *d, int dev);
-
+/* life_edit's drop_device: its own NICs and doors (the old bridge's). */
+int migrate_drop_device(const char *name, const struct incus_kvs *dev);
 /*
- * The stamps for inst (only those it lacks; user.box always), the time
+ * The stamps for in (only those it lacks; user.box always), the time
  * now.  Never user.box.created or user.box.version: box did not mint it.
  */
-int migrate_stamps(const struct json_doc *d, int inst, const char *now,
+int migrate_stamps_of(const struct incus_instance *in, const char *now,
     struct mint_kv *kv);
-
 /*
  * What its old profiles gave it that box-net does not, kept as its own
  * keys: limits.cpu, limits.memory, and security.nesting=true on a
  * container.  Only keys it does not set itself.
  */
-int migrate_carry(const struct json_doc *d, int inst, struct mint_kv *kv);
-
+int migrate_carry_of(const struct incus_instance *in, struct mint_kv *kv);
 /*
- * The PUT body that puts a box back: the current record's config (fresh
- * volatile keys, both tags) without the carried keys, the original's
- * devices and profiles.
+ * The record that puts a box back: cur's config (fresh volatile keys,
+ * both tags) less the carried keys, orig's devices and profiles.  0 with
+ * out filled (incus_instance_free), or -ENOMEM.
  */
-int migrate_rollback_body(const struct json_doc *cur, int ci,
-    const struct json_doc *orig, int oi, const struct mint_kv *carried,
-    char **body, struct box_err *e);
+int migrate_rollback_of(const struct incus_instance *cur,
+    const struct incus_instance *orig, const struct mint_kv *carried,
+    struct incus_instance *out);
 
 /* --- the in-box probe ----------------------------------------------------- */
 
