@@ -20,21 +20,33 @@ door_port(const char *s)
 	return text_uint(s, 1, 65535, &v) == 0 ? (int)v : -1;
 }
 
-int
-door_device_json(int vm, const char *ip, int port, int hport, char *buf,
-    size_t cap)
+/* Set each key, value pair of kv (NULL-ended) in out. */
+static int
+door_kv_set(struct incus_kvs *out, const char *const *kv)
 {
+	int rc = 0;
+
+	for (; rc == 0 && kv[0] != NULL; kv += 2)
+		rc = incus_kv_set(out, kv[0], kv[1]);
+	return rc;
+}
+
+int
+door_device_kv(int vm, const char *ip, int port, int hport,
+    struct incus_kvs *out)
+{
+	char listen[32], connect[96];
+	const char *kv[] = { "type", "proxy", "listen", listen, "connect",
+	    connect, "bind", "host", vm ? "nat" : NULL, "true", NULL };
 	int n;
 
-	if (vm)
-		n = snprintf(buf, cap, "{\"type\":\"proxy\",\"listen\":"
-		    "\"tcp:127.0.0.1:%d\",\"connect\":\"tcp:%s:%d\","
-		    "\"bind\":\"host\",\"nat\":\"true\"}", hport, ip, port);
-	else
-		n = snprintf(buf, cap, "{\"type\":\"proxy\",\"listen\":"
-		    "\"tcp:127.0.0.1:%d\",\"connect\":\"tcp:127.0.0.1:%d\","
-		    "\"bind\":\"host\"}", hport, port);
-	return n > 0 && (size_t)n < cap ? 0 : -ENOSPC;
+	snprintf(listen, sizeof(listen), "tcp:127.0.0.1:%d", hport);
+	n = vm ? snprintf(connect, sizeof(connect), "tcp:%s:%d", ip, port) :
+	    snprintf(connect, sizeof(connect), "tcp:127.0.0.1:%d", port);
+	if (n < 0 || (size_t)n >= sizeof(connect))
+		return -ENOSPC;
+	incus_kv_free(out);
+	return door_kv_set(out, kv);
 }
 
 int
@@ -114,20 +126,20 @@ door_acl(struct incus *c, const char *ip, int port, int add,
 }
 
 int
-door_forget(struct incus *c, const struct json_doc *d, int inst)
+door_forget(struct incus *c, const struct incus_devices *devs)
 {
-	int devs = json_get(d, inst, "devices"), k, n = 0;
+	size_t i;
+	int n = 0, port;
 
-	for (k = json_child(d, devs); k >= 0; k = json_next(d, json_next(d, k))) {
-		int dev = json_next(d, k), port;
-		char name[64], connect[128], ip[64];
+	for (i = 0; i < devs->n; i++) {
+		const struct incus_kvs *dev = &devs->v[i].kv;
+		const char *connect = incus_kv_or(dev, "connect", "");
+		const char *nat = incus_kv_or(dev, "nat", "");
+		char ip[64];
 		struct box_err le;
 
-		if (json_str(d, k, name, sizeof(name)) < 0 ||
-		    strncmp(name, DOOR_PREFIX, strlen(DOOR_PREFIX)) != 0 ||
-		    !json_streq(d, json_get(d, dev, "nat"), "true") ||
-		    json_gets(d, dev, "connect", connect, sizeof(connect),
-		    NULL) == NULL ||
+		if (strncmp(devs->v[i].name, DOOR_PREFIX,
+		    strlen(DOOR_PREFIX)) != 0 || strcmp(nat, "true") != 0 ||
 		    door_connect_parse(connect, ip, sizeof(ip), &port) < 0)
 			continue;
 		err_clear(&le);
@@ -138,12 +150,12 @@ door_forget(struct incus *c, const struct json_doc *d, int inst)
 }
 
 int
-door_source_only(const char *name, const struct json_doc *d, int dev)
+door_source_only(const char *name, const struct incus_kvs *dev)
 {
 	if (strncmp(name, DOOR_PREFIX, strlen(DOOR_PREFIX)) == 0)
 		return 1;
-	return json_streq(d, json_get(d, dev, "type"), "nic") &&
-	    json_get(d, dev, "ipv4.address") >= 0;
+	return strcmp(incus_kv_or(dev, "type", ""), "nic") == 0 &&
+	    incus_kv_get(dev, "ipv4.address") != NULL;
 }
 
 int

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "incus/kv.h"
 #include "util/err.h"
 
 #define DOOR_PREFIX	"expose-"
@@ -36,9 +37,13 @@
 /* A port number 1..65535, or -1. */
 int door_port(const char *s);
 
-/* The proxy device object for a door. ip is used for VMs (NAT) only. */
-int door_device_json(int vm, const char *ip, int port, int hport, char *buf,
-    size_t cap);
+/*
+ * The proxy device's keys for a door, into out (emptied first): listen on
+ * the host's 127.0.0.1:hport; a container's connects to its own loopback
+ * port, a VM's (NAT) to ip:port.  -ENOSPC for an ip too long, -ENOMEM.
+ */
+int door_device_kv(int vm, const char *ip, int port, int hport,
+    struct incus_kvs *out);
 
 /*
  * Add or remove the ingress allow for ip:port/tcp on the box-isolate ACL.
@@ -48,17 +53,17 @@ int door_acl(struct incus *c, const char *ip, int port, int add,
     struct box_err *e);
 
 /*
- * Take back the ACL rules of every NAT door of instance inst (for rm).
+ * Take back the ACL rules of every NAT door among devs (for rm).
  * Best effort: returns how many were removed.
  */
-int door_forget(struct incus *c, const struct json_doc *d, int inst);
+int door_forget(struct incus *c, const struct incus_devices *devs);
 
 /*
  * What a copy (clone, import) must leave behind, being its source's alone:
  * the doors (their host ports are taken) and a pinned address.  For
- * life_edit's drop_dev and drop_cfg.
+ * life_edit's drop_device and drop_cfg.
  */
-int door_source_only(const char *name, const struct json_doc *d, int dev);
+int door_source_only(const char *name, const struct incus_kvs *dev);
 int door_source_key(const char *key);
 
 /* ip and port out of a "tcp:<ip>:<port>" connect address. */

@@ -19,29 +19,6 @@ in_set(const char *const *set, const char *key)
 	return 0;
 }
 
-/* door_source_only() reads a device as JSON: hand it one of its own. */
-static int
-drop_by_json(struct life_edit *ed, const struct incus_device *dev)
-{
-	struct json_doc d = { 0 };
-	struct json_w w;
-	struct box_err le;
-	char *text;
-	size_t n;
-	int drop;
-
-	json_w_init(&w, INCUS_MAX_BODY);
-	incus_kv_to_json(&w, &dev->kv);
-	if (json_w_finish(&w, &text, &n) < 0)
-		return 0;
-	err_clear(&le);
-	drop = json_parse(&d, text, n, &le) == 0 &&
-	    ed->drop_dev(dev->name, &d, 0);
-	json_free(&d);
-	free(text);
-	return drop;
-}
-
 static int
 set_profiles(struct incus_instance *in, const char *const *prof)
 {
@@ -93,7 +70,6 @@ edit_apply(struct incus_instance *in, struct life_edit *ed,
 			incus_dev_del(&in->devices, ed->add_dev);
 		} else if ((ed->drop_device != NULL &&
 		    ed->drop_device(dev->name, &dev->kv)) ||
-		    (ed->drop_dev != NULL && drop_by_json(ed, dev)) ||
 		    (ed->drop_dev_name != NULL &&
 		    strcmp(dev->name, ed->drop_dev_name) == 0)) {
 			ed->dropped++;

@@ -5,7 +5,6 @@
 #define BOX_EDIT_H
 
 #include "incus/api.h"
-#include "incus/json.h"
 #include "incus/instance.h"
 #include "incus/kv.h"
 #include "util/err.h"
@@ -21,9 +20,6 @@ struct life_edit {
 	int (*drop_cfg)(const char *key);	/* or NULL */
 	/* drop a device the callback names (either, or NULL) */
 	int (*drop_device)(const char *name, const struct incus_kvs *dev);
-	/* the same on the device as a JSON object, for door_source_only()
-	 * until door.c reads devices typed */
-	int (*drop_dev)(const char *name, const struct json_doc *d, int dev);
 	const char *drop_dev_name;	/* one device to drop, or NULL */
 	const char *add_dev;		/* device name, or NULL */
 	const struct incus_kvs *add_dev_kv;	/* its keys */

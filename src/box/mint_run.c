@@ -772,7 +772,7 @@ clone(struct run *r, const char *from, struct box_err *e)
 		    "clone's stamp (set it after: box egress %s allow ...)",
 		    r->name), e);
 	ed.set = mint_kv_list(&kv);
-	ed.drop_dev = door_source_only;
+	ed.drop_device = door_source_only;
 	ed.drop_cfg = door_source_key;
 	ed.profiles = profiles;
 	if ((rc = life_edit(&r->c, r->name, &ed, e)) < 0)

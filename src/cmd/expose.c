@@ -71,24 +71,6 @@ nic_with_pin(const struct incus_instance *in, const char *ip,
 	return rc < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
 }
 
-/* The door's device (door_device_json()'s object) into devs. */
-static int
-door_device(struct incus_devices *devs, const char *name, const char *json,
-    struct box_err *e)
-{
-	struct incus_kvs kv = { 0 };
-	struct json_doc d = { 0 };
-	int rc;
-
-	if ((rc = json_parse(&d, json, strlen(json), e)) == 0 &&
-	    (rc = incus_kv_from_json(&kv, &d, 0)) == 0)
-		rc = incus_dev_set(devs, name, &kv);
-	incus_kv_free(&kv);
-	json_free(&d);
-	return rc < 0 ? err_set(e, rc, "building the door device failed") :
-	    0;
-}
-
 /*
  * A VM door is an Incus NAT proxy on the host's 127.0.0.1: its packets
  * leave for the VM with a loopback source, which the kernel routes out of
@@ -125,8 +107,8 @@ add(struct incus *c, const struct incus_instance *in, const char *box,
 {
 	struct box_subnets sn;
 	struct incus_devices devs = { 0 };
-	struct incus_kvs cfg = { 0 };
-	char addr[64], dev[256], name[32];
+	struct incus_kvs cfg = { 0 }, door = { 0 };
+	char addr[64], name[32];
 	int vm, rc, acl = 0, pin = 0;
 
 	snprintf(name, sizeof(name), DOOR_PREFIX "%d", port);
@@ -145,8 +127,10 @@ add(struct incus *c, const struct incus_instance *in, const char *box,
 		err_fix(e, "box info %s", box);
 		return -EADDRNOTAVAIL;
 	}
-	if (door_device_json(vm, addr, port, hport, dev, sizeof(dev)) < 0)
-		return err_set(e, -ENOSPC, "door device too long");
+	if ((rc = door_device_kv(vm, addr, port, hport, &door)) < 0) {
+		incus_kv_free(&door);
+		return err_set(e, rc, "building the door device failed");
+	}
 	if (vm) {
 		/* NAT: a static address and the scoped ingress allow */
 		rc = door_acl(c, addr, port, 1, e);
@@ -165,8 +149,10 @@ add(struct incus *c, const struct incus_instance *in, const char *box,
 		rc = err_set(e, -ENOMEM, "out of memory");
 		goto undo;
 	}
-	if ((rc = door_device(&devs, name, dev, e)) < 0)
+	if ((rc = incus_dev_set(&devs, name, &door)) < 0) {
+		err_set(e, rc, "building the door device failed");
 		goto undo;
+	}
 	/* a PATCH without the description clears it */
 	rc = incus_instance_patch(c, box, pin ? &cfg : NULL, &devs,
 	    in->description, 0, e);
@@ -176,6 +162,7 @@ add(struct incus *c, const struct incus_instance *in, const char *box,
 	}
 	incus_dev_free(&devs);
 	incus_kv_free(&cfg);
+	incus_kv_free(&door);
 	printf("127.0.0.1:%d → %s:%d\n", hport, box, port);
 	if (vm) {
 		life_say("the server in the box must listen on 0.0.0.0 (or "
@@ -189,6 +176,7 @@ add(struct incus *c, const struct incus_instance *in, const char *box,
 undo:
 	incus_dev_free(&devs);
 	incus_kv_free(&cfg);
+	incus_kv_free(&door);
 	if (acl) {
 		struct box_err le;
 

@@ -359,7 +359,7 @@ rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 	memset(&ed, 0, sizeof(ed));
 	ed.set = mint_kv_list(&kv);
 	ed.drop_cfg = drop_key;
-	ed.drop_dev = door_source_only;
+	ed.drop_device = door_source_only;
 	ed.profiles = profiles;
 	rc = life_edit(c, name, &ed, e);
 	if (rc < 0)
@@ -399,7 +399,6 @@ replace(struct incus *c, const char *tmp, const char *name,
     const char **stage, char *addr, size_t cap, struct box_err *e)
 {
 	struct incus_instance in;
-	struct json_doc d = { 0 };
 	struct progress p;
 	long long deadline;
 	int rc, forced;
@@ -408,13 +407,9 @@ replace(struct incus *c, const char *tmp, const char *name,
 	if ((rc = life_stop(c, tmp, LIFE_GRACE_S, &forced, e)) < 0)
 		return rc;
 	*stage = "remove the old box";
-	if ((rc = box_get(c, name, INCUS_INST_RAW, &in, NULL, e)) < 0)
+	if ((rc = box_get(c, name, 0, &in, NULL, e)) < 0)
 		return rc;
-	/* box/door.c reads the doors from the instance's own object */
-	if (json_parse(&d, in.raw, in.raw_len, e) == 0)
-		door_forget(c, &d, 0);
-	err_clear(e);
-	json_free(&d);
+	door_forget(c, &in.devices);
 	incus_instance_free(&in);
 	if ((rc = life_delete(c, name, e)) < 0)
 		return rc;

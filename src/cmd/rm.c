@@ -21,8 +21,6 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
 	struct incus_instance in;
-	struct json_doc d = { 0 };
-	struct box_err le;
 	struct incus c;
 	char q[200];
 	int rc, force;
@@ -38,16 +36,12 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if ((rc = box_get(&c, res.pos[0], INCUS_INST_RAW, &in, NULL, e)) < 0)
+	if ((rc = box_get(&c, res.pos[0], 0, &in, NULL, e)) < 0)
 		goto out;
 	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
 	rc = consent_or_force(q, force, "--force", e);
 	if (rc == 0) {
-		/* box/door.c reads the doors from the instance's own object */
-		err_clear(&le);
-		if (json_parse(&d, in.raw, in.raw_len, &le) == 0)
-			door_forget(&c, &d, 0);
-		json_free(&d);
+		door_forget(&c, &in.devices);
 		rc = life_delete(&c, res.pos[0], e);
 	}
 	incus_instance_free(&in);

@@ -16,6 +16,10 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void t_fail_mem(const char *file, int line, const char *what,
     const void *got, size_t gn, const void *want, size_t wn);
+/* box expose's door device (door_device_kv()) as JSON text, in
+ * test_lifecycle.c: 0, or < 0. */
+int t_door_text(int vm, const char *ip, int port, int hport, char *buf,
+    size_t cap);
 /* Directory of checked-in test data (tests/), for tests that read files. */
 const char *t_datadir(void);
 

@@ -16,11 +16,39 @@
 #include "box/life.h"
 #include "box/mint.h"
 #include "incus/json.h"
+#include "incus/kv.h"
 #include "t.h"
 #include "util/gzstream.h"
 #include "util/text.h"
 
 /* --- mint ---------------------------------------------------------------- */
+
+
+/* box expose's door device as the JSON text the daemon would hold. */
+int
+t_door_text(int vm, const char *ip, int port, int hport, char *buf, size_t cap)
+{
+	struct incus_kvs kv = { 0 };
+	struct json_w w;
+	char *out;
+	size_t n;
+	int rc;
+
+	if ((rc = door_device_kv(vm, ip, port, hport, &kv)) < 0) {
+		incus_kv_free(&kv);
+		return rc;
+	}
+	json_w_init(&w, 4096);
+	incus_kv_to_json(&w, &kv);
+	incus_kv_free(&kv);
+	if ((rc = json_w_finish(&w, &out, &n)) < 0)
+		return rc;
+	rc = n < cap ? 0 : -ENOSPC;
+	if (rc == 0)
+		memcpy(buf, out, n + 1);
+	free(out);
+	return rc;
+}
 
 TEST(mint_pick_precedence)
 {
@@ -361,7 +389,7 @@ TEST(life_edit_body_rewrites)
 	memset(&ed, 0, sizeof(ed));
 	ed.set = set;
 	ed.drop_cfg = drop_hw;
-	ed.drop_dev = door_source_only;
+	ed.drop_device = door_source_only;
 	ed.profiles = prof;
 	ed.add_dev = "extra";
 	ed.add_dev_kv = &extra;
@@ -427,14 +455,14 @@ TEST(door_shapes)
 	CHECK_INT(door_port("65536"), -1);
 	CHECK_INT(door_port("8o"), -1);
 	CHECK_INT(door_port(""), -1);
-	CHECK_INT(door_device_json(0, "-", 8080, 3000, buf, sizeof(buf)), 0);
+	CHECK_INT(t_door_text(0, "-", 8080, 3000, buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "{\"type\":\"proxy\",\"listen\":\"tcp:127.0.0.1:3000\","
 	    "\"connect\":\"tcp:127.0.0.1:8080\",\"bind\":\"host\"}");
-	CHECK_INT(door_device_json(1, "10.1.2.3", 80, 80, buf, sizeof(buf)), 0);
+	CHECK_INT(t_door_text(1, "10.1.2.3", 80, 80, buf, sizeof(buf)), 0);
 	CHECK(strstr(buf, "\"connect\":\"tcp:10.1.2.3:80\"") != NULL);
 	CHECK(strstr(buf, "\"nat\":\"true\"") != NULL);
 	CHECK(strstr(buf, "\"listen\":\"tcp:127.0.0.1:80\"") != NULL);
-	CHECK(door_device_json(1, "10.1.2.3", 80, 80, buf, 20) < 0);
+	CHECK(t_door_text(1, "10.1.2.3", 80, 80, buf, 20) < 0);
 	CHECK_INT(door_connect_parse("tcp:10.1.2.3:80", ip, sizeof(ip), &port),
 	    0);
 	CHECK_STR(ip, "10.1.2.3");

@@ -115,6 +115,7 @@ dump(const char *file, int line, const char *what)
 		    #__VA_ARGS__);					\
 } while (0)
 
+
 TEST(shape_clean_boxes_pass)
 {
 	char door[256], devs[1024];
@@ -129,12 +130,12 @@ TEST(shape_clean_boxes_pass)
 	CLEAN("container", NIC "," ROOT, CFG ",\"security.privileged\":"
 	    "\"false\",\"security.syscalls.intercept.mknod\":\"false\"");
 	/* A container's door, exactly as box expose makes it. */
-	CHECK_INT(door_device_json(0, NULL, 3000, 18080, door, sizeof(door)),
+	CHECK_INT(t_door_text(0, NULL, 3000, 18080, door, sizeof(door)),
 	    0);
 	snprintf(devs, sizeof(devs), NIC "," ROOT ",\"expose-3000\":%s", door);
 	CLEAN("container", devs, CFG);
 	/* A VM's door: NAT to the address pinned on eth0 and recorded. */
-	CHECK_INT(door_device_json(1, "10.88.0.5", 80, 18081, door,
+	CHECK_INT(t_door_text(1, "10.88.0.5", 80, 18081, door,
 	    sizeof(door)), 0);
 	snprintf(devs, sizeof(devs), "\"eth0\":{" NIC_KEYS ",\"ipv4.address\":"
 	    "\"10.88.0.5\"}," ROOT ",\"expose-80\":%s", door);
