@@ -1,8 +1,8 @@
 /*
  * life.c - the lifecycle helpers (see life.h).
  */
-#include "util/clock.h"
 #include "box/life.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

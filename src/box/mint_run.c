@@ -34,22 +34,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
 #include "box/box.h"
 #include "box/discard.h"
-#include "box/egress.h"
 #include "box/door.h"
 #include "box/each.h"
+#include "box/egress.h"
 #include "box/life.h"
 #include "box/mint.h"
+#include "box/mint_run.h"
 #include "box/template.h"
 #include "box/tier.h"
-#include "box/mint_run.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/operation.h"
+#include "util/clock.h"
 #include "util/progress.h"
 #include "util/text.h"
 

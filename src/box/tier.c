@@ -1,8 +1,8 @@
 /*
  * tier.c - the caller's tier from getuid() and getgroups().
  */
-#include "box/tier.h"
 #include "box/incus_env.h"
+#include "box/tier.h"
 
 #include <errno.h>
 #include <grp.h>

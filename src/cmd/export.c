@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
 #include "box/backup.h"
 #include "box/box.h"
 #include "box/life.h"
@@ -32,6 +31,7 @@
 #include "incus/api.h"
 #include "incus/backup.h"
 #include "incus/stream.h"
+#include "util/clock.h"
 #include "util/opt.h"
 #include "util/progress.h"
 #include "util/sha256.h"

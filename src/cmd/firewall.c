@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
 #include "host/stack/hostinfo.h"
-#include "host/install/nestguard.h"
 #include "host/stack/stack.h"
 #include "host/stack/subnet.h"
 #include "incus/api.h"

@@ -17,10 +17,10 @@
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/grant.h"
 #include "host/stack/grant_project.h"
-#include "host/install/nestguard.h"
 #include "util/opt.h"
 
 /* Progress goes to stderr; stdout carries only the verdict line. */

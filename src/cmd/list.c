@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/where.h"
 #include "box/egress.h"
+#include "box/where.h"
 #include "cmd/cmd.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"

@@ -17,9 +17,9 @@
 #include "box/life.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/migrate.h"
-#include "host/install/nestguard.h"
 #include "incus/api.h"
 #include "util/opt.h"
 

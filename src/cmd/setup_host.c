@@ -14,10 +14,10 @@
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/install/nestguard.h"
 #include "host/stack/egress_host.h"
 #include "host/stack/firewall.h"
 #include "host/stack/hostinfo.h"
-#include "host/install/nestguard.h"
 #include "host/stack/stack.h"
 #include "host/stack/subnet.h"
 #include "host/stack/sysd.h"

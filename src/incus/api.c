@@ -8,8 +8,8 @@
  * 4xx conditions arrive as 500), so decisions are made on "type" and the
  * daemon's own "error" text is what the user sees.
  */
-#include "util/clock.h"
 #include "incus/api.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
  * written to the local descriptor straight out of it) and one 64 KiB write
  * queue.
  */
-#include "util/clock.h"
 #include "incus/exec.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

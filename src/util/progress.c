@@ -1,8 +1,8 @@
 /*
  * progress.c - live or periodic progress lines (see progress.h).
  */
-#include "util/progress.h"
 #include "util/clock.h"
+#include "util/progress.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "incus/guest.h"
-#include "incus/json.h"
 #include "incus/instance.h"
+#include "incus/json.h"
 #include "incus/kv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

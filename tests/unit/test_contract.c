@@ -8,9 +8,9 @@
 
 #include <linux/netfilter/nfnetlink.h>
 
+#include "host/doctor/nicfilter.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
-#include "host/doctor/nicfilter.h"
 #include "net/nft.h"
 #include "t.h"
 

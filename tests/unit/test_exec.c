@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util/clock.h"
-#include "incus/api.h"
 #include "box/incus_env.h"
+#include "incus/api.h"
 #include "incus/exec.h"
 #include "incus/ws.h"
 #include "t.h"
+#include "util/clock.h"
 
 TEST(exec_request_json_known_answer)
 {

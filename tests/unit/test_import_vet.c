@@ -13,8 +13,8 @@
 #include "box/vet_export.h"
 #include "box/yaml.h"
 #include "incus/json.h"
-#include "util/gzstream.h"
 #include "t.h"
+#include "util/gzstream.h"
 
 /* --- YAML ----------------------------------------------------------------- */
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "box/backup.h"
-#include "box/tar.h"
 #include "box/door.h"
 #include "box/life.h"
 #include "box/mint.h"
+#include "box/tar.h"
 #include "incus/json.h"
 #include "incus/kv.h"
 #include "t.h"

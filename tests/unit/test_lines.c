@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "t.h"
 #include "util/err.h"
 #include "util/lines.h"
-#include "t.h"
 
 TEST(lines_walk_and_refuse)
 {

@@ -20,8 +20,8 @@
 #include "incus/image.h"
 #include "incus/instance.h"
 #include "incus/profile.h"
-#include "incus/storage.h"
 #include "incus/project.h"
+#include "incus/storage.h"
 #include "t.h"
 
 /* A recorded reply's metadata, parsed; the caller frees d and *buf. */

@@ -10,8 +10,8 @@
 #include "box/verify.h"
 #include "net/neigh.h"
 #include "net/sniff.h"
-#include "util/err.h"
 #include "t.h"
+#include "util/err.h"
 
 TEST(verify_policy_open_allow_and_garbage)
 {

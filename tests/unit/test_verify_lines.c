@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "box/verify.h"
-#include "util/err.h"
 #include "t.h"
+#include "util/err.h"
 
 #define S(x) x, sizeof(x) - 1
 

@@ -25,9 +25,9 @@
 
 #include "box/box.h"
 #include "host/doctor/doctor_shape.h"
-#include "incus/instance.h"
 #include "host/stack/firewall.h"
 #include "incus/acl.h"
+#include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/server.h"

@@ -1,6 +1,6 @@
 /* nested.c - host, Incus instance or box? (see nested.h) */
-#include "util/clock.h"
 #include "host/install/nested.h"
+#include "util/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "incus/guest.h"
-#include "net/nl.h"
 #include "net/ip4.h"
+#include "net/nl.h"
 #include "net/rtnl.h"
 
 /* --- the guest API --------------------------------------------------------- */

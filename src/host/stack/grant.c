@@ -22,8 +22,8 @@
 
 #include "box/tier.h"
 #include "host/stack/stack.h"
-#include "incus/server.h"
 #include "host/stack/sysd.h"
+#include "incus/server.h"
 
 static int
 name_ok(const char *s)

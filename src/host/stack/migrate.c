@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "box/life.h"
-#include "host/stack/contract.h"
 #include "host/doctor/doctor_shape.h"
+#include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/instance.h"
 #include "util/clock.h"
