@@ -2,7 +2,8 @@
 # linked and stripped.  `make V=1` shows the commands.
 #
 #   make            the binary
-#   make test       unit tests, system compiler, ASan+UBSan
+#   make test       unit tests (system compiler, ASan+UBSan), the CLI surface,
+#                   the layering rule (tests/layering.sh)
 #   make fuzz-smoke each libFuzzer harness for FUZZ_SECONDS under ASan+UBSan
 #   make integration tests against the real Incus daemon (root)
 #   make check      test + fuzz-smoke + integration
@@ -122,6 +123,7 @@ $(B)/unit-tests: $(TEST_OBJ)
 test: $(B)/unit-tests box
 	ASAN_OPTIONS=detect_leaks=1 BOX_TEST_DATA=tests $(B)/unit-tests
 	$(Q)sh tests/cli/run.sh
+	$(Q)sh tests/layering.sh
 
 # After a deliberate change to help, completion or the man page: rewrite
 # tests/cli/golden/ and read `git diff` before committing it.

@@ -1,7 +1,10 @@
 #!/bin/sh
 # The layering rule, checked on the tree: only src/incus/ knows the daemon's
-# REST paths and its JSON, only src/incus/ and src/net/ talk to sockets
-# and the kernel, and the protocol modules never read the environment.
+# REST paths and reads its JSON (the rest of the tree gets structs from the
+# typed resource layer; JSON that box writes for --json output is fine),
+# only src/incus/ connects to the daemon, the protocol modules (src/incus/,
+# src/net/) never read the environment, and the network picture comes from
+# rtnetlink.
 # Every hit is printed with its file and line; any hit fails.
 #   sh tests/layering.sh
 set -u
@@ -23,6 +26,10 @@ outside() { grep -rnE "$1" src --include='*.c' --include='*.h' | grep -v "^src/$
 rule 'no "/1.0 path outside src/incus/' outside '"/1\.0' incus
 rule 'no json_get/json_gets/json_path outside src/incus/' \
     outside '\bjson_(get|gets|path)[a-z_]*\(' incus
+rule 'no JSON document read outside src/incus/ (json_doc, json_parse)' \
+    outside '\bjson_doc\b|\bjson_parse\(' incus
+rule 'no connection to the daemon outside src/incus/ (AF_UNIX, unix_transport_open)' \
+    outside 'AF_UNIX|unix_transport_open' incus
 rule 'no getenv in src/incus/ or src/net/' \
     grep -rn 'getenv(' src/incus src/net
 rule 'no getifaddrs (the network picture comes from rtnetlink)' \

@@ -88,7 +88,7 @@
 #include <string.h>
 
 #include "box/life.h"
-#include "incus/json.h"
+#include "incus/idmap.h"
 
 #define BOX_NETWORK	"boxnet"	/* the network a pin may name */
 #define IDMAP_HOST_MIN	65536LL
@@ -175,60 +175,25 @@ is_bool(const char *s)
 #define DIGITS	"0123456789"
 #define HEX	"0123456789abcdef"
 
-/* The id map JSON Incus keeps in volatile.idmap.*: onto host ids >= 64K. */
+/* The id map Incus keeps in volatile.idmap.*: onto host ids >= 64K. */
 static const char *
 idmap_why(const char *s)
 {
-	struct json_doc d;
-	struct box_err e;
-	int k, m;
-	const char *why = NULL;
+	struct incus_idmap m[INCUS_IDMAP_MAX];
+	size_t i, n;
 
-	err_clear(&e);
-	if (json_parse(&d, s, strlen(s), &e) < 0)
+	if (incus_idmap_parse(s, m, INCUS_IDMAP_MAX, &n) < 0)
 		return "not an id map";
-	if (json_type(&d, 0) != JSON_ARRAY || json_count(&d, 0) > 16) {
-		json_free(&d);
-		return "not an id map";
+	for (i = 0; i < n; i++) {
+		/* host + range <= 2^32, said without overflowing */
+		if (m[i].hostid < 0 || m[i].nsid < 0 || m[i].maprange < 1 ||
+		    m[i].hostid > (1LL << 32) ||
+		    m[i].maprange > (1LL << 32) - m[i].hostid)
+			return "not an id map";
+		if (m[i].hostid < IDMAP_HOST_MIN)
+			return "maps the box onto host ids below 65536";
 	}
-	for (k = json_child(&d, 0); k >= 0 && why == NULL;
-	    k = json_next(&d, k)) {
-		long long host = -1, range = -1, ns = -1;
-
-		if (json_type(&d, k) != JSON_OBJECT) {
-			why = "not an id map";
-			break;
-		}
-		for (m = json_child(&d, k); m >= 0;
-		    m = json_next(&d, json_next(&d, m))) {
-			int val = json_next(&d, m);
-
-			if (json_streq(&d, m, "Isuid") || json_streq(&d, m,
-			    "Isgid")) {
-				if (json_type(&d, val) != JSON_TRUE &&
-				    json_type(&d, val) != JSON_FALSE)
-					why = "not an id map";
-			} else if (json_streq(&d, m, "Hostid")) {
-				if (json_int(&d, val, &host) < 0)
-					why = "not an id map";
-			} else if (json_streq(&d, m, "Nsid")) {
-				if (json_int(&d, val, &ns) < 0)
-					why = "not an id map";
-			} else if (json_streq(&d, m, "Maprange")) {
-				if (json_int(&d, val, &range) < 0)
-					why = "not an id map";
-			} else {
-				why = "not an id map";
-			}
-		}
-		if (why == NULL && (json_count(&d, k) != 5 || host < 0 ||
-		    ns < 0 || range < 1 || host + range > (1LL << 32)))
-			why = "not an id map";
-		else if (why == NULL && host < IDMAP_HOST_MIN)
-			why = "maps the box onto host ids below 65536";
-	}
-	json_free(&d);
-	return why;
+	return NULL;
 }
 
 /* volatile.<dev><suffix>, <dev> one part */
@@ -395,7 +360,7 @@ tcp_ok(const char *s, int any_ip)
 	return any_ip ? ipv4_ok(ip) : strcmp(ip, "127.0.0.1") == 0;
 }
 
-/* A door exactly as `box expose` writes it (see door_device_json()). */
+/* A door exactly as `box expose` writes it (see door_device_kv()). */
 static int
 door_ok(const struct vet_dev *d)
 {

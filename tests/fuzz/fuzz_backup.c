@@ -5,7 +5,8 @@
  * index.yaml and its name, and the sanitiser for guest text; and the import
  * vetting: the streaming gzip decoder, the strict YAML reader, the whole
  * tar walk with the allowlist over every config member, and the daemon
- * side check over JSON (the record typed by incus/backup.h, then judged).
+ * side check over JSON (the record typed by incus/backup.h, then judged),
+ * and the id map JSON of volatile.idmap.* (incus/idmap.h, then vet_key).
  * Nothing may read or write out of bounds, a found name must fit, be
  * non-empty and hold no control byte, sanitised text must hold only
  * printable ASCII, tab and newline, a parsed YAML tree must stay inside
@@ -21,6 +22,7 @@
 #include "box/vet_export.h"
 #include "box/yaml.h"
 #include "incus/backup.h"
+#include "incus/idmap.h"
 #include "incus/json.h"
 #include "util/gzstream.h"
 #include "util/text.h"
@@ -139,6 +141,7 @@ held(const uint8_t *data, size_t size)
 static void
 vetting(const uint8_t *data, size_t size)
 {
+	struct incus_backup_index ix;
 	struct yaml_doc y;
 	struct json_doc j;
 	struct box_err e;
@@ -160,13 +163,42 @@ vetting(const uint8_t *data, size_t size)
 	}
 	err_clear(&e);
 	if (json_parse(&j, (const char *)data, size, &e) == 0) {
-		vet_init(&v);
-		(void)vet_daemon(&j, 0, &j, 0, &v);
-		if (v.n > VET_MAX_ITEMS)
-			abort();
+		if (incus_backup_index_from_doc(&j, 0, &j, 0, &ix) == 0) {
+			vet_init(&v);
+			if (vet_daemon_index(&ix, &v) < 0 ||
+			    v.n > VET_MAX_ITEMS)
+				abort();
+			incus_backup_index_free(&ix);
+		}
 		json_free(&j);
 	}
 	held(data, size);
+}
+
+/* The input as a volatile.idmap.* value: typed within cap, then judged. */
+static void
+idmap(const char *t)
+{
+	struct incus_idmap m[INCUS_IDMAP_MAX + 1];
+	const char *why;
+	size_t n = 99, i;
+	int rc;
+
+	rc = incus_idmap_parse(t, m, 4, &n);
+	if (rc == 0 ? n > 4 : n != 0)
+		abort();
+	rc = incus_idmap_parse(t, m, INCUS_IDMAP_MAX + 1, &n);
+	if (rc == 0 ? n > INCUS_IDMAP_MAX : n != 0)
+		abort();
+	for (i = 0; rc == 0 && i < n; i++)
+		if ((m[i].isuid | m[i].isgid) & ~1)
+			abort();
+	why = vet_key("volatile.idmap.next", t, 0);
+	if (why != NULL && strcmp(why, "not an id map") != 0 &&
+	    strcmp(why, "maps the box onto host ids below 65536") != 0)
+		abort();
+	if (rc < 0 && why == NULL)	/* what the parser refused, never allowed */
+		abort();
 }
 
 /* The input as raw DEFLATE, read into a buffer smaller than it may fill. */
@@ -207,6 +239,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (t == NULL)
 		return 0;
 	memcpy(t, data, size);
+	t[size] = '\0';
+	idmap(t);
 	n = text_sanitize(t, size);
 	if (n > size)
 		abort();
