@@ -484,6 +484,35 @@ w_kv(struct json_w *w, const char *k, const char *v)
 	json_w_str(w, v);
 }
 
+/* {"<key>": "<value>"} sent to the instance name (rename, restore). */
+static int
+send_one(struct incus *c, const char *method, const char *name,
+    const char *key, const char *value, int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	w_kv(&w, key, value);
+	json_w_end(&w, '}');
+	return send_w(c, method, path, &w, wait_s, e);
+}
+
+/* DELETE path and wait for its operation. */
+static int
+delete_path(struct incus *c, const char *path, int wait_s, struct box_err *e)
+{
+	struct incus_reply r;
+	int rc;
+
+	rc = incus_do(c, "DELETE", path, NULL, wait_s, &r, e);
+	incus_reply_free(&r);
+	return rc;
+}
+
 static void
 w_strv(struct json_w *w, const char *const *v)
 {
@@ -668,31 +697,18 @@ int
 incus_instance_delete(struct incus *c, const char *name, int wait_s,
     struct box_err *e)
 {
-	struct incus_reply r;
 	char path[256];
-	int rc;
 
 	if (incus_inst_path(path, sizeof(path), name, "") < 0)
 		return ODD_NAME(e, name);
-	rc = incus_do(c, "DELETE", path, NULL, wait_s, &r, e);
-	incus_reply_free(&r);
-	return rc;
+	return delete_path(c, path, wait_s, e);
 }
 
 int
 incus_instance_rename(struct incus *c, const char *name, const char *to,
     int wait_s, struct box_err *e)
 {
-	struct json_w w;
-	char path[256];
-
-	if (incus_inst_path(path, sizeof(path), name, "") < 0)
-		return ODD_NAME(e, name);
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	w_kv(&w, "name", to);
-	json_w_end(&w, '}');
-	return send_w(c, "POST", path, &w, wait_s, e);
+	return send_one(c, "POST", name, "name", to, wait_s, e);
 }
 
 static void
@@ -894,31 +910,18 @@ int
 incus_snapshot_delete(struct incus *c, const char *name, const char *snap,
     int wait_s, struct box_err *e)
 {
-	struct incus_reply r;
 	char path[1024];
-	int rc;
 
 	if (snap_path(path, sizeof(path), name, snap) < 0)
 		return err_usage(e, "snapshot name too long");
-	rc = incus_do(c, "DELETE", path, NULL, wait_s, &r, e);
-	incus_reply_free(&r);
-	return rc;
+	return delete_path(c, path, wait_s, e);
 }
 
 int
 incus_snapshot_restore(struct incus *c, const char *name, const char *snap,
     int wait_s, struct box_err *e)
 {
-	struct json_w w;
-	char path[256];
-
-	if (incus_inst_path(path, sizeof(path), name, "") < 0)
-		return ODD_NAME(e, name);
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	w_kv(&w, "restore", snap);
-	json_w_end(&w, '}');
-	return send_w(c, "PUT", path, &w, wait_s, e);
+	return send_one(c, "PUT", name, "restore", snap, wait_s, e);
 }
 
 /* --- files and metadata templates --------------------------------------- */
