@@ -1105,17 +1105,3 @@ vet_daemon_index(const struct incus_backup_index *ix, struct vet *v)
 			return rc;
 	return 0;
 }
-
-int
-vet_daemon(const struct json_doc *d, int inst, const struct json_doc *sd,
-    int snaps, struct vet *v)
-{
-	struct incus_backup_index ix;
-	int rc;
-
-	if ((rc = incus_backup_index_from_doc(d, inst, sd, snaps, &ix)) < 0)
-		return rc == -ENOMEM ? rc : -EBOX_PROTO;
-	rc = vet_daemon_index(&ix, v);
-	incus_backup_index_free(&ix);
-	return rc;
-}

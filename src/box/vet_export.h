@@ -35,7 +35,6 @@
 
 #include "box/vet.h"
 #include "incus/backup.h"
-#include "incus/json.h"
 #include "util/err.h"
 
 #define VET_DOC_MAX	(16u << 20)	/* one YAML member */
@@ -96,13 +95,5 @@ int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
  * own records are.  0, or -ENOMEM.
  */
 int vet_daemon_index(const struct incus_backup_index *ix, struct vet *v);
-
-/*
- * The same over the two replies already parsed (the instance object, the
- * snapshot list): import's call until it reads incus_backup_index_get.
- * 0, or -EBOX_PROTO when a reply does not have the expected shape.
- */
-int vet_daemon(const struct json_doc *d, int inst, const struct json_doc *sd,
-    int snaps, struct vet *v);
 
 #endif

@@ -302,34 +302,24 @@ refuse_items(const struct vet *v, int after_upload, struct box_err *e)
 static int
 vet_held(struct incus *c, const char *name, struct box_err *e)
 {
-	struct incus_instance in;
-	struct json_doc d = { 0 }, sd = { 0 };
+	struct incus_backup_index ix;
 	struct vet v;
-	char *snaps = NULL;
-	size_t n = 0;
 	int rc;
 
 	/* the vet reads the daemon's own bytes, as the daemon sent them */
-	rc = incus_instance_get(c, name, INCUS_INST_RAW, &in, e);
-	if (rc < 0)
-		return rc;
-	rc = incus_snapshot_list_raw(c, name, &snaps, &n, e);
-	if (rc == 0 && ((rc = json_parse(&d, in.raw, in.raw_len, e)) < 0 ||
-	    (rc = json_parse(&sd, snaps, n, e)) < 0))
+	rc = incus_backup_index_get(c, name, &ix, e);
+	if (rc < 0) {
 		err_context(e, "the daemon's record of %s", name);
-	if (rc == 0) {
-		vet_init(&v);
-		rc = vet_daemon(&d, 0, &sd, 0, &v);
-		if (rc < 0)
-			err_set(e, rc, "the daemon's record of %s is not what "
-			    "box expects", name);
-		else if (v.n > 0 || v.more > 0)
-			rc = refuse_items(&v, 1, e);
+		return rc;
 	}
-	json_free(&d);
-	json_free(&sd);
-	free(snaps);
-	incus_instance_free(&in);
+	vet_init(&v);
+	rc = vet_daemon_index(&ix, &v);
+	if (rc < 0)
+		err_set(e, rc, "the daemon's record of %s could not be "
+		    "judged", name);
+	else if (v.n > 0 || v.more > 0)
+		rc = refuse_items(&v, 1, e);
+	incus_backup_index_free(&ix);
 	return rc;
 }
 

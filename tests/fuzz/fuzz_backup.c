@@ -139,6 +139,7 @@ held(const uint8_t *data, size_t size)
 static void
 vetting(const uint8_t *data, size_t size)
 {
+	struct incus_backup_index ix;
 	struct yaml_doc y;
 	struct json_doc j;
 	struct box_err e;
@@ -160,10 +161,13 @@ vetting(const uint8_t *data, size_t size)
 	}
 	err_clear(&e);
 	if (json_parse(&j, (const char *)data, size, &e) == 0) {
-		vet_init(&v);
-		(void)vet_daemon(&j, 0, &j, 0, &v);
-		if (v.n > VET_MAX_ITEMS)
-			abort();
+		if (incus_backup_index_from_doc(&j, 0, &j, 0, &ix) == 0) {
+			vet_init(&v);
+			if (vet_daemon_index(&ix, &v) < 0 ||
+			    v.n > VET_MAX_ITEMS)
+				abort();
+			incus_backup_index_free(&ix);
+		}
 		json_free(&j);
 	}
 	held(data, size);

@@ -12,7 +12,7 @@
 #include "box/vet.h"
 #include "box/vet_export.h"
 #include "box/yaml.h"
-#include "incus/json.h"
+#include "incus/backup.h"
 #include "t.h"
 #include "util/gzstream.h"
 
@@ -874,29 +874,28 @@ TEST(vet_daemon_view)
 	static const char dup[] = "{\"config\":{},\"devices\":{},\"devices\":"
 	    "{\"x\":{\"type\":\"gpu\"}},\"profiles\":[\"box-net\"],"
 	    "\"stateful\":false}";
-	struct json_doc a, b;
+	struct incus_backup_index ix;
 	struct box_err e;
 	struct vet v;
 
 	err_clear(&e);
-	CHECK_INT(json_parse(&a, inst, strlen(inst), &e), 0);
-	CHECK_INT(json_parse(&b, snaps, strlen(snaps), &e), 0);
+	CHECK_INT(incus_backup_index_from_json(inst, strlen(inst), snaps,
+	    strlen(snaps), &ix, &e), 0);
 	vet_init(&v);
-	CHECK_INT(vet_daemon(&a, 0, &b, 0, &v), 0);
+	CHECK_INT(vet_daemon_index(&ix, &v), 0);
 	CHECK_STR(list(&v), "security.privileged (instance), device \"x\" "
 	    "(unix-block), raw.lxc (snapshot s0), stateful (snapshot s1)");
-	json_free(&a);
-	CHECK_INT(json_parse(&a, clean, strlen(clean), &e), 0);
-	json_free(&b);
-	CHECK_INT(json_parse(&b, "[]", 2, &e), 0);
+	incus_backup_index_free(&ix);
+	CHECK_INT(incus_backup_index_from_json(clean, strlen(clean), "[]", 2,
+	    &ix, &e), 0);
 	vet_init(&v);
-	CHECK_INT(vet_daemon(&a, 0, &b, 0, &v), 0);
+	CHECK_INT(vet_daemon_index(&ix, &v), 0);
 	CHECK_INT(v.n, 0);
-	json_free(&a);
-	CHECK_INT(json_parse(&a, dup, strlen(dup), &e), 0);
-	CHECK_INT(vet_daemon(&a, 0, &b, 0, &v), -EBOX_PROTO);
-	json_free(&a);
-	json_free(&b);
+	incus_backup_index_free(&ix);
+	err_clear(&e);
+	CHECK_INT(incus_backup_index_from_json(dup, strlen(dup), "[]", 2, &ix,
+	    &e), -EBOX_PROTO);
+	CHECK_INT(ix.nsnap, 0);
 }
 
 /* --- the streaming decoder against gzip(1)'s output -------------------------- */
