@@ -13,7 +13,6 @@
 #include "box/vet_export.h"
 #include "box/yaml.h"
 #include "incus/backup.h"
-#include "incus/json.h"
 #include "t.h"
 #include "util/gzstream.h"
 
