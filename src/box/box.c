@@ -36,9 +36,6 @@ box_name_check(const char *name, const char *whence, struct box_err *e)
 	    ")%s", name, whence);
 }
 
-
-
-
 int
 box_resolve(struct incus *c, const char *name, struct box_info *info,
     struct box_err *e)

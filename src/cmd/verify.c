@@ -39,8 +39,8 @@ cmd_verify(int argc, char **argv, struct box_err *e)
 			    "of box verify: run `box verify <box>` on the host");
 		return verify_inside_main(e);
 	}
-	if (!box_name_ok(res.pos[0]))
-		return err_usage(e, "not a box name: %s", res.pos[0]);
+	if ((rc = box_name_check(res.pos[0], "", e)) < 0)
+		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	rc = verify_box(&c, res.pos[0], json, e);
