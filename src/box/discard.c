@@ -1,8 +1,9 @@
 /*
- * discard.c - removing a half-made box (see discard.h).
+ * discard.c - removing a box, finished or half-made (see discard.h).
  */
 #include "box/discard.h"
 
+#include "box/door.h"
 #include "box/life.h"
 #include "incus/operation.h"
 
@@ -28,4 +29,12 @@ box_discard(struct incus *c, const char *name, const char *what,
 	if (life_delete(c, name, &le) < 0)
 		life_say("warning: could not remove %s: %s (remove it: box rm "
 		    "%s --force)", name, le.msg, name);
+}
+
+int
+box_remove(struct incus *c, const struct incus_instance *in,
+    struct box_err *e)
+{
+	door_forget(c, &in->devices);
+	return life_delete(c, in->name, e);
 }

@@ -397,9 +397,9 @@ replace(struct incus *c, const char *tmp, const char *name,
 	*stage = "remove the old box";
 	if ((rc = box_get(c, name, 0, &in, NULL, e)) < 0)
 		return rc;
-	door_forget(c, &in.devices);
+	rc = box_remove(c, &in, e);
 	incus_instance_free(&in);
-	if ((rc = life_delete(c, name, e)) < 0)
+	if (rc < 0)
 		return rc;
 	life_say("removed the old %s (the new one had imported cleanly)", name);
 	*stage = "rename";

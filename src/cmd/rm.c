@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/door.h"
+#include "box/discard.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "host/stack/egress_host.h"
@@ -40,10 +40,8 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		goto out;
 	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
 	rc = consent_or_force(q, force, "--force", e);
-	if (rc == 0) {
-		door_forget(&c, &in.devices);
-		rc = life_delete(&c, res.pos[0], e);
-	}
+	if (rc == 0)
+		rc = box_remove(&c, &in, e);
 	incus_instance_free(&in);
 	if (rc == 0)
 		life_say("removed %s", res.pos[0]);
