@@ -3,7 +3,7 @@
  *            [--log] [--json]
  *
  * The box's egress policy, stored on its instance (user.box.egress) and
- * enforced in the host kernel (host/egress_host.h).  allow adds names to
+ * enforced in the host kernel (host/stack/egress_host.h).  allow adds names to
  * the allowlist (an open box becomes allow with exactly those); deny
  * takes names off it (the last one stays: "allow:" names at least one,
  * and a box that should reach nothing is better off without the NIC);

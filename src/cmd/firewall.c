@@ -5,7 +5,7 @@
  * unit passes --subnet; by hand the bridge interface, or the daemon, says
  * it).  Rules match the bridge by name, so they hold, and drop, before
  * the bridge exists.  `show` reads every rule back and compares it, by
- * content, with the contract (host/contract.c); exit 1 when anything
+ * content, with the contract (host/stack/contract.c); exit 1 when anything
  * differs.
  */
 #include <errno.h>

@@ -3,7 +3,7 @@
  * - re-home legacy (pre-0.4, user.claudebox=1) boxes onto the hardened
  * stack, one at a time, each verified from inside before the next; or
  * retire the legacy stack once no box needs it.  The policy and its order
- * are host/migrate.h's.  Destructive (boxes are stopped and started, the
+ * are host/stack/migrate.h's.  Destructive (boxes are stopped and started, the
  * legacy stack deleted): asks on a terminal, or needs --force; BOX_YES is
  * not read.  Refused inside a box, like every verb that changes a host.
  */

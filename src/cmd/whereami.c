@@ -3,9 +3,9 @@
  *
  * It reports and never refuses: exit 0 whatever the answer.  The installer
  * runs the binary it just downloaded with --json before it installs
- * anything, and refuses inside a box (see host/nested.h for why).  The JSON
- * is one flat object on one line, so a POSIX shell can pick fields out of
- * it with sed.
+ * anything, and refuses inside a box (see host/install/nested.h for why).
+ * The JSON is one flat object on one line, so a POSIX shell can pick
+ * fields out of it with sed.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* test_migrate.c - the pure parts of migrate-host (host/migrate.h). */
+/* test_migrate.c - the pure parts of migrate-host (host/stack/migrate.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

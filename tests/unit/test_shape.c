@@ -1,5 +1,5 @@
 /*
- * doctor's judgement of a box's whole shape (host/doctor_shape.h) over
+ * doctor's judgement of a box's whole shape (host/doctor/doctor_shape.h) over
  * crafted instance objects: a clean box (container and VM, with and
  * without doors) passes; each forbidden thing is a problem that names it.
  */

@@ -1,7 +1,7 @@
 /*
  * doctor_egress.c - doctor's word on the boxes' egress policies: each
  * allow box's policy, whether the kernel holds its rules and sets (read
- * back by content, host/egress_fw.h), and whether the gateway's resolver
+ * back by content, host/stack/egress_fw.h), and whether the gateway's resolver
  * feeds its set (boxnet's raw.dnsmasq nftset lines).
  */
 #include <stdio.h>

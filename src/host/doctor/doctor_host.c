@@ -915,7 +915,7 @@ pinned_lease(const struct dh_ctx *h, const char *inst,
 
 /*
  * The NIC filter that binds the box to its MAC and lease, read back from
- * the kernel by content (see host/nicfilter.c).
+ * the kernel by content (see host/doctor/nicfilter.c).
  */
 static void
 box_filter(struct dh_ctx *h, const struct incus_instance *in,

@@ -3,7 +3,7 @@
  * host stack (setup-host, teardown-host, firewall apply, uninstall
  * --purge-host): inside a box they refuse, exactly like the installer,
  * unless BOX_ALLOW_NESTED=1 says to go ahead.  The verdict is whereami's
- * (host/nested.h); a network hint alone never makes a host a box.
+ * (host/install/nested.h); a network hint alone never makes a host a box.
  */
 #ifndef BOX_NESTGUARD_H
 #define BOX_NESTGUARD_H

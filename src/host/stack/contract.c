@@ -109,7 +109,7 @@ const size_t contract_nacl_egress =
 const char *const contract_dnsmasq_lines[] = {
 	"no-resolv", "no-hosts", "domain-needed", "dhcp-ignore-names",
 	/* An egress allowlist holds an address for an hour after the last
-	 * answer or connection (host/egress_fw.c); dnsmasq adds addresses
+	 * answer or connection (host/stack/egress_fw.c); dnsmasq adds addresses
 	 * only from upstream answers, never from its cache, so no answer may
 	 * be served from the cache for long. */
 	("max-cache-ttl=" CONTRACT_DNS_CACHE_TTL),
@@ -422,7 +422,7 @@ contract_emit(struct nft_batch *bt, const struct contract_env *env)
 		return -EINVAL;
 	nft_table_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, 0);
 	nft_table_add(bt, NFT_FAM_BRIDGE, CONTRACT_NFT_TABLE, 0);
-	/* The per-box part (host/egress_fw.c) lives in a regular chain the
+	/* The per-box part (host/stack/egress_fw.c) lives in a regular chain the
 	 * forward chain jumps to: created here if missing, never flushed
 	 * here, so a firewall apply keeps what the boxes' policies put. */
 	nft_chain_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, &egress_chain);

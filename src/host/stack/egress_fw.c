@@ -318,7 +318,7 @@ egfw_dnsmasq_strip(const char *in, char *out, size_t cap)
 /* --- the kernel ------------------------------------------------------------------ */
 
 #define RD_CHAINS	16
-#define RD_RULES	400	/* as host/firewall.c reads: ours and others' */
+#define RD_RULES	400	/* as host/stack/firewall.c reads: ours and others' */
 
 struct egfw_rd {
 	struct nft_chain_info chains[RD_CHAINS];

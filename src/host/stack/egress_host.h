@@ -4,7 +4,7 @@
  *
  * egress_sync() reads every box's user.box.egress and NIC MAC from the
  * daemon and puts the whole per-box part in place: the kernel's chain and
- * sets (host/egress_fw.h, one batch), then boxnet's raw.dnsmasq nftset
+ * sets (host/stack/egress_fw.h, one batch), then boxnet's raw.dnsmasq nftset
  * lines (a change there restarts dnsmasq, which also empties its cache),
  * then the state file the boot unit's `box firewall apply` reads, so the
  * rules are back before Incus starts any box, without the daemon.

@@ -208,7 +208,7 @@ compare_rules(struct fw_read_ctx *x, const struct contract_env *env,
 
 			if (x->used[fi][k])
 				continue;
-			/* the per-box part is compared by host/egress_fw.c */
+			/* the per-box part is compared by host/stack/egress_fw.c */
 			if (fi == 0 && strcmp(r->chain,
 			    CONTRACT_EGRESS_CHAIN) == 0)
 				continue;

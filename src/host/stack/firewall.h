@@ -1,6 +1,6 @@
 /*
  * firewall.h - the host firewall for the box bridge: the contract's rules
- * (host/contract.c) sent through our own netlink code as one batch, and
+ * (host/stack/contract.c) sent through our own netlink code as one batch, and
  * read back from the kernel rule by rule, by content.
  *
  * Reading back compares, for every chain of ours, each rule the kernel

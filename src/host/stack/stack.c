@@ -253,7 +253,7 @@ bridge_want(const struct contract_key *k, const struct stack_conf *sc,
 }
 
 /* raw.dnsmasq equal to want but for its nftset= lines, which are the
- * boxes' egress policies (host/egress_host.c keeps them). */
+ * boxes' egress policies (host/stack/egress_host.c keeps them). */
 static int
 dnsmasq_same(const struct incus_kvs *cfg, const char *want)
 {

@@ -23,7 +23,7 @@
 
 #include "host/stack/contract.h"
 
-/* The names are the contract's (host/contract.h). */
+/* The names are the contract's (host/stack/contract.h). */
 #define STACK_BRIDGE	CONTRACT_BRIDGE
 #define STACK_ACL	CONTRACT_ACL
 #define STACK_PROFILE	CONTRACT_PROFILE
