@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "incus/stream.h"
+#include "incus/instance_int.h"
 
 /* "/1.0/instances/<name><suffix>" with the name escaped. */
 int
@@ -27,8 +27,8 @@ incus_inst_path(char *buf, size_t cap, const char *name, const char *suffix)
  * Member key of obj as a string into buf: absent or null leaves "", a
  * non-string or one that does not fit refuses the reply.
  */
-static int
-field(const struct json_doc *d, int obj, const char *key, char *buf,
+int
+inst_field(const struct json_doc *d, int obj, const char *key, char *buf,
     size_t cap, struct box_err *e)
 {
 	int v = json_get(d, obj, key);
@@ -70,8 +70,8 @@ field_dup(const struct json_doc *d, int obj, const char *key, char **out,
 	return 0;
 }
 
-static int
-flag(const struct json_doc *d, int obj, const char *key, int *out,
+int
+inst_flag(const struct json_doc *d, int obj, const char *key, int *out,
     struct box_err *e)
 {
 	int v = json_get(d, obj, key), t = json_type(d, v);
@@ -102,7 +102,7 @@ nic_from_json(const struct json_doc *d, int k, struct incus_nic_state *n,
 	    json_type(d, obj) != JSON_OBJECT)
 		return err_set(e, -EBADMSG, "the daemon sent an odd network "
 		    "entry in an instance's state");
-	if ((rc = field(d, obj, "host_name", n->host_name,
+	if ((rc = inst_field(d, obj, "host_name", n->host_name,
 	    sizeof(n->host_name), e)) < 0)
 		return rc;
 	list = json_get(d, obj, "addresses");
@@ -123,13 +123,13 @@ nic_from_json(const struct json_doc *d, int k, struct incus_nic_state *n,
 		if (json_type(d, a) != JSON_OBJECT)
 			return err_set(e, -EBADMSG, "an address of %s is not "
 			    "an object", n->name);
-		if ((rc = field(d, a, "family", ad->family,
+		if ((rc = inst_field(d, a, "family", ad->family,
 		    sizeof(ad->family), e)) < 0 ||
-		    (rc = field(d, a, "address", ad->address,
+		    (rc = inst_field(d, a, "address", ad->address,
 		    sizeof(ad->address), e)) < 0 ||
-		    (rc = field(d, a, "netmask", ad->netmask,
+		    (rc = inst_field(d, a, "netmask", ad->netmask,
 		    sizeof(ad->netmask), e)) < 0 ||
-		    (rc = field(d, a, "scope", ad->scope,
+		    (rc = inst_field(d, a, "scope", ad->scope,
 		    sizeof(ad->scope), e)) < 0)
 			return rc;
 		n->naddr++;
@@ -147,7 +147,7 @@ incus_state_from_json(const struct json_doc *d, int obj,
 	if (json_type(d, obj) != JSON_OBJECT)
 		return err_set(e, -EBADMSG, "the daemon sent no instance "
 		    "state");
-	if ((rc = field(d, obj, "status", st->status, sizeof(st->status),
+	if ((rc = inst_field(d, obj, "status", st->status, sizeof(st->status),
 	    e)) < 0)
 		return rc;
 	pid = json_get(d, obj, "pid");
@@ -244,21 +244,21 @@ inst_parse(const struct json_doc *d, int obj, unsigned flags,
 	if (json_type(d, obj) != JSON_OBJECT)
 		return err_set(e, -EBADMSG, "the daemon sent no instance "
 		    "object");
-	if ((rc = field(d, obj, "name", in->name, sizeof(in->name), e)) < 0 ||
-	    (rc = field(d, obj, "status", in->status, sizeof(in->status),
+	if ((rc = inst_field(d, obj, "name", in->name, sizeof(in->name), e)) < 0 ||
+	    (rc = inst_field(d, obj, "status", in->status, sizeof(in->status),
 	    e)) < 0 ||
-	    (rc = field(d, obj, "type", in->type, sizeof(in->type), e)) < 0 ||
-	    (rc = field(d, obj, "project", in->project, sizeof(in->project),
+	    (rc = inst_field(d, obj, "type", in->type, sizeof(in->type), e)) < 0 ||
+	    (rc = inst_field(d, obj, "project", in->project, sizeof(in->project),
 	    e)) < 0 ||
-	    (rc = field(d, obj, "architecture", in->architecture,
+	    (rc = inst_field(d, obj, "architecture", in->architecture,
 	    sizeof(in->architecture), e)) < 0 ||
-	    (rc = field(d, obj, "created_at", in->created_at,
+	    (rc = inst_field(d, obj, "created_at", in->created_at,
 	    sizeof(in->created_at), e)) < 0 ||
-	    (rc = field(d, obj, "last_used_at", in->last_used_at,
+	    (rc = inst_field(d, obj, "last_used_at", in->last_used_at,
 	    sizeof(in->last_used_at), e)) < 0 ||
 	    (rc = field_dup(d, obj, "description", &in->description, e)) < 0 ||
-	    (rc = flag(d, obj, "ephemeral", &in->ephemeral, e)) < 0 ||
-	    (rc = flag(d, obj, "stateful", &in->stateful, e)) < 0 ||
+	    (rc = inst_flag(d, obj, "ephemeral", &in->ephemeral, e)) < 0 ||
+	    (rc = inst_flag(d, obj, "stateful", &in->stateful, e)) < 0 ||
 	    (rc = profiles_from_json(d, obj, in, e)) < 0)
 		return rc;
 	if ((rc = incus_kv_from_json(&in->config, d,
@@ -429,12 +429,9 @@ incus_instance_state(struct incus *c, const char *name,
 
 /* --- writing ------------------------------------------------------------- */
 
-#define ODD_NAME(e, name) \
-	err_set(e, -EINVAL, "odd instance name '%.80s'", name)
-
 /* Send w's body, and wait for an operation when wait_s > 0. */
-static int
-send_w(struct incus *c, const char *method, const char *path,
+int
+inst_send_w(struct incus *c, const char *method, const char *path,
     struct json_w *w, int wait_s, struct box_err *e)
 {
 	struct incus_reply r;
@@ -477,16 +474,16 @@ begin_w(struct incus *c, const char *method, const char *path,
 	return rc;
 }
 
-static void
-w_kv(struct json_w *w, const char *k, const char *v)
+void
+inst_w_kv(struct json_w *w, const char *k, const char *v)
 {
 	json_w_key(w, k);
 	json_w_str(w, v);
 }
 
 /* {"<key>": "<value>"} sent to the instance name (rename, restore). */
-static int
-send_one(struct incus *c, const char *method, const char *name,
+int
+inst_send_one(struct incus *c, const char *method, const char *name,
     const char *key, const char *value, int wait_s, struct box_err *e)
 {
 	struct json_w w;
@@ -496,14 +493,14 @@ send_one(struct incus *c, const char *method, const char *name,
 		return ODD_NAME(e, name);
 	json_w_init(&w, 4096);
 	json_w_obj(&w);
-	w_kv(&w, key, value);
+	inst_w_kv(&w, key, value);
 	json_w_end(&w, '}');
-	return send_w(c, method, path, &w, wait_s, e);
+	return inst_send_w(c, method, path, &w, wait_s, e);
 }
 
 /* DELETE path and wait for its operation. */
-static int
-delete_path(struct incus *c, const char *path, int wait_s, struct box_err *e)
+int
+inst_delete_path(struct incus *c, const char *path, int wait_s, struct box_err *e)
 {
 	struct incus_reply r;
 	int rc;
@@ -526,11 +523,11 @@ static void
 new_json(struct json_w *w, const struct incus_instance_new *s)
 {
 	json_w_obj(w);
-	w_kv(w, "name", s->name);
+	inst_w_kv(w, "name", s->name);
 	if (s->type != NULL)
-		w_kv(w, "type", s->type);
+		inst_w_kv(w, "type", s->type);
 	if (s->description != NULL)
-		w_kv(w, "description", s->description);
+		inst_w_kv(w, "description", s->description);
 	if (s->profiles != NULL) {
 		json_w_key(w, "profiles");
 		w_strv(w, s->profiles);
@@ -549,21 +546,21 @@ new_json(struct json_w *w, const struct incus_instance_new *s)
 	json_w_key(w, "source");
 	json_w_obj(w);
 	if (s->source == INCUS_SRC_IMAGE) {
-		w_kv(w, "type", "image");
+		inst_w_kv(w, "type", "image");
 		if (s->server != NULL) {
-			w_kv(w, "mode", "pull");
-			w_kv(w, "server", s->server);
-			w_kv(w, "protocol", s->protocol ? s->protocol :
+			inst_w_kv(w, "mode", "pull");
+			inst_w_kv(w, "server", s->server);
+			inst_w_kv(w, "protocol", s->protocol ? s->protocol :
 			    "simplestreams");
 		}
-		w_kv(w, "alias", s->alias);
+		inst_w_kv(w, "alias", s->alias);
 	} else if (s->source == INCUS_SRC_COPY) {
-		w_kv(w, "type", "copy");
-		w_kv(w, "source", s->copy_from);
+		inst_w_kv(w, "type", "copy");
+		inst_w_kv(w, "source", s->copy_from);
 		json_w_key(w, "instance_only");
 		json_w_bool(w, s->instance_only);
 	} else {
-		w_kv(w, "type", "none");
+		inst_w_kv(w, "type", "none");
 	}
 	json_w_end(w, '}');
 	json_w_end(w, '}');
@@ -607,7 +604,7 @@ incus_instance_image_type(struct incus *c, const char *alias, char *type,
 		return err_usage(e, "image alias too long");
 	snprintf(path, sizeof(path), "/1.0/images/aliases/%s", esc);
 	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0 && (rc = field(&r.doc, r.metadata, "type", type, cap,
+	if (rc == 0 && (rc = inst_field(&r.doc, r.metadata, "type", type, cap,
 	    e)) < 0)
 		type[0] = '\0';
 	incus_reply_free(&r);
@@ -621,8 +618,8 @@ put_json(struct json_w *w, const struct incus_instance *in)
 
 	json_w_obj(w);
 	if (in->architecture[0] != '\0')
-		w_kv(w, "architecture", in->architecture);
-	w_kv(w, "description", in->description ? in->description : "");
+		inst_w_kv(w, "architecture", in->architecture);
+	inst_w_kv(w, "description", in->description ? in->description : "");
 	json_w_key(w, "ephemeral");
 	json_w_bool(w, in->ephemeral);
 	json_w_key(w, "stateful");
@@ -664,7 +661,7 @@ incus_instance_put(struct incus *c, const struct incus_instance *inst,
 		return ODD_NAME(e, inst->name);
 	json_w_init(&w, INCUS_MAX_BODY);
 	put_json(&w, inst);
-	return send_w(c, "PUT", path, &w, wait_s, e);
+	return inst_send_w(c, "PUT", path, &w, wait_s, e);
 }
 
 int
@@ -688,9 +685,9 @@ incus_instance_patch(struct incus *c, const char *name,
 		incus_dev_to_json(&w, devices);
 	}
 	if (description != NULL)
-		w_kv(&w, "description", description);
+		inst_w_kv(&w, "description", description);
 	json_w_end(&w, '}');
-	return send_w(c, "PATCH", path, &w, wait_s, e);
+	return inst_send_w(c, "PATCH", path, &w, wait_s, e);
 }
 
 int
@@ -701,14 +698,14 @@ incus_instance_delete(struct incus *c, const char *name, int wait_s,
 
 	if (incus_inst_path(path, sizeof(path), name, "") < 0)
 		return ODD_NAME(e, name);
-	return delete_path(c, path, wait_s, e);
+	return inst_delete_path(c, path, wait_s, e);
 }
 
 int
 incus_instance_rename(struct incus *c, const char *name, const char *to,
     int wait_s, struct box_err *e)
 {
-	return send_one(c, "POST", name, "name", to, wait_s, e);
+	return inst_send_one(c, "POST", name, "name", to, wait_s, e);
 }
 
 static void
@@ -716,7 +713,7 @@ state_json(struct json_w *w, const char *action, int force, int timeout_s)
 {
 	json_w_init(w, 1024);
 	json_w_obj(w);
-	w_kv(w, "action", action);
+	inst_w_kv(w, "action", action);
 	if (force) {
 		json_w_key(w, "force");
 		json_w_bool(w, 1);
@@ -752,287 +749,5 @@ incus_instance_set_state(struct incus *c, const char *name,
 	if (incus_inst_path(path, sizeof(path), name, "/state") < 0)
 		return ODD_NAME(e, name);
 	state_json(&w, action, force, timeout_s);
-	return send_w(c, "PUT", path, &w, wait_s, e);
-}
-
-/* --- snapshots ----------------------------------------------------------- */
-
-static int
-snap_path(char *buf, size_t cap, const char *name, const char *snap)
-{
-	char esc[3 * 256], suffix[sizeof(esc) + 16];
-
-	if (url_escape(snap, esc, sizeof(esc)) < 0)
-		return -ENAMETOOLONG;
-	snprintf(suffix, sizeof(suffix), "/snapshots/%s", esc);
-	return incus_inst_path(buf, cap, name, suffix);
-}
-
-static int
-snap_from_json(const struct json_doc *d, int obj, struct incus_snapshot *s,
-    struct box_err *e)
-{
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	if (json_type(d, obj) != JSON_OBJECT)
-		return err_set(e, -EBADMSG, "the daemon sent an odd snapshot");
-	if ((rc = field(d, obj, "name", s->name, sizeof(s->name), e)) < 0 ||
-	    (rc = field(d, obj, "created_at", s->created_at,
-	    sizeof(s->created_at), e)) < 0 ||
-	    (rc = flag(d, obj, "stateful", &s->stateful, e)) < 0)
-		return rc;
-	return 0;
-}
-
-int
-incus_snapshot_get(struct incus *c, const char *name, const char *snap,
-    struct incus_snapshot *s, struct box_err *e)
-{
-	struct incus_reply r;
-	char path[1024];
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	if (snap_path(path, sizeof(path), name, snap) < 0)
-		return err_usage(e, "snapshot name too long");
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0)
-		rc = snap_from_json(&r.doc, r.metadata, s, e);
-	incus_reply_free(&r);
-	return rc;
-}
-
-int
-incus_snapshot_list_from_json(const struct json_doc *d, int arr,
-    struct incus_snapshot_list *l, struct box_err *e)
-{
-	int i, rc;
-
-	memset(l, 0, sizeof(*l));
-	if (json_type(d, arr) == JSON_NULL)
-		return 0;
-	if (json_type(d, arr) != JSON_ARRAY)
-		return err_set(e, -EBOX_PROTO, "the daemon sent no snapshot "
-		    "list");
-	if (json_count(d, arr) > INCUS_SNAPSHOTS_MAX)
-		return err_set(e, -E2BIG, "more than %d snapshots",
-		    INCUS_SNAPSHOTS_MAX);
-	if ((l->v = calloc((size_t)json_count(d, arr) + 1,
-	    sizeof(*l->v))) == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	for (i = json_child(d, arr); i >= 0; i = json_next(d, i)) {
-		if ((rc = snap_from_json(d, i, &l->v[l->n], e)) < 0) {
-			incus_snapshot_list_free(l);
-			return rc;
-		}
-		l->n++;
-	}
-	return 0;
-}
-
-int
-incus_snapshot_list(struct incus *c, const char *name,
-    struct incus_snapshot_list *l, struct box_err *e)
-{
-	struct incus_reply r;
-	char path[256];
-	int rc;
-
-	memset(l, 0, sizeof(*l));
-	if (incus_inst_path(path, sizeof(path), name,
-	    "/snapshots?recursion=1") < 0)
-		return ODD_NAME(e, name);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0)
-		rc = incus_snapshot_list_from_json(&r.doc, r.metadata, l, e);
-	incus_reply_free(&r);
-	return rc;
-}
-
-int
-incus_snapshot_list_raw(struct incus *c, const char *name, char **raw,
-    size_t *n, struct box_err *e)
-{
-	struct incus_reply r;
-	const char *p;
-	char path[256];
-	int rc;
-
-	*raw = NULL;
-	*n = 0;
-	if (incus_inst_path(path, sizeof(path), name,
-	    "/snapshots?recursion=1") < 0)
-		return ODD_NAME(e, name);
-	rc = incus_call(c, "GET", path, NULL, &r, e);
-	if (rc == 0) {
-		p = json_raw(&r.doc, r.metadata, n);
-		if (p == NULL)
-			rc = err_set(e, -EBOX_PROTO, "the daemon sent no "
-			    "snapshot list");
-		else if ((*raw = malloc(*n + 1)) == NULL)
-			rc = err_set(e, -ENOMEM, "out of memory");
-		else {
-			memcpy(*raw, p, *n);
-			(*raw)[*n] = '\0';
-		}
-	}
-	incus_reply_free(&r);
-	return rc;
-}
-
-void
-incus_snapshot_list_free(struct incus_snapshot_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-int
-incus_snapshot_create(struct incus *c, const char *name, const char *snap,
-    int stateful, int wait_s, struct box_err *e)
-{
-	struct json_w w;
-	char path[256];
-
-	if (incus_inst_path(path, sizeof(path), name, "/snapshots") < 0)
-		return ODD_NAME(e, name);
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	w_kv(&w, "name", snap);
-	json_w_key(&w, "stateful");
-	json_w_bool(&w, stateful);
-	json_w_end(&w, '}');
-	return send_w(c, "POST", path, &w, wait_s, e);
-}
-
-int
-incus_snapshot_delete(struct incus *c, const char *name, const char *snap,
-    int wait_s, struct box_err *e)
-{
-	char path[1024];
-
-	if (snap_path(path, sizeof(path), name, snap) < 0)
-		return err_usage(e, "snapshot name too long");
-	return delete_path(c, path, wait_s, e);
-}
-
-int
-incus_snapshot_restore(struct incus *c, const char *name, const char *snap,
-    int wait_s, struct box_err *e)
-{
-	return send_one(c, "PUT", name, "restore", snap, wait_s, e);
-}
-
-/* --- files and metadata templates --------------------------------------- */
-
-/* ".../files?path=<path>" (the path escaped). */
-static int
-file_path(char *buf, size_t cap, const char *name, const char *path)
-{
-	char esc[3 * 1024], suffix[sizeof(esc) + 16];
-
-	if (url_escape(path, esc, sizeof(esc)) < 0)
-		return -ENAMETOOLONG;
-	snprintf(suffix, sizeof(suffix), "/files?path=%s", esc);
-	return incus_inst_path(buf, cap, name, suffix);
-}
-
-int
-incus_file_push(struct incus *c, const char *name, const char *path,
-    const char *type, const char *mode, const void *data, size_t n,
-    struct box_err *e)
-{
-	struct incus_reply r;
-	struct stream_mem m = { data, n, 0 };
-	char url[4096], headers[256];
-	int rc;
-
-	if (file_path(url, sizeof(url), name, path) < 0)
-		return err_set(e, -ENAMETOOLONG, "path too long: %.80s", path);
-	snprintf(headers, sizeof(headers), "X-Incus-type: %s\r\n"
-	    "X-Incus-uid: 0\r\nX-Incus-gid: 0\r\nX-Incus-mode: %s\r\n"
-	    "X-Incus-write: overwrite\r\n", type, mode);
-	rc = stream_send(c, "POST", url, "application/octet-stream", headers,
-	    (long long)m.n, stream_mem_read, &m, &r, e);
-	incus_reply_free(&r);
-	return rc;
-}
-
-int
-incus_file_pull(struct incus *c, const char *name, const char *path,
-    int (*sink)(void *ctx, const void *p, size_t n), void *ctx,
-    struct box_err *e)
-{
-	char url[4096];
-	long long total = -1;
-
-	if (file_path(url, sizeof(url), name, path) < 0)
-		return err_set(e, -ENAMETOOLONG, "path too long: %.80s", path);
-	return stream_get(c, url, sink, ctx, &total, e);
-}
-
-int
-incus_file_delete(struct incus *c, const char *name, const char *path,
-    struct box_err *e)
-{
-	struct incus_reply r;
-	char url[4096];
-	int rc;
-
-	if (file_path(url, sizeof(url), name, path) < 0)
-		return err_set(e, -ENAMETOOLONG, "path too long: %.80s", path);
-	rc = incus_call(c, "DELETE", url, NULL, &r, e);
-	incus_reply_free(&r);
-	return rc;
-}
-
-int
-incus_template_push(struct incus *c, const char *name, const char *tpl,
-    const void *data, size_t n, struct box_err *e)
-{
-	struct incus_reply r;
-	char url[1024], esc[512], suffix[600];
-	int rc;
-
-	if (url_escape(tpl, esc, sizeof(esc)) < 0)
-		return err_set(e, -ENAMETOOLONG, "template name too long");
-	snprintf(suffix, sizeof(suffix), "/metadata/templates?path=%s", esc);
-	if (incus_inst_path(url, sizeof(url), name, suffix) < 0)
-		return ODD_NAME(e, name);
-	rc = incus_call_raw(c, "POST", url, "application/octet-stream", data,
-	    n, &r, e);
-	incus_reply_free(&r);
-	return rc;
-}
-
-int
-incus_template_arm(struct incus *c, const char *name, const char *target,
-    const char *trigger, const char *tpl, int wait_s, struct box_err *e)
-{
-	struct json_w w;
-	char path[256];
-
-	if (incus_inst_path(path, sizeof(path), name, "/metadata") < 0)
-		return ODD_NAME(e, name);
-	json_w_init(&w, 4096);
-	json_w_obj(&w);
-	json_w_key(&w, "templates");
-	json_w_obj(&w);
-	json_w_key(&w, target);
-	json_w_obj(&w);
-	json_w_key(&w, "when");
-	json_w_arr(&w);
-	json_w_str(&w, trigger);
-	json_w_end(&w, ']');
-	json_w_key(&w, "create_only");
-	json_w_bool(&w, 0);
-	w_kv(&w, "template", tpl);
-	json_w_key(&w, "properties");
-	json_w_obj(&w);
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	json_w_end(&w, '}');
-	return send_w(c, "PATCH", path, &w, wait_s, e);
+	return inst_send_w(c, "PUT", path, &w, wait_s, e);
 }
