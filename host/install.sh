@@ -430,13 +430,24 @@ link_bin()
 	say "linked $_link -> $_want"
 }
 
+# put_if_changed NEW DEST: DEST gets NEW's bytes (atomically, by rename)
+# unless it has them already, so installing the same version twice touches
+# nothing, not even a directory's time.
+put_if_changed()
+{
+	cmp -s "$1" "$2" && return 0
+	cp "$1" "$2.new.$$" && mv -f "$2.new.$$" "$2" && return 0
+	rm -f "$2.new.$$"
+	return 1
+}
+
 # install_docs: box.1 and the completions, written by the binary current
 # points at (the one `box` runs).
 # Best effort: a page that cannot be written is said, never fatal.
 install_docs()
 {
 	_share=${BOX_SHARE:-$(dirname "$BINDIR")/share}
-	_list=$DEST/.DOCS.new.$$
+	_list=$TMP/DOCS
 	: >"$_list" || { warn "cannot write $DEST/DOCS; no manual page or completions"; return; }
 	for _doc in "man/man1/box.1:help --man" \
 	    "bash-completion/completions/box:completion bash" \
@@ -445,15 +456,14 @@ install_docs()
 		_path=$_share/${_doc%%:*}
 		# shellcheck disable=SC2086 # the verb and its argument, split
 		if mkdir -p "$(dirname "$_path")" &&
-		    "$DEST/current/box" ${_doc#*:} >"$_path.new.$$" </dev/null &&
-		    mv -f "$_path.new.$$" "$_path"; then
+		    "$DEST/current/box" ${_doc#*:} >"$TMP/doc" </dev/null &&
+		    put_if_changed "$TMP/doc" "$_path"; then
 			echo "$_path" >>"$_list"
 		else
-			rm -f "$_path.new.$$"
 			warn "could not write $_path"
 		fi
 	done
-	mv -f "$_list" "$DEST/DOCS" || rm -f "$_list"
+	put_if_changed "$_list" "$DEST/DOCS" || warn "could not write $DEST/DOCS"
 	say "manual page and completions in $_share (man box; box <tab>)"
 }
 

@@ -393,7 +393,7 @@ teardown_refusals()
 		if [ "$v" = maybe ]; then
 			expect_contains "$out" "BOX_YES=maybe is neither yes nor no" "teardown-host, BOX_YES=maybe: says why"
 		else
-			expect_contains "$out" "without a terminal" "teardown-host, BOX_YES=$v: refused for want of consent"
+			expect_contains "$out" "there is no terminal to ask on" "teardown-host, BOX_YES=$v: refused for want of consent"
 		fi
 		expect_eq "$(stack_snap)" "$_s0" "teardown-host, BOX_YES=$v: the stack and its boxes untouched"
 	done
