@@ -166,17 +166,11 @@ count_snapshots(struct incus *c, struct roster *ro, char *why, size_t wcap,
 			return rc;
 		}
 		for (v = 0; v < l.n; v++) {
-			/* <instance>/snapshots/<snapshot> */
-			const char *name = l.v[v].name;
-			const char *snap = strstr(name, "/snapshots/");
-			size_t len = snap != NULL ? (size_t)(snap - name) : 0;
-
-			if (snap == NULL || snap[11] == '\0' || len == 0)
+			if (l.v[v].snapshot == NULL)
 				continue;
 			for (i = 0; i < ro->n; i++)
 				if (strcmp(ro->v[i].pool, pools[p]) == 0 &&
-				    strlen(ro->v[i].bi.name) == len &&
-				    strncmp(ro->v[i].bi.name, name, len) == 0 &&
+				    strcmp(ro->v[i].bi.name, l.v[v].name) == 0 &&
 				    strcmp(ro->v[i].bi.type, l.v[v].type) == 0)
 					ro->v[i].snaps++;
 		}

@@ -138,6 +138,48 @@ url_escape(const char *s, char *buf, size_t cap)
 	return (int)o;
 }
 
+static int
+hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+char *
+url_segment(const char *s, size_t n)
+{
+	char *out;
+	size_t i, o = 0;
+
+	if (n == 0 || (out = malloc(n + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		int ch = (unsigned char)s[i], hi, lo;
+
+		if (ch == '%') {
+			if (n - i < 3 || (hi = hexval(s[i + 1])) < 0 ||
+			    (lo = hexval(s[i + 2])) < 0)
+				break;
+			ch = hi << 4 | lo;
+			i += 2;
+		}
+		if (ch == '\0' || ch == '/')
+			break;
+		out[o++] = (char)ch;
+	}
+	if (i < n) {
+		free(out);
+		return NULL;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 int
 incus_path(const struct incus *c, const char *path, char *buf, size_t cap)
 {

@@ -130,4 +130,12 @@ int incus_path(const struct incus *c, const char *path, char *buf,
 /* Percent-encode s for a path segment or query value. */
 int url_escape(const char *s, char *buf, size_t cap);
 
+/*
+ * One path segment s[0..n) percent-decoded into a new string, or NULL when
+ * it cannot be a name: empty, a bad escape, or a NUL or a '/' in it, plain
+ * or escaped ("%2F" would make a name that leaves its segment when it is
+ * written back into a path, or that two segments could alias).
+ */
+char *url_segment(const char *s, size_t n);
+
 #endif

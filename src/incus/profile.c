@@ -116,45 +116,17 @@ incus_profile_delete(struct incus *c, const char *name, struct box_err *e)
 #define NAMES_MAX	4096
 #define NAMES_PREFIX		"/1.0/profiles/"
 
-static int
-hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
-	    c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* The name in one URL, unescaped into a new string, or NULL. */
 static char *
 url_name(const struct json_doc *d, int i)
 {
-	char url[512], *q, *name, *o;
-	const char *s;
+	char url[512];
+	const char *s = url + strlen(NAMES_PREFIX);
 
 	if (json_str(d, i, url, sizeof(url)) < 0 ||
 	    strncmp(url, NAMES_PREFIX, strlen(NAMES_PREFIX)) != 0)
 		return NULL;
-	if ((q = strchr(url, '?')) != NULL)
-		*q = '\0';
-	s = url + strlen(NAMES_PREFIX);
-	if (*s == '\0' || strchr(s, '/') != NULL ||
-	    (name = malloc(strlen(s) + 1)) == NULL)
-		return NULL;
-	for (o = name; *s != '\0'; s++) {
-		if (*s == '%') {
-			int h = hexval(s[1]), l = h < 0 ? -1 : hexval(s[2]);
-
-			if (l < 0 || (h == 0 && l == 0)) {
-				free(name);
-				return NULL;
-			}
-			*o++ = (char)(h * 16 + l);
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return name;
+	return url_segment(s, strcspn(s, "?"));
 }
 
 int

@@ -98,47 +98,6 @@ incus_pool_create(struct incus *c, const struct incus_pool *p,
 
 /* --- names from URL lists --------------------------------------------------- */
 
-static int
-hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decoded copy of s[0..n); NULL for a bad escape or a NUL. */
-static char *
-url_unescape(const char *s, size_t n)
-{
-	char *out = malloc(n + 1);
-	size_t i, o = 0;
-
-	if (out == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		int hi, lo;
-
-		if (s[i] != '%') {
-			out[o++] = s[i];
-			continue;
-		}
-		if (i + 2 >= n ||
-		    (hi = hexval(s[i + 1])) < 0 || (lo = hexval(s[i + 2])) < 0 ||
-		    (hi == 0 && lo == 0)) {
-			free(out);
-			return NULL;
-		}
-		out[o++] = (char)(hi << 4 | lo);
-		i += 2;
-	}
-	out[o] = '\0';
-	return out;
-}
-
 /* The URL string at token i with prefix removed, and any query dropped. */
 static int
 url_tail(const struct json_doc *d, int i, const char *prefix, char *buf,
@@ -189,9 +148,7 @@ incus_names_from_json(char ***names, size_t *n, const struct json_doc *d,
 		if ((rc = url_tail(d, i, prefix, buf, sizeof(buf), &t,
 		    &len)) < 0)
 			break;
-		if (memchr(t, '/', len) != NULL)
-			rc = -EBADMSG;
-		else if (((*names)[(*n)++] = url_unescape(t, len)) == NULL)
+		if (((*names)[(*n)++] = url_segment(t, len)) == NULL)
 			rc = -EBADMSG;
 	}
 	if (rc < 0) {
@@ -228,9 +185,40 @@ incus_volume_refs_free(struct incus_volume_refs *l)
 	for (i = 0; i < l->n; i++) {
 		free(l->v[i].type);
 		free(l->v[i].name);
+		free(l->v[i].snapshot);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * "<type>/<name>" or "<type>/<name>/snapshots/<snap>" into x, each segment
+ * decoded on its own.  Anything else is -EBADMSG, x left for the caller's
+ * free.
+ */
+static int
+volume_ref(struct incus_volume_ref *x, const char *t, size_t len)
+{
+	static const char snaps[] = "/snapshots/";
+	const char *end = t + len, *a, *b;
+
+	if ((a = memchr(t, '/', len)) == NULL)
+		return -EBADMSG;
+	if ((x->type = url_segment(t, (size_t)(a - t))) == NULL)
+		return -EBADMSG;
+	a++;
+	if ((b = memchr(a, '/', (size_t)(end - a))) == NULL)
+		b = end;
+	if ((x->name = url_segment(a, (size_t)(b - a))) == NULL)
+		return -EBADMSG;
+	if (b == end)
+		return 0;
+	if ((size_t)(end - b) <= sizeof(snaps) - 1 ||
+	    memcmp(b, snaps, sizeof(snaps) - 1) != 0)
+		return -EBADMSG;
+	b += sizeof(snaps) - 1;
+	x->snapshot = url_segment(b, (size_t)(end - b));
+	return x->snapshot != NULL ? 0 : -EBADMSG;
 }
 
 int
@@ -238,7 +226,7 @@ incus_volume_refs_from_json(struct incus_volume_refs *l,
     const struct json_doc *d, int arr, const char *prefix)
 {
 	char buf[1024];
-	const char *t, *slash;
+	const char *t;
 	size_t len;
 	int i, cnt, rc = 0;
 
@@ -254,21 +242,10 @@ incus_volume_refs_from_json(struct incus_volume_refs *l,
 	if ((l->v = calloc((size_t)cnt, sizeof(*l->v))) == NULL)
 		return -ENOMEM;
 	for (i = json_child(d, arr); i >= 0 && rc == 0; i = json_next(d, i)) {
-		struct incus_volume_ref *x;
-
 		if ((rc = url_tail(d, i, prefix, buf, sizeof(buf), &t,
 		    &len)) < 0)
 			break;
-		slash = memchr(t, '/', len);
-		if (slash == NULL || slash == t || slash + 1 == t + len) {
-			rc = -EBADMSG;
-			break;
-		}
-		x = &l->v[l->n++];
-		if ((x->type = url_unescape(t, (size_t)(slash - t))) == NULL ||
-		    (x->name = url_unescape(slash + 1,
-		    len - (size_t)(slash - t) - 1)) == NULL)
-			rc = -EBADMSG;
+		rc = volume_ref(&l->v[l->n++], t, len);
 	}
 	if (rc < 0)
 		incus_volume_refs_free(l);

@@ -20,10 +20,14 @@ struct incus_pool {
 	struct incus_kvs config;
 };
 
-/* A volume named by its URL: /1.0/storage-pools/<p>/volumes/<type>/<name>. */
+/*
+ * A volume named by its URL: /1.0/storage-pools/<p>/volumes/<type>/<name>,
+ * or one of its snapshots: .../<type>/<name>/snapshots/<snapshot>.
+ */
 struct incus_volume_ref {
 	char *type;		/* "container", "virtual-machine", "custom", ... */
-	char *name;		/* decoded; "<inst>/snapshots/<snap>" for one */
+	char *name;		/* decoded, one segment */
+	char *snapshot;		/* NULL, or the snapshot's name of name */
 };
 
 struct incus_volume_refs {

@@ -109,7 +109,11 @@ others(const struct json_doc *d)
 	if (incus_volume_refs_from_json(&v, d, 0,
 	    "/1.0/storage-pools/default/volumes/") == 0) {
 		for (i = 0; i < v.n; i++)
-			if (v.v[i].type == NULL || v.v[i].name == NULL)
+			if (v.v[i].type == NULL || v.v[i].name == NULL ||
+			    strchr(v.v[i].type, '/') != NULL ||
+			    strchr(v.v[i].name, '/') != NULL ||
+			    (v.v[i].snapshot != NULL &&
+			    strchr(v.v[i].snapshot, '/') != NULL))
 				__builtin_trap();
 		incus_volume_refs_free(&v);
 	}

@@ -507,19 +507,20 @@ TEST(profile_names_parse_urls_and_refuse_others)
 	static const char *bad[] = {
 		"{}", "[1]", "[\"/1.0/profiles/\"]", "[\"/1.0/networks/x\"]",
 		"[\"/1.0/profiles/a/b\"]", "[\"/1.0/profiles/a%2\"]",
-		"[\"/1.0/profiles/a%00b\"]",
+		"[\"/1.0/profiles/a%00b\"]", "[\"/1.0/profiles/a%2Fc\"]",
+		"[\"/1.0/profiles/a%2f\"]",
 	};
 	struct incus_profile_names l;
 	struct json_doc d;
 	size_t i;
 
 	CHECK(doc("[\"/1.0/profiles/default?project=user-7\","
-	    "\"/1.0/profiles/box-net\",\"/1.0/profiles/a%20b%2Fc\"]", &d) == 0);
+	    "\"/1.0/profiles/box-net\",\"/1.0/profiles/a%20b%2Dc\"]", &d) == 0);
 	CHECK_INT(incus_profile_names_parse(&l, &d, 0), 0);
 	CHECK_INT(l.n, 3);
 	CHECK_STR(l.v[0], "default");
 	CHECK_STR(l.v[1], "box-net");
-	CHECK_STR(l.v[2], "a b/c");
+	CHECK_STR(l.v[2], "a b-c");
 	incus_profile_names_free(&l);
 	json_free(&d);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

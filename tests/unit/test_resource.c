@@ -234,7 +234,9 @@ TEST(resource_pool_and_volumes)
 	CHECK_INT(v.n, 3);
 	CHECK_STR(v.v[0].type, "container");
 	CHECK_STR(v.v[1].name, "d x");
-	CHECK_STR(v.v[2].name, "a/snapshots/s1");
+	CHECK(v.v[1].snapshot == NULL);
+	CHECK_STR(v.v[2].name, "a");
+	CHECK_STR(v.v[2].snapshot, "s1");
 	incus_volume_refs_free(&v);
 	/* Another pool's URL, a bad escape, a missing name: refused. */
 	CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
@@ -256,6 +258,31 @@ TEST(resource_pool_and_volumes)
 	CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
 	    "/1.0/storage-pools/p/volumes/"), -EBADMSG);
 	json_free(&d);
+	/*
+	 * A slash inside a segment, escaped or not, and a third segment that
+	 * is not a snapshot's: each refused, so no name read here can alias
+	 * another when it is written back into a path.
+	 */
+	{
+		static const char *const odd[] = {
+			"custom/a%2Fb", "custom/a%2fb", "custom/a/b",
+			"custom/a/snapshots/", "custom/a/snapshots/s%2F1",
+			"custom/a/snapshots/s/t", "custom//x", "%2F/a",
+			"custom/a/snapshot/s",
+		};
+		char js[200];
+		size_t k;
+
+		for (k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {
+			snprintf(js, sizeof(js), "[\"/1.0/storage-pools/p/"
+			    "volumes/%s\"]", odd[k]);
+			CHECK(load(NULL, js, &d) == 0);
+			CHECK_INT(incus_volume_refs_from_json(&v, &d, 0,
+			    "/1.0/storage-pools/p/volumes/"), -EBADMSG);
+			CHECK(v.n == 0 && v.v == NULL);
+			json_free(&d);
+		}
+	}
 
 	CHECK(load(NULL, "[\"/1.0/storage-pools/default\","
 	    "\"/1.0/storage-pools/fast%2Dssd\"]", &d) == 0);
@@ -266,6 +293,13 @@ TEST(resource_pool_and_volumes)
 	incus_names_free(names, n);
 	json_free(&d);
 	CHECK(load(NULL, "[\"/1.0/storage-pools/a/b\"]", &d) == 0);
+	CHECK_INT(incus_names_from_json(&names, &n, &d, 0,
+	    "/1.0/storage-pools/"), -EBADMSG);
+	CHECK(names == NULL && n == 0);
+	json_free(&d);
+	/* The fuzzer's find: an escaped slash decoded into a pool's name. */
+	CHECK(load(NULL, "[\"/1.0/storage-pools/ok\","
+	    "\"/1.0/storage-pools/---%2fe%2devices01\"]", &d) == 0);
 	CHECK_INT(incus_names_from_json(&names, &n, &d, 0,
 	    "/1.0/storage-pools/"), -EBADMSG);
 	CHECK(names == NULL && n == 0);

@@ -116,6 +116,9 @@ purge_volumes(struct incus *pc, int *count, struct box_err *e)
 	for (i = 0; rc == 0 && i < npools; i++) {
 		rc = incus_pool_volumes(pc, pools[i], "custom", &v, e);
 		for (k = 0; rc == 0 && k < v.n; k++) {
+			/* A volume's snapshots go with it. */
+			if (v.v[k].snapshot != NULL)
+				continue;
 			rc = incus_volume_delete(pc, pools[i], v.v[k].name,
 			    PURGE_WAIT_S, e);
 			if (rc == 0)
