@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/text.h"
 
 struct p {
 	const char *b;
@@ -315,16 +316,11 @@ escape(struct p *p)
 	else
 		return fail(p, "an unknown escape");
 	for (i = 0; i < digits; i++, p->pos++) {
-		c = p->pos < p->n ? p->b[p->pos] : '\0';
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned long)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned long)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned long)(c - 'A' + 10);
-		else
+		int h = text_hexval(p->pos < p->n ? p->b[p->pos] : '\0');
+
+		if (h < 0)
 			return fail(p, "a bad escape");
+		v = v << 4 | (unsigned long)h;
 	}
 	return utf8_put(p, v);
 }

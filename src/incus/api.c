@@ -10,6 +10,7 @@
  */
 #include "incus/api.h"
 #include "util/clock.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -138,18 +139,6 @@ url_escape(const char *s, char *buf, size_t cap)
 	return (int)o;
 }
 
-static int
-hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 char *
 url_segment(const char *s, size_t n)
 {
@@ -162,8 +151,8 @@ url_segment(const char *s, size_t n)
 		int ch = (unsigned char)s[i], hi, lo;
 
 		if (ch == '%') {
-			if (n - i < 3 || (hi = hexval(s[i + 1])) < 0 ||
-			    (lo = hexval(s[i + 2])) < 0)
+			if (n - i < 3 || (hi = text_hexval(s[i + 1])) < 0 ||
+			    (lo = text_hexval(s[i + 2])) < 0)
 				break;
 			ch = hi << 4 | lo;
 			i += 2;

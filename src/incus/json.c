@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
+
 struct frame {
 	uint32_t tok;		/* the container's token */
 	uint32_t last;		/* its last child so far, 0 when none */
@@ -125,17 +127,11 @@ hex4(const unsigned char *s, uint32_t *out)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		unsigned char c = s[i];
+		int h = text_hexval(s[i]);
 
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (uint32_t)(c - 'A' + 10);
-		else
+		if (h < 0)
 			return -1;
+		v = v << 4 | (uint32_t)h;
 	}
 	*out = v;
 	return 0;

@@ -135,3 +135,15 @@ text_uint(const char *s, long lo, long hi, long *out)
 	*out = v;
 	return 0;
 }
+
+int
+text_hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}

@@ -31,6 +31,9 @@ void text_utc(char *buf, size_t cap, time_t t);
 /* t as "20261130T130353Z" (UTC, for file names); cap >= 17. */
 void text_utc_compact(char *buf, size_t cap, time_t t);
 
+/* The value of one hex digit, or -1. */
+int text_hexval(int ch);
+
 /* A decimal in [lo, hi] with nothing else: 0 and *out, or -1. */
 int text_uint(const char *s, long lo, long hi, long *out);
 

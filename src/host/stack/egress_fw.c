@@ -9,6 +9,7 @@
 
 #include "host/stack/contract.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 #define TABLE	CONTRACT_NFT_TABLE
 #define CHAIN	CONTRACT_EGRESS_CHAIN
@@ -58,18 +59,6 @@ egfw_set_names(const char *box, char allow[NFT_NAMELEN],
 	one_name("er-", box, log);
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int
 egfw_parse_mac(const char *s, unsigned char mac[6])
 {
@@ -78,8 +67,8 @@ egfw_parse_mac(const char *s, unsigned char mac[6])
 	if (s == NULL || strlen(s) != 17)
 		return -EINVAL;
 	for (i = 0; i < 6; i++) {
-		hi = hexval(s[3 * i]);
-		lo = hexval(s[3 * i + 1]);
+		hi = text_hexval(s[3 * i]);
+		lo = text_hexval(s[3 * i + 1]);
 		if (hi < 0 || lo < 0 || (i < 5 && s[3 * i + 2] != ':'))
 			return -EINVAL;
 		mac[i] = (unsigned char)(hi << 4 | lo);
