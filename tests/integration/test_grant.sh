@@ -243,6 +243,13 @@ expect_eq "$(incus list $S2 --project $P2 -f csv -c s)" RUNNING "$U2's $S2 is ke
 
 echo "=== revoke --purge with a live session"
 img_before=$(images_default) prof_before=$(profiles_default)
+# A custom volume of the tier with a snapshot: the volume list names the
+# snapshot too, and the purge must delete the volume (its snapshot goes
+# with it) rather than stop at the snapshot.
+vols() { incus storage volume list default --all-projects -f csv -c en 2>/dev/null | grep -c "^$P1,hg-vol"; }
+incus storage volume create default hg-vol size=8MiB --project $P1 >/dev/null 2>&1 &&
+    incus storage volume snapshot create default hg-vol hg-s1 --project $P1 >/dev/null 2>&1
+expect_eq "$(vols)" 2 "$P1 holds the custom volume hg-vol and its snapshot"
 as $U1 sh -c 'exec sleep 600' </dev/null >/dev/null 2>&1 &
 sess=$!
 for _i in 1 2 3 4 5 6 7 8 9 10; do pgrep -u $U1 -x sleep >/dev/null && break; sleep 0.2; done
@@ -261,6 +268,7 @@ wait $sess 2>/dev/null
 expect_eq "$(pgrep -u $U1 | wc -l)" 0 "no process of $U1 is left"
 in_group $U1 && fail "$U1 is still in 'incus'" || ok "$U1 is not in 'incus'"
 incus project show $P1 >/dev/null 2>&1 && fail "project $P1 survives" || ok "project $P1 is gone (incus)"
+expect_eq "$(vols)" 0 "the volume hg-vol and its snapshot are gone (incus)"
 incus network show incusbr-$UID1 >/dev/null 2>&1 && fail "incusbr-$UID1 survives" || ok "incusbr-$UID1 is gone (incus)"
 incus config trust list -f csv | grep -q "incus-user-$UID1" && fail "trust entry incus-user-$UID1 survives" ||
     ok "trust entry incus-user-$UID1 is gone (incus)"
