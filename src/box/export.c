@@ -31,8 +31,8 @@
 #include "incus/backup.h"
 #include "incus/stream.h"
 #include "util/clock.h"
+#include "util/hash_follow.h"
 #include "util/progress.h"
-#include "util/sha256.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
@@ -64,7 +64,7 @@ on_signal(int sig)
 
 struct sink {
 	int fd;
-	struct sha256 sha;
+	struct hash_follow *hash;	/* trails the writes on its own thread */
 	long long got, total, started;
 	struct progress p;
 };
@@ -97,8 +97,8 @@ to_file(void *ctx, const void *buf, size_t n)
 	rc = write_all(s->fd, buf, n);
 	if (rc < 0)
 		return rc;
-	sha256_update(&s->sha, buf, n);
 	s->got += (long long)n;
+	hash_follow_wrote(s->hash, s->got);
 	if (s->got - s->started >= WRITEBACK_STEP) {
 		/* a hint only: errors surface at the fsync */
 		(void)sync_file_range(s->fd, s->started, s->got - s->started,
@@ -219,20 +219,33 @@ download(struct incus *c, struct job *j, struct box_err *e)
 		return err_set(e, s.fd, "cannot write beside %s: %s", j->file,
 		    err_str(s.fd));
 	}
-	sha256_init(&s.sha, -1);
+	s.hash = malloc(sizeof(*s.hash));
+	rc = s.hash == NULL ? -ENOMEM : hash_follow_start(s.hash, s.fd);
+	if (rc < 0) {
+		free(s.hash);
+		close(s.fd);
+		return err_set(e, rc, "cannot start the checksum: %s",
+		    err_str(rc));
+	}
 	progress_start(&s.p, "downloading");
 	rc = incus_backup_export(c, j->box, j->bname, to_file, &s, &s.total,
 	    e);
 	progress_clear(&s.p);
+	/* the fsync runs while the follower hashes the last of the file */
 	if (rc == 0 && fsync(s.fd) < 0)
 		rc = err_set(e, -errno, "writing %s: %s", j->file,
 		    strerror(errno));
+	if (rc < 0)
+		hash_follow_abandon(s.hash);
+	else if ((rc = hash_follow_end(s.hash, j->digest)) < 0)
+		err_set(e, rc, "reading %s back for its checksum: %s",
+		    tmp_data, err_str(rc));
+	free(s.hash);
 	if (close(s.fd) < 0 && rc == 0)
 		rc = err_set(e, -errno, "writing %s: %s", j->file,
 		    strerror(errno));
 	if (rc < 0)
 		return rc;
-	sha256_out(&s.sha, j->digest);
 	j->bytes = s.got;
 	/* the sidecar, written the same way */
 	fd = make_temp(j->file, "box-sum", tmp_sum, sizeof(tmp_sum));

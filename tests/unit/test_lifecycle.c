@@ -891,3 +891,54 @@ TEST(sha256_paths_agree)
 	if (!sha256_ni_available())
 		printf("    (no SHA extensions on this CPU: one path tested)\n");
 }
+
+#include "util/hash_follow.h"
+
+/*
+ * The follower's digest is the file's, however the writes are cut up and
+ * however far behind it runs; a file shorter than what the writer claims
+ * is -EIO, and an abandoned follow ends without one.
+ */
+TEST(hash_follow_matches_one_pass)
+{
+	static unsigned char data[3 * HASH_FOLLOW_BUF + 777];
+	static struct hash_follow f;
+	char path[] = "/tmp/box-unit-follow-XXXXXX";
+	unsigned char want[32], got[32];
+	struct sha256 s;
+	unsigned x = 99;
+	size_t i, step;
+	int fd;
+
+	for (i = 0; i < sizeof(data); i++) {
+		x = x * 1103515245u + 12345u;
+		data[i] = (unsigned char)(x >> 16);
+	}
+	sha256_init(&s, -1);
+	sha256_update(&s, data, sizeof(data));
+	sha256_out(&s, want);
+	for (step = 1000; step < sizeof(data); step *= 7) {
+		CHECK((fd = mkstemp(path)) >= 0);
+		unlink(path);
+		CHECK_INT(hash_follow_start(&f, fd), 0);
+		for (i = 0; i < sizeof(data); i += step) {
+			size_t n = sizeof(data) - i < step ?
+			    sizeof(data) - i : step;
+
+			CHECK(write(fd, data + i, n) == (ssize_t)n);
+			hash_follow_wrote(&f, (long long)(i + n));
+		}
+		CHECK_INT(hash_follow_end(&f, got), 0);
+		CHECK_MEM(got, 32, want, 32);
+		/* a writer that claims a byte the file does not hold */
+		CHECK_INT(hash_follow_start(&f, fd), 0);
+		hash_follow_wrote(&f, (long long)sizeof(data) + 1);
+		CHECK_INT(hash_follow_end(&f, got), -EIO);
+		/* abandoned midway: no digest, the thread is gone */
+		CHECK_INT(hash_follow_start(&f, fd), 0);
+		hash_follow_wrote(&f, (long long)step);
+		hash_follow_abandon(&f);
+		close(fd);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
