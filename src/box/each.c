@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fnmatch.h>
 #include <unistd.h>
 
 #include "box/life.h"
@@ -101,6 +100,50 @@ box_each(struct incus *c, const char *verb, box_each_fn fn, void *arg,
 	return 0;
 }
 
+/*
+ * A shell glob over a box name: * ? and [a-z] sets (box names are ASCII
+ * letters, digits and '-').  Ours, not fnmatch(3): that one pulls musl's
+ * wide-character tables in (17 KiB).  1 when name matches.
+ */
+int
+box_glob(const char *g, const char *n)
+{
+	for (; *g != '\0'; g++, n++) {
+		if (*g == '*') {
+			while (g[1] == '*')
+				g++;
+			for (;; n++) {
+				if (box_glob(g + 1, n))
+					return 1;
+				if (*n == '\0')
+					return 0;
+			}
+		}
+		if (*n == '\0')
+			return 0;
+		if (*g == '[') {
+			const char *p = g + 1;
+			int neg = *p == '!' || *p == '^', hit = 0;
+
+			if (neg)
+				p++;
+			for (; *p != '\0' && (*p != ']' || p == g + 1 + neg); p++)
+				if (p[1] == '-' && p[2] != ']' && p[2] != '\0') {
+					hit |= *n >= *p && *n <= p[2];
+					p += 2;
+				} else
+					hit |= *n == *p;
+			if (*p != ']')
+				return *n == '[' && box_glob(g + 1, n + 1);
+			if (hit == neg)
+				return 0;
+			g = p;
+		} else if (*g != '?' && *g != *n)
+			return 0;
+	}
+	return *n == '\0';
+}
+
 static int
 is_pattern(const char *s)
 {
@@ -142,7 +185,7 @@ box_pick(struct incus *c, char *const *args, int nargs, struct box_pick *p,
 		if (nall < 0 && (rc = list_boxes(c, &all, &nall, e)) < 0)
 			break;
 		for (k = 0, m = 0; k < nall; k++) {
-			if (box_is_all(a) ? 0 : fnmatch(a, all[k].name, 0) != 0)
+			if (!box_is_all(a) && !box_glob(a, all[k].name))
 				continue;
 			if (box_is_all(a) && me != 0 &&
 			    all[k].owner != (long)me) {

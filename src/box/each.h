@@ -50,6 +50,9 @@ struct box_pick {
 	int wide;
 };
 
+/* A shell glob (* ? [a-z] [!x]) over a box name: 1 when it matches. */
+int box_glob(const char *glob, const char *name);
+
 int box_pick(struct incus *c, char *const *args, int nargs,
     struct box_pick *p, struct box_err *e);
 void box_pick_free(struct box_pick *p);
