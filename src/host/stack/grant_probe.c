@@ -408,6 +408,11 @@ grant_probe_daemon(struct incus *c, int fresh, struct grant_probe *v,
 	int rc, keyed;
 
 	memset(v, 0, sizeof(*v));
+	/* The canary is a file of this machine: only a daemon here sees it. */
+	if (c->dialer != NULL && c->dialer != &unix_dialer)
+		return err_set(e, -EOPNOTSUPP, "the daemon is reached through "
+		    "another dialer than this machine's unix socket: the "
+		    "probe's canary would not be on its side");
 	rc = incus_server_get(c, &s, e);
 	if (rc < 0)
 		return rc;
