@@ -10,14 +10,21 @@
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "util/err.h"
+#include "util/text.h"
 
 static int
 report(const struct box_err *e)
 {
+	/* a message quotes what a daemon, a box or a file said: shown */
+	char m[4 * sizeof(e->msg)], f[4 * sizeof(e->fix)];
+	const char *msg = e->msg[0] ? e->msg : err_str(e->code);
+
 	fflush(stdout);
-	fprintf(stderr, "box: %s\n", e->msg[0] ? e->msg : err_str(e->code));
+	text_shown(msg, strlen(msg), m, sizeof(m));
+	text_shown(e->fix, strlen(e->fix), f, sizeof(f));
+	fprintf(stderr, "box: %s\n", m);
 	if (e->fix[0] != '\0')
-		fprintf(stderr, "  fix: %s\n", e->fix);
+		fprintf(stderr, "  fix: %s\n", f);
 	else if (e->status == ERR_USAGE)
 		fprintf(stderr, "  try 'box help'.\n");
 	return e->status == ERR_USAGE ? 2 : 1;

@@ -88,9 +88,9 @@
 #include <string.h>
 
 #include "box/life.h"
+#include "host/stack/contract.h"
 #include "incus/idmap.h"
 
-#define BOX_NETWORK	"boxnet"	/* the network a pin may name */
 #define IDMAP_HOST_MIN	65536LL
 
 void
@@ -378,20 +378,29 @@ door_ok(const struct vet_dev *d)
 	    tcp_ok(kv_get(d, "connect"), 0);
 }
 
-/* The pinned eth0 `box expose` writes for a VM's door. */
+/*
+ * The pinned eth0 `box expose` writes for a VM's door: the profile's NIC
+ * copied onto the instance with ipv4.address added.  A device named eth0
+ * replaces the profile's whole, so a restore of a snapshot whose eth0 held
+ * only type, network and an address would take the filters off the port:
+ * every key of the contract's NIC (host/stack/contract.h) with its value,
+ * the address, and nothing else.
+ */
 static int
 pin_ok(const struct vet_dev *d)
 {
-	static const char *const keys[] = { "type", "name", "network",
-	    "security.port_isolation", "ipv4.address", NULL };
-	const char *name = kv_get(d, "name"), *iso =
-	    kv_get(d, "security.port_isolation"), *net = kv_get(d, "network"),
-	    *ip = kv_get(d, "ipv4.address");
+	const char *ip = kv_get(d, "ipv4.address"), *x;
+	size_t i;
 
-	return strcmp(d->name, "eth0") == 0 && keys_within(d, keys) &&
-	    (name == NULL || strcmp(name, "eth0") == 0) &&
-	    (iso == NULL || strcmp(iso, "true") == 0) && net != NULL &&
-	    strcmp(net, BOX_NETWORK) == 0 && ip != NULL && ipv4_ok(ip);
+	if (strcmp(d->name, CONTRACT_NIC) != 0 || ip == NULL || !ipv4_ok(ip) ||
+	    d->n != (int)contract_nnic_keys + 1)
+		return 0;
+	for (i = 0; i < contract_nnic_keys; i++)
+		if ((x = kv_get(d, contract_nic_keys[i].key)) == NULL ||
+		    contract_nic_keys[i].value == NULL ||
+		    strcmp(x, contract_nic_keys[i].value) != 0)
+			return 0;
+	return 1;
 }
 
 /* A short account of a refused device, for the message. */
@@ -448,7 +457,9 @@ vet_devices(struct vet *v, const struct vet_inst *in, const char *where)
 {
 	static const char *const root_keys[] = { "type", "path", "pool",
 	    "size", NULL };
-	int i, roots = 0;
+	/* the instance in the file only: import leaves its doors behind */
+	int i, roots = 0, doors = in->snapshot == NULL &&
+	    in->prof_rule == VET_PROFILES_IGNORE;
 
 	for (i = 0; i < in->ndev; i++) {
 		const struct vet_dev *d = &in->dev[i];
@@ -462,13 +473,25 @@ vet_devices(struct vet *v, const struct vet_inst *in, const char *where)
 			roots++;
 			continue;
 		}
+		snprintf(name, sizeof(name), "%.40s", d->name);
+		clean(name);
+		if (type != NULL && strcmp(type, "proxy") == 0 &&
+		    door_ok(d) && !doors) {
+			/* a file carries no doors: a snapshot's would come
+			 * back on restore, open, nobody having opened it */
+			if (in->snapshot != NULL)
+				vet_add(v, "device \"%s\" (a door, %s: a "
+				    "file carries no doors)", name, where);
+			else
+				vet_add(v, "device \"%s\" (a door: a box "
+				    "carries none until box expose)", name);
+			continue;
+		}
 		if ((type != NULL && strcmp(type, "proxy") == 0 &&
 		    door_ok(d)) ||
 		    (type != NULL && strcmp(type, "nic") == 0 && pin_ok(d)))
 			continue;
 		describe(d, what, sizeof(what));
-		snprintf(name, sizeof(name), "%.40s", d->name);
-		clean(name);
 		if (in->snapshot != NULL)
 			vet_add(v, "device \"%s\" (%s, %s)", name, what, where);
 		else

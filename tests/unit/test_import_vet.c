@@ -337,7 +337,57 @@ TEST(vet_inst_devices_and_profiles)
 	    "(instance), device \"data\" (disk /mnt from the host), device "
 	    "\"eth1\" (nic macvlan), device \"p\" (proxy tcp:0.0.0.0:22), "
 	    "device \"c\" (unix-char), device \"g\" (gpu), device "
-	    "\"expose-22\" (proxy tcp:127.0.0.1:2222)");
+	    "\"expose-22\" (proxy tcp:127.0.0.1:2222), device \"eth0\" (nic "
+	    "on network boxnet)");
+	/*
+	 * The pin: the contract's NIC whole, plus the address (issue 22: an
+	 * eth0 of type, network and address took the filters off on
+	 * restore); a door only on the file's instance (import drops it).
+	 */
+	{
+		const struct vet_dev pins[] = {
+			DEV("eth0", { "type", "nic" }, { "network", "boxnet" },
+			    { "name", "eth0" },
+			    { "security.port_isolation", "true" },
+			    { "security.mac_filtering", "true" },
+			    { "security.ipv4_filtering", "true" },
+			    { "security.ipv6_filtering", "true" },
+			    { "ipv4.address", "10.88.0.9" }),
+			DEV("expose-3000", { "type", "proxy" },
+			    { "listen", "tcp:127.0.0.1:3000" },
+			    { "connect", "tcp:127.0.0.1:3000" },
+			    { "bind", "host" }),
+		};
+		const struct vet_dev off[] = {
+			DEV("eth0", { "type", "nic" }, { "network", "boxnet" },
+			    { "name", "eth0" },
+			    { "security.port_isolation", "true" },
+			    { "security.mac_filtering", "false" },
+			    { "security.ipv4_filtering", "true" },
+			    { "security.ipv6_filtering", "true" },
+			    { "ipv4.address", "10.88.0.9" }),
+		};
+		struct vet_inst p;
+
+		memset(&p, 0, sizeof(p));
+		p.dev = pins;
+		p.ndev = 2;
+		vet_init(&v);
+		vet_inst(&v, &p);
+		CHECK_INT(v.n, 0);
+		p.snapshot = "s0";
+		p.prof_rule = VET_PROFILES_SUBSET;
+		vet_init(&v);
+		vet_inst(&v, &p);
+		CHECK_STR(list(&v), "device \"expose-3000\" (a door, snapshot "
+		    "s0: a file carries no doors)");
+		p.dev = off;
+		p.ndev = 1;
+		vet_init(&v);
+		vet_inst(&v, &p);
+		CHECK_STR(list(&v), "device \"eth0\" (nic on network boxnet, "
+		    "snapshot s0)");
+	}
 	/* the same in a snapshot, which also may not name other profiles */
 	vet_init(&v);
 	in.snapshot = "snap0";
