@@ -63,6 +63,9 @@ struct vet {
 	int id_template;		/* vet_export: a container export whose
 					 * machine-id the daemon may template
 					 * (vet_export.h) */
+	unsigned long long bound;	/* in: refuse an export that unpacks
+					 * to more (0: no bound) */
+	unsigned long long unpacked;	/* out: what its members unpack to */
 };
 
 void vet_init(struct vet *v);

@@ -44,12 +44,15 @@
 #define VET_NAME_MAX	4096
 
 /*
- * Read and vet the export at path.  0: read (v holds what is refused, if
- * anything; name the instance name recorded, "" if none).  < 0: the file
- * could not be read as an export box understands (e says why) - also a
- * refusal.
+ * Read and vet the export open at fd (box import opens the file once and
+ * reads everything from that one descriptor: nothing reopens its path).
+ * stream 0: pread from its start, the descriptor's offset untouched;
+ * stream 1: read to its end (a pipe carrying the upload's own bytes).
+ * 0: read (v holds what is refused, if anything; name the instance name
+ * recorded, "" if none).  < 0: the file could not be read as an export
+ * box understands (e says why) - also a refusal.
  */
-int vet_export_file(const char *path, struct vet *v, char *name,
+int vet_export_fd(int fd, int stream, struct vet *v, char *name,
     size_t cap, struct box_err *e);
 
 /*
@@ -83,7 +86,7 @@ int vet_export_file(const char *path, struct vet *v, char *name,
  * vetted: the whole vet must still agree on the name.  0 with name, or
  * < 0 (no index first, unreadable: vet the whole file first instead).
  */
-int vet_export_name(const char *path, char *name, size_t cap);
+int vet_export_name(int fd, char *name, size_t cap);
 
 /* The same over a plain tar or gzip image in memory (tests, fuzzing). */
 int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,

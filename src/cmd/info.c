@@ -92,6 +92,14 @@ print_imported(const struct view *v)
 	if (f != NULL && l != NULL && strcmp(f, l) != 0)
 		printf(LABEL "import %s — the first was %s by box %s\n", "",
 		    n ? n : "?", f, b ? b : "unknown");
+	/* what the file said of itself (box/import.c): a claim, no more */
+	f = cfg(v, "user.box.claimed.origin");
+	l = cfg(v, "user.box.claimed.created");
+	b = cfg(v, "user.box.claimed.origin.from");
+	if (f != NULL || l != NULL)
+		printf(LABEL "the file claimed: %s%s%s, made %s\n", "", f ? f :
+		    "origin unknown", b ? " of " : "", b ? b : "", l ? l :
+		    "(no time)");
 }
 
 static void
