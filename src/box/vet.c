@@ -492,8 +492,8 @@ door_ok(const struct vet_dev *d)
  * every key of the contract's NIC (host/stack/contract.h) with its value,
  * the address, and nothing else.
  */
-static int
-pin_ok(const struct vet_dev *d)
+int
+vet_pin_ok(const struct vet_dev *d)
 {
 	const char *ip = kv_get(d, "ipv4.address"), *x;
 	size_t i;
@@ -595,7 +595,7 @@ vet_devices(struct vet *v, const struct vet_inst *in, const char *where)
 		}
 		if ((type != NULL && strcmp(type, "proxy") == 0 &&
 		    door_ok(d)) ||
-		    (type != NULL && strcmp(type, "nic") == 0 && pin_ok(d)))
+		    (type != NULL && strcmp(type, "nic") == 0 && vet_pin_ok(d)))
 			continue;
 		describe(d, what, sizeof(what));
 		if (in->snapshot != NULL)

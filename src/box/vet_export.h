@@ -88,6 +88,17 @@ int vet_export_fd(int fd, int stream, struct vet *v, char *name,
  */
 int vet_export_name(int fd, char *name, size_t cap);
 
+/*
+ * The members of a plain tar in[0..n) as the walk above reads them, each
+ * handed to fn (its name without a trailing '/', type, size, link target
+ * or ""), for the differential fuzzer (tests/fuzz/fuzz_tar.c): 0 when the
+ * walk reads the whole archive, < 0 when it refuses it.
+ */
+typedef void (*vet_member_fn)(void *ctx, const char *name, char type,
+    long long size, const char *link);
+int vet_tar_members(const unsigned char *in, size_t n, vet_member_fn fn,
+    void *ctx);
+
 /* The same over a plain tar or gzip image in memory (tests, fuzzing). */
 int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
     char *name, size_t cap, struct box_err *e);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "box/vet.h"
@@ -1217,4 +1218,40 @@ TEST(vet_export_members_types_and_targets)
 	CHECK_INT(members_ok(m_big, 0), 0);
 	CHECK_INT(members_ok(m_big, 1u << 20), 0);
 	CHECK_INT(members_ok(m_big, 12), -EFBIG);
+}
+
+/* the bound holds on the stream path the upload feeds (box/vet_bg.h) */
+TEST(vet_export_fd_stream_is_bounded)
+{
+	struct box_err e;
+	struct tarb t;
+	struct vet v;
+	char name[64], *z = calloc(1, 3 << 20);
+	int p[2];
+	pid_t pid;
+
+	export_tar(&t, index_y, backup_y);
+	struct tarb g;
+
+	tb_member(&t, CT "rootfs/big", '0', z, 3 << 20);
+	tb_end(&t);
+	gzip_stored(&t, &g);
+	free(t.b);
+	t = g;
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		(void)!write(p[1], t.b, t.n);
+		_exit(0);
+	}
+	close(p[1]);
+	err_clear(&e);
+	vet_init(&v);
+	v.bound = 2 << 20;
+	CHECK_INT(vet_export_fd(p[0], 1, &v, name, sizeof(name), &e), -EFBIG);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	free(t.b);
+	free(z);
 }
