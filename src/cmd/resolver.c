@@ -24,7 +24,7 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 		    "the gateway's address: the boxes' /24 is its"),
 		OPT_LIST("--upstream", "A.B.C.D[:port]", &up, OC_NONE,
 		    "a pinned resolver to forward to (1 to 4)"),
-		OPT_INT("--inflight", "n", &inflight, 1, 1024,
+		OPT_INT("--inflight", "n", &inflight, 1, RSV_MAXPEND,
 		    "queries in flight per box (32)"),
 		OPT_INT("--qps", "n", &qps, 0, 1000000,
 		    "queries a second per box, 0 for no limit (200)"),

@@ -15,6 +15,7 @@
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/install/nestguard.h"
+#include "host/resolver/unit.h"
 #include "host/stack/egress_host.h"
 #include "host/stack/firewall.h"
 #include "host/stack/hostinfo.h"
@@ -81,6 +82,9 @@ decide(struct setup *s, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	s->conf.net = s->plan.net;
+	if ((rc = stack_resolver_parse(getenv("BOX_RESOLVER"), &s->conf,
+	    e)) < 0)
+		return rc;
 	return stack_dns_parse(getenv("BOX_DNS"), &s->conf, e);
 }
 
@@ -271,6 +275,52 @@ local_route(struct setup *s)
 		    STACK_BRIDGE);
 }
 
+/* The allow boxes' sets are fed by dnsmasq's nftset lines, which do
+ * nothing once it serves no DNS: say so (the resolver's feeder awaits
+ * egress_fw's hook). */
+static void
+warn_allow(struct setup *s)
+{
+	struct egfw_box *b = NULL;
+	struct box_err ignore;
+	size_t n = 0, i;
+	int k = 0;
+
+	err_clear(&ignore);
+	if (egress_gather(&s->c, &b, &n, NULL, &ignore) < 0)
+		return;
+	for (i = 0; i < n; i++)
+		k += b[i].pol.mode == EGRESS_ALLOW;
+	free(b);
+	if (k > 0)
+		fprintf(stderr, "box: WARNING: %d allow box%s: box's resolver "
+		    "answers their names but does not feed their egress sets "
+		    "yet, so they reach none of those addresses\n", k,
+		    k == 1 ? "" : "es");
+}
+
+/* Box's own resolver on the gateway (BOX_RESOLVER=box), answering. */
+static int
+resolver(struct setup *s, struct box_err *e)
+{
+	const char *up[STACK_MAX_DNS];
+	int i, mode, skipped, rc;
+
+	for (i = 0; i < s->conf.ndns; i++)
+		up[i] = s->conf.dns[i];
+	if ((rc = rsvd_install(s->conf.net | 1, up, s->conf.ndns, &mode,
+	    &skipped, e)) < 0)
+		return rc;
+	warn_allow(s);
+	fprintf(stderr, "box: resolver %s answers on the gateway's port 53 "
+	    "(dnsmasq: DHCP only)%s\n", mode == RSVD_SYSTEMD ? RSVD_UNIT
+	    " (systemd) restarted and" : "no systemd here: started detached "
+	    "(pid in " RSVD_PIDFILE ", log " RSVD_LOG "); after a reboot "
+	    "re-run box setup-host;", skipped ? "; BOX_DNS's IPv6 "
+	    "resolvers are not asked" : "");
+	return 0;
+}
+
 static int
 converge(struct setup *s, struct box_err *e)
 {
@@ -289,6 +339,10 @@ converge(struct setup *s, struct box_err *e)
 	if ((rc = stack_ensure_acl(&s->c, &s->conf, &changed, e)) < 0)
 		return rc;
 	said("acl", changed, "box-isolate converged (ingress doors kept)");
+	/* Back to dnsmasq's DNS: box's resolver lets go of port 53 first,
+	 * or the dnsmasq that raw.dnsmasq restarts could not bind it. */
+	if (!s->conf.own_resolver && (rc = rsvd_remove(e)) < 0)
+		return rc;
 	if ((rc = stack_ensure_network(&s->c, &s->conf, &changed, corrected,
 	    sizeof(corrected), e)) < 0)
 		return rc;
@@ -321,7 +375,7 @@ converge(struct setup *s, struct box_err *e)
 		    "box: boot     no systemd here: %s and %s are written "
 		    "but nothing runs them; after a reboot run 'box firewall "
 		    "apply'\n", SYSD_UNIT_PATH, SYSD_BOOT_BIN);
-	return 0;
+	return s->conf.own_resolver ? resolver(s, e) : 0;
 }
 
 int

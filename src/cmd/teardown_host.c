@@ -17,6 +17,7 @@
 #include "cmd/cmd.h"
 #include "host/doctor/doctor_tier.h"
 #include "host/install/nestguard.h"
+#include "host/resolver/unit.h"
 #include "host/stack/firewall.h"
 #include "host/stack/stack.h"
 #include "host/stack/sysd.h"
@@ -178,6 +179,8 @@ teardown(int purge, struct box_err *e)
 		rc = delete_objects(&c, e);
 	if (rc == 0)
 		rc = fw_remove(e);
+	if (rc == 0)
+		rc = rsvd_remove(e);	/* it runs the copy removed next */
 	if (rc == 0)
 		rc = sysd_remove_unit(e);
 	if (rc == 0)

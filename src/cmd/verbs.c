@@ -437,6 +437,8 @@ static const struct box_env box_env[] = {
 	{ "BOX_YES", "1/yes/true answer yes where a verb says so" },
 	{ "BOX_SUBNET, BOX_DNS", "setup-host's subnet pin and the boxes' "
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
+	{ "BOX_RESOLVER", "setup-host: box (box's own resolver serves the "
+	  "boxes' DNS, dnsmasq DHCP only) or dnsmasq (the default)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
 	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "

@@ -10,8 +10,10 @@
 #   0. the controls on Incus's dnsmasq (what the issue saw): c sees the
 #      TTL b left in the shared cache and the upstream is asked once;
 #      CH version.bind answers;
-#   1. dnsmasq's DNS off (raw.dnsmasq port=0), `box resolver run` on the
-#      gateway: a resolves allowed.test and nothing else: another name
+#   1. BOX_RESOLVER=box setup-host: dnsmasq's DNS off (raw.dnsmasq port=0,
+#      read back), box's resolver started (detached: no systemd here) and
+#      the owner of the gateway's :53 (udp and tcp), once on a re-run; a box
+#      leased afterwards is told the gateway resolves; a resolves allowed.test and nothing else: another name
 #      gets NXDOMAIN with an EDE (15, Blocked) whose text names
 #      `box egress <a> allow <name>`, and the upstream never sees it; b
 #      resolves it; no box's name; no CH class (version.bind,
@@ -20,9 +22,13 @@
 #   3. a budget per box: b's median lookup latency during c's UDP flood
 #      of never-answered names and during c's hold of 40 TCP connections
 #      stays within 2x its idle median;
-#   4. the defences removed (--no-view; --qps 0 --inflight 1024 --tcp
+#   (the checks from 1 on run against a resolver the test starts itself
+#   with the unit's arguments, so it can read the log and restart it
+#   without a defence;)
+#   4. the defences removed (--no-view; --qps 0 --inflight 2048 --tcp
 #      256): a's name reaches the upstream, a bare box name too; the flood
-#      and a 300-connection hold take b's lookups down.
+#      and a 300-connection hold take b's lookups down;
+#   5. fails closed: with the resolver down nothing answers on :53.
 # Changes the shared stack (setup-host, raw.dnsmasq): run it under the
 # stack lock.  Leaves the stack as BOX_DNS=127.0.0.1 box setup-host does.
 set -u
@@ -35,13 +41,16 @@ IT_PREFIX=$P
 T=/tmp/$P-work
 Q=tests/integration/dnsq.py
 RSV_PID=
+export BOX_DOCTOR_PROBE_ADDR=127.0.0.1:9 BOX_DOCTOR_PROBE_NAME=localhost
 UP_PID=
+SINK_PID=
 
-stop_pid() { [ -n "$1" ] && kill "$1" 2>/dev/null && sleep 0.2; :; }
+stop_pid() { [ -n "$1" ] && kill "$1" 2>/dev/null && sleep 0.3; :; }
 restore_stack()
 {
 	stop_pid "$RSV_PID"
 	stop_pid "$UP_PID"
+	stop_pid "$SINK_PID"
 	cleanup_prefix $P >/dev/null 2>&1
 	world_down
 	BOX_DNS=127.0.0.1 $BOX setup-host >/dev/null 2>&1 ||
@@ -65,10 +74,16 @@ setsid ip netns exec $W_NS_INET dnsmasq --keep-in-foreground \
     --log-facility="$UPLOG" --local-ttl=300 --cache-size=0 \
     --address=/allowed.test/$W_INET --address=/outside.test/$W_ROT \
     --address=/fast.test/$W_INET --address=/ttl.test/$W_INET \
-    --server=/slow.test/203.0.113.99 --local=/test/ </dev/null \
+    --server=/slow.test/$W_OTHER#9053 --local=/test/ </dev/null \
     >"$T/up.out" 2>&1 &
 UP_PID=$!
-ip -n $W_NS_INET route add unreachable 203.0.113.99/32 2>/dev/null
+# slow.test's server: a socket that never reads, so its names are never
+# answered (an unreachable route would be answered at once)
+setsid ip netns exec $W_NS_INET python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("'$W_OTHER'", 9053))
+time.sleep(600)' </dev/null >/dev/null 2>&1 &
+SINK_PID=$!
 i=0
 until [ "$(python3 $Q q $W_OTHER allowed.test)" = "rcode 0 ttl 300 addrs $W_INET ede -" ]; do
 	i=$((i + 1)); [ $i -lt 50 ] || { fail "the upstream does not answer"; summary; }
@@ -101,15 +116,25 @@ t=$(field "$r2" ttl)
     fail "control: through dnsmasq: b '$r', c '$r2', upstream asked $(seen ttl1.ttl.test)"
 expect_eq "$(field "$(q $PB version.bind TXT CH)" rcode)" 0 "control: dnsmasq answers CH version.bind"
 
-# --- 1. the switch ---------------------------------------------------------------
+# --- 1. the switch: BOX_RESOLVER=box setup-host --------------------------------
+out=$(BOX_RESOLVER=box BOX_DNS=$W_OTHER $BOX setup-host 2>&1) || { fail "BOX_RESOLVER=box setup-host: $out"; summary; }
+expect_contains "$out" "box: resolver no systemd here: started detached" "setup-host starts the resolver (detached: no systemd here) and says so"
 raw=$(api GET /1.0/networks/boxnet | json "j['metadata']['config']['raw.dnsmasq']")
-body=$(python3 -c 'import json,sys; print(json.dumps({"config": {"raw.dnsmasq": sys.argv[1] + "\nport=0"}}))' "$raw")
-api_wait PATCH /1.0/networks/boxnet "$body" >/dev/null || fail "raw.dnsmasq port=0"
-i=0
-while [ "$(field "$(q $PB fast.test)" rcode)" = 0 ]; do
-	i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.2
-done
-expect_contains "$(q $PB fast.test)" "none" "with port=0 nothing answers DNS on the gateway"
+expect_contains "$raw" "port=0
+dhcp-option=option:dns-server,0.0.0.0" "raw.dnsmasq read back: dnsmasq serves DHCP only, naming the gateway as resolver"
+RSV_PID=$(cat /run/box-resolver.pid 2>/dev/null)
+owner=$(ss -Hlunp "( sport = :53 )" 2>/dev/null | grep -F "$GW:53" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)
+expect_eq "$owner" "$RSV_PID" "the gateway's udp :53 is box's resolver's socket (pid $RSV_PID), not dnsmasq's"
+owner=$(ss -Hltnp "( sport = :53 )" 2>/dev/null | grep -F "$GW:53" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)
+expect_eq "$owner" "$RSV_PID" "...and its tcp :53"
+out=$(BOX_RESOLVER=box BOX_DNS=$W_OTHER $BOX setup-host 2>&1) || fail "setup-host again: $out"
+RSV_PID=$(cat /run/box-resolver.pid 2>/dev/null)
+[ -n "$RSV_PID" ] && kill -0 "$RSV_PID" 2>/dev/null && [ "$(pgrep -c -f "^/usr/local/libexec/box/box-firewall resolver run")" = 1 ] &&
+    ok "setup-host again: one resolver runs (the old one stopped)" || fail "setup-host again: resolvers: $(pgrep -a -f 'resolver run')"
+run 0 "ready" "mint ${P}d after the switch" -- new --name ${P}d --image box-test-busybox
+expect_contains "$($BOX exec ${P}d -- cat /etc/resolv.conf 2>&1)" "nameserver $GW" "a box leased after the switch is told the gateway resolves"
+r=$($BOX exec ${P}d -- sh -c "timeout 5 nslookup fast.test" 2>&1)
+expect_contains "$r" "$W_INET" "...and resolves through it with its own nslookup"
 
 start_rsv() {
 	stop_pid "$RSV_PID"
@@ -122,7 +147,14 @@ start_rsv() {
 		sleep 0.1
 	done
 }
+# The checks below read the resolver's log: one of the test's own, the
+# same arguments as the unit's.
 start_rsv
+# doc ID [BOX]: doctor's verdicts for check ID (of BOX's finding)
+doc() { $BOX doctor --json 2>/dev/null | json "' '.join(c['status'] for c in j['checks'] if c['id'] == '$1' and c['text'].startswith('${2:-}'))"; }
+expect_eq "$(doc resolver.own) $(doc resolver.sockets)" "pass pass" "doctor: box's resolver answers and alone holds the gateway's :53"
+expect_eq "$(doc resolver.view ${P}a:) $(doc resolver.view ${P}b:) $(doc resolver.view ${P}d:)" "pass pass pass" \
+    "doctor: each box's view, probed from its own network (a allow, b and d open)"
 
 r=$(q $PA allowed.test)
 expect_eq "$r" "rcode 0 ttl 300 addrs $W_INET ede -" "a resolves allowed.test"
@@ -184,7 +216,8 @@ r=$(q $PA 6b6579.exfil.outside.test TXT)
 expect_eq "$(seen 6b6579.exfil.outside.test)" 1 "negative control (--no-view): a's name reaches the upstream"
 q $PB ${P}a >/dev/null
 expect_eq "$(seen ${P}a)" 1 "negative control (--no-view): a bare box name reaches the upstream"
-start_rsv --qps 0 --inflight 1024 --tcp 256
+expect_eq "$(doc resolver.view ${P}a:)" fail "negative control (--no-view): doctor says a's view is not its own"
+start_rsv --qps 0 --inflight 2048 --tcp 256
 inns "$PC" python3 $Q flood "$GW" "g%d.slow.test" 6 >"$T/flood2.out" 2>&1 &
 fp=$!
 sleep 1.5
@@ -199,5 +232,10 @@ sleep 2
 r=$(q $PB held2.fast.test A IN tcp)
 wait $hp
 expect_contains "$r" "none" "negative control (no budget): c's 300 connections take b's TCP down"
+
+# --- 5. fails closed ------------------------------------------------------------------
+stop_pid "$RSV_PID"; RSV_PID=
+expect_contains "$(q $PB fast.test)" "none" "the resolver down: nothing answers DNS on the gateway (dnsmasq's stays off)"
+expect_eq "$(doc resolver.own)" fail "doctor: the resolver down is a FAIL"
 
 summary

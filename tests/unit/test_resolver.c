@@ -4,6 +4,8 @@
 
 #include "host/resolver/resolver.h"
 #include "host/resolver/view.h"
+#include "host/stack/contract.h"
+#include "host/stack/stack.h"
 #include "t.h"
 
 static void
@@ -150,4 +152,25 @@ TEST(resolver_conf)
 	CHECK_INT(rsv_conf_parse("127.0.1.1:5353", up, 1, "127.0.0.0/8", &c,
 	    &e), 0);
 	CHECK_INT(c.open_plen, 8);
+}
+
+TEST(resolver_dnsmasq_hand_over)
+{
+	struct stack_conf sc;
+	struct box_err e;
+
+	/* what setup-host adds to raw.dnsmasq with BOX_RESOLVER=box,
+	 * written down: DHCP only, the gateway named as the resolver */
+	CHECK_INT(contract_nresolver_dnsmasq_lines, 2);
+	CHECK_STR(contract_resolver_dnsmasq_lines[0], "port=0");
+	CHECK_STR(contract_resolver_dnsmasq_lines[1],
+	    "dhcp-option=option:dns-server,0.0.0.0");
+	err_clear(&e);
+	CHECK_INT(stack_resolver_parse("box", &sc, &e), 0);
+	CHECK_INT(sc.own_resolver, 1);
+	CHECK_INT(stack_resolver_parse(NULL, &sc, &e), 0);
+	CHECK_INT(sc.own_resolver, 0);
+	CHECK_INT(stack_resolver_parse("dnsmasq", &sc, &e), 0);
+	CHECK_INT(sc.own_resolver, 0);
+	CHECK(stack_resolver_parse("unbound", &sc, &e) < 0);
 }

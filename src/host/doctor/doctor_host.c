@@ -1253,6 +1253,7 @@ dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 		check_bridge_kernel(&h);
 		check_dnsmasq(&h);
 		check_resolver(&h);
+		dh_check_own_resolver(&h);
 		check_firewall(&h, &fw);
 		dh_check_egress(&h);
 		check_acl(&h);

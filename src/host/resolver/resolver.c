@@ -23,13 +23,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/resolver/unit.h"
 #include "util/clock.h"
 
 #define NUPSOCK		4		/* upstream sockets (source ports) */
 #define RING		65536		/* try deadlines, in order */
 #define TCP_QMAX	4096		/* a query over TCP, octets */
-#define NCLIENT		257		/* the /24's hosts, and the bench */
+#define NCLIENT		258		/* the /24's hosts, the bench, the host */
 #define CL_BENCH	256
+#define CL_HOST		257		/* the gateway itself: liveness only */
 #define LOG_PER_S	20		/* refusal lines a box may cause */
 #define EV_UDP		0xffff0001u
 #define EV_TCP		0xffff0002u
@@ -77,6 +79,23 @@ struct conn {
 	unsigned char buf[2 + TCP_QMAX];
 };
 
+/* A query from an address no box held when it came: kept until the next
+ * table (a box minted since the last read asks at once), at most
+ * PARK_MS. */
+#define NPARK		64
+#define PARK_MS		2000
+#define PARK_QMAX	512
+struct parked {
+	int used;
+	uint64_t t;
+	uint32_t src;
+	struct sockaddr_in from;
+	int conn;
+	uint32_t conn_gen;
+	size_t n;
+	unsigned char m[PARK_QMAX];
+};
+
 struct ring_ent {
 	uint32_t slot, gen;
 	uint64_t deadline;
@@ -92,6 +111,8 @@ struct rsv {
 	struct ring_ent *ring;
 	size_t rhead, rtail;
 	struct conn *conn;
+	struct parked park[NPARK];
+	int nparked;
 	struct tab *tab;
 	uint64_t now, last_sweep, last_req;
 	uint64_t rng;
@@ -104,6 +125,8 @@ struct rsv {
 	unsigned char out[DNS_MAXMSG + 2];
 	unsigned char in[DNS_MAXMSG + 2];
 };
+
+static void unpark(struct rsv *r, int all);
 
 static void
 tab_free(struct tab *t)
@@ -197,7 +220,7 @@ refresher(void *arg)
 static void
 want_refresh(struct rsv *r)
 {
-	if (r->now - r->last_req < 1000 && r->last_req != 0)
+	if (r->now - r->last_req < 250 && r->last_req != 0)
 		return;
 	r->last_req = r->now;
 	pthread_mutex_lock(&r->mu);
@@ -221,6 +244,7 @@ take_table(struct rsv *r)
 	if (t != NULL) {
 		tab_free(r->tab);
 		r->tab = t;
+		unpark(r, 1);
 	}
 }
 
@@ -250,9 +274,10 @@ client_of(const struct rsv *r, uint32_t src)
 {
 	unsigned h = src & 255u;
 
+	if (src == r->c->listen)
+		return CL_HOST;
 	if ((src & 0xffffff00u) == r->c->net)
-		return h == 0 || h == 255 || src == r->c->listen ? -1 :
-		    (int)h;
+		return h == 0 || h == 255 ? -1 : (int)h;
 	if (r->c->open_plen > 0 && ((src ^ r->c->open_net) &
 	    (0xffffffffu << (32 - r->c->open_plen))) == 0)
 		return CL_BENCH;
@@ -548,9 +573,67 @@ expire(struct rsv *r)
 
 /* --- a query ------------------------------------------------------------------ */
 
+/* Keep a query from an unknown source for the next table: 1 kept. */
+static int
+park(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
+    const struct sockaddr_in *from, int conn, uint32_t cgen)
+{
+	int i;
+
+	if (n > PARK_QMAX)
+		return 0;
+	for (i = 0; i < NPARK; i++)
+		if (!r->park[i].used)
+			break;
+	if (i == NPARK)
+		return 0;
+	r->park[i].used = 1;
+	r->park[i].t = r->now;
+	r->park[i].src = src;
+	if (from != NULL)
+		r->park[i].from = *from;
+	r->park[i].conn = conn;
+	r->park[i].conn_gen = cgen;
+	r->park[i].n = n;
+	memcpy(r->park[i].m, m, n);
+	r->nparked++;
+	return 1;
+}
+
+static void query_as(struct rsv *r, const unsigned char *m, size_t n,
+    uint32_t src, const struct sockaddr_in *from, int conn, int replay);
+
+/* A new table came (all), or time passed (only the expired): answer the
+ * parked queries; a source still unknown is refused now. */
+static void
+unpark(struct rsv *r, int all)
+{
+	int i;
+
+	for (i = 0; i < NPARK && r->nparked > 0; i++) {
+		struct parked *k = &r->park[i];
+
+		if (!k->used || (!all && r->now - k->t < PARK_MS))
+			continue;
+		k->used = 0;
+		r->nparked--;
+		if (k->conn >= 0 && (r->conn[k->conn].fd < 0 ||
+		    r->conn[k->conn].gen != k->conn_gen))
+			continue;
+		query_as(r, k->m, k->n, k->src, &k->from, k->conn, 1);
+	}
+}
+
 static void
 query(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
     const struct sockaddr_in *from, int conn)
+{
+	query_as(r, m, n, src, from, conn, 0);
+}
+
+static void
+query_as(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
+    const struct sockaddr_in *from, int conn, int replay)
 {
 	const struct rsv_box *b;
 	struct rsv_verdict v;
@@ -562,7 +645,7 @@ query(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 	if ((cl = client_of(r, src)) < 0)
 		return;
 	k = &r->cl[cl];
-	if (!take_token(r, k)) {
+	if (!replay && !take_token(r, k)) {
 		k->dropped++;
 		return;
 	}
@@ -581,9 +664,21 @@ query(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 		    from);
 		return;
 	}
+	if (cl == CL_HOST) {
+		/* The host asks only whether we answer (unit.h's probe):
+		 * it gets no names, so nothing of the boxes' views leaks
+		 * to it either. */
+		reply_own(r, &p->q, 1, 0, DNS_R_REFUSED, DNS_EDE_PROHIBITED,
+		    RSVD_HOST_TEXT "; the host gets no names", conn, cgen,
+		    from);
+		return;
+	}
 	b = box_of(r, cl);
-	if (b == NULL)
+	if (b == NULL && !replay) {
 		want_refresh(r);
+		if (park(r, m, n, src, from, conn, cgen))
+			return;
+	}
 	if (b == NULL || r->c->view)
 		rsv_view(b, &p->q, &v);
 	else
@@ -778,6 +873,11 @@ bound_socket(int type, uint32_t addr, uint16_t port, struct box_err *e)
 	if (fd < 0)
 		return err_set(e, -errno, "socket: %s", strerror(errno));
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* The gateway's address may not exist yet (the unit starts
+	 * before Incus makes the bridge). */
+	if (addr != INADDR_ANY)
+		(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one,
+		    sizeof(one));
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(addr);
@@ -957,6 +1057,8 @@ resolver_run(const struct rsv_conf *c, struct box_err *e)
 				conn_in(r, (int)t);
 		}
 		expire(r);
+		if (r->nparked > 0)
+			unpark(r, 0);
 		if (r->now - r->last_sweep >= 100) {
 			sweep_conns(r);
 			r->last_sweep = r->now;

@@ -117,6 +117,19 @@ const char *const contract_dnsmasq_lines[] = {
 const size_t contract_ndnsmasq_lines =
     sizeof(contract_dnsmasq_lines) / sizeof(contract_dnsmasq_lines[0]);
 
+/*
+ * With box's own resolver (BOX_RESOLVER=box, host/resolver/): dnsmasq
+ * serves DHCP only, and names the gateway as the resolver (0.0.0.0: its
+ * own address), which it no longer does by itself without DNS.
+ */
+const char *const contract_resolver_dnsmasq_lines[] = {
+	"port=0",
+	"dhcp-option=option:dns-server,0.0.0.0",
+};
+const size_t contract_nresolver_dnsmasq_lines =
+    sizeof(contract_resolver_dnsmasq_lines) /
+    sizeof(contract_resolver_dnsmasq_lines[0]);
+
 /* --- nftables: chains ---------------------------------------------------------------- */
 
 /*

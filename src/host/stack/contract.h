@@ -93,6 +93,10 @@ extern const size_t contract_nacl_egress;
 /* The lines of raw.dnsmasq before the pinned "server=" lines. */
 extern const char *const contract_dnsmasq_lines[];
 extern const size_t contract_ndnsmasq_lines;
+/* The lines that hand DNS to box's own resolver (after the server=
+ * lines), when the host runs it. */
+extern const char *const contract_resolver_dnsmasq_lines[];
+extern const size_t contract_nresolver_dnsmasq_lines;
 
 /* --- nftables ------------------------------------------------------------------- */
 

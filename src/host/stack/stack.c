@@ -50,6 +50,20 @@ stack_dns_parse(const char *words, struct stack_conf *sc, struct box_err *e)
 	return 0;
 }
 
+int
+stack_resolver_parse(const char *word, struct stack_conf *sc,
+    struct box_err *e)
+{
+	if (word == NULL || *word == '\0' || strcmp(word, "dnsmasq") == 0)
+		sc->own_resolver = 0;
+	else if (strcmp(word, "box") == 0)
+		sc->own_resolver = 1;
+	else
+		return err_usage(e, "BOX_RESOLVER is box or dnsmasq, not '%s'",
+		    word);
+	return 0;
+}
+
 static void
 gateway(const struct stack_conf *sc, char *buf, size_t cap)
 {
@@ -65,8 +79,18 @@ dnsmasq_raw(const struct stack_conf *sc, char *buf, size_t cap)
 
 	for (i = 0; i < sc->ndns; i++)
 		srv[i] = sc->dns[i];
-	if (contract_dnsmasq(srv, sc->ndns, buf, cap) < 0)
+	if (contract_dnsmasq(srv, sc->ndns, buf, cap) < 0) {
 		buf[0] = '\0';		/* never matches: converge reports it */
+		return;
+	}
+	for (i = 0; sc->own_resolver &&
+	    (size_t)i < contract_nresolver_dnsmasq_lines; i++)
+		if (strlen(buf) + strlen(contract_resolver_dnsmasq_lines[i]) +
+		    2 > cap)
+			buf[0] = '\0';
+		else
+			snprintf(buf + strlen(buf), cap - strlen(buf), "\n%s",
+			    contract_resolver_dnsmasq_lines[i]);
 }
 
 /*

@@ -34,6 +34,7 @@ struct stack_conf {
 	uint32_t net;			/* the bridge's /24, host order */
 	char dns[STACK_MAX_DNS][48];	/* pinned upstream resolvers */
 	int ndns;
+	int own_resolver;		/* DNS is box's resolver's, not dnsmasq's */
 };
 
 struct stack_state {
@@ -55,6 +56,11 @@ struct stack_state {
  * Each must parse as an address: the value ends up in dnsmasq's config.
  */
 int stack_dns_parse(const char *words, struct stack_conf *sc,
+    struct box_err *e);
+/* BOX_RESOLVER: "box" (box's own resolver serves the boxes' DNS,
+ * host/resolver/), "dnsmasq" or unset (Incus's dnsmasq does): 0 or a usage
+ * error. */
+int stack_resolver_parse(const char *word, struct stack_conf *sc,
     struct box_err *e);
 
 /* What exists and how it differs from sc. */

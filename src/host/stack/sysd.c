@@ -121,9 +121,8 @@ boot_copy(struct box_err *e)
 	return rc;
 }
 
-/* Replace the first @KEY@ in unit[0..cap) with value. */
-static int
-fill(char *unit, size_t cap, const char *key, const char *value)
+int
+sysd_fill(char *unit, size_t cap, const char *key, const char *value)
 {
 	char rest[2048], *at = strstr(unit, key);
 	int n;
@@ -154,8 +153,8 @@ sysd_install_boot(uint32_t net, int *live, struct box_err *e)
 	    (net >> 16) & 255, (net >> 8) & 255);
 	memcpy(unit, f->data, f->len);
 	unit[f->len] = '\0';
-	if (fill(unit, sizeof(unit), "@BOX@", SYSD_BOOT_BIN) < 0 ||
-	    fill(unit, sizeof(unit), "@SUBNET@", subnet) < 0)
+	if (sysd_fill(unit, sizeof(unit), "@BOX@", SYSD_BOOT_BIN) < 0 ||
+	    sysd_fill(unit, sizeof(unit), "@SUBNET@", subnet) < 0)
 		return err_set(e, -EINVAL, "the built-in firewall unit lacks "
 		    "@BOX@ or @SUBNET@");
 	if ((rc = boot_copy(e)) < 0)

@@ -28,6 +28,10 @@ int sysd_run(char *const argv[], struct box_err *e);
 int sysd_write_atomic(const char *path, const void *data, size_t n,
     int mode, struct box_err *e);
 
+/* Replace the first key ("@BOX@") in unit[0..cap) with value: 0, or
+ * -EINVAL (no such key) / -ENAMETOOLONG (no room). */
+int sysd_fill(char *unit, size_t cap, const char *key, const char *value);
+
 /*
  * The boot path of the firewall: copy this very binary to SYSD_BOOT_BIN
  * (root:root 0755, in a root:root 0755 directory that nobody else can
