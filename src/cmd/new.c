@@ -54,8 +54,9 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "and --disk are passed to Incus as given; they win over "
 		    "BOX_CPU/BOX_MEMORY/BOX_DISK, which win over the template"),
 		OPT_STR("--memory", "s", &memory, OC_NONE, "memory, as 2GiB"),
-		OPT_STR("--disk", "s", &disk, OC_NONE, "a VM's disk size (a "
-		    "VM's only)"),
+		OPT_STR("--disk", "s", &disk, OC_NONE, "a VM's disk size; a "
+		    "container's disk limit where its pool enforces one "
+		    "(btrfs, zfs, lvm: a write past it fails)"),
 		OPT_FLAG("--vm", NULL, &vm, "a VM; by default a VM where the "
 		    "host can run one (/dev/kvm and a VM driver in Incus), "
 		    "else a container"),

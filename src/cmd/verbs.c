@@ -232,6 +232,8 @@ static const struct box_env box_env[] = {
 	{ "BOX_SUBNET, BOX_DNS", "setup-host's subnet pin and the boxes' "
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
+	{ "PATH", "where setup-host looks for btrfs (btrfs-progs) and "
+	  "apt-get" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "
 	  "and name doctor probes" },

@@ -55,6 +55,9 @@ struct incus_inst_state {
 	long long pid;		/* 0 when stopped or unsaid */
 	struct incus_nic_state *nic;
 	size_t nnic;
+	int has_disk;		/* the root disk's use was reported */
+	long long disk_used;	/* bytes the root disk holds */
+	long long disk_total;	/* its limit in bytes; 0: none reported */
 };
 
 struct incus_instance {
