@@ -19,7 +19,7 @@ _box()
 		return
 	fi
 	case ${COMP_WORDS[1]} in
-	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --help"; vals="--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-"; args="" ;;
+	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --json --help"; vals="--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-"; args="-" ;;
 	templates) opts="--help"; vals=""; args="" ;;
 	list|ls|ps) opts="--json --help"; vals=""; args="" ;;
 	info|show) opts="--json --help"; vals=""; args="box" ;;
@@ -27,7 +27,7 @@ _box()
 	root) opts="--help"; vals=""; args="box" ;;
 	exec|run) opts="--help"; vals=""; args="box" ;;
 	tmux) opts="--help"; vals=""; args="box -" ;;
-	snapshot|snap) opts="--help"; vals=""; args="box -" ;;
+	snapshot|snap) opts="--list -l --delete --force -f --json --help"; vals="--delete=-"; args="box -" ;;
 	restore) opts="--force -f --help"; vals=""; args="box -" ;;
 	fork) opts="--slow --help"; vals=""; args="box -" ;;
 	export) opts="--instance-only --force -f --help"; vals=""; args="box file" ;;
