@@ -3,7 +3,7 @@
 # machine's daemon has only Incus's dir pool "default" (ci/start-incus.sh).
 #   - an air-gapped run (btrfs-progs "missing", apt-get refusing: a PATH
 #     of our own) keeps dir and says why
-#   - setup-host --pool btrfs:2GiB makes box's own btrfs pool on a loop
+#   - setup-host --pool btrfs:3GiB makes box's own btrfs pool on a loop
 #     file; the box that was already there stays on dir; new boxes land on
 #     the new pool, get a pristine snapshot, and their --disk holds (a write
 #     past it fails inside the box: the same write passes on dir, where no
@@ -38,7 +38,8 @@ trap restore EXIT INT TERM
 cleanup_prefix $P || { fail "cleanup of leftovers"; summary; }
 nft list table inet box_test_guard >/dev/null 2>&1 || { fail "egress guard missing"; summary; }
 command -v btrfs >/dev/null || { fail "btrfs-progs missing on the test host (ci/install-deps.sh installs it)"; summary; }
-pool_gone || $BOX teardown-host --yes >/dev/null 2>&1
+# from a clean host: whatever stack (or pool) an earlier run left goes
+$BOX teardown-host --yes >/dev/null 2>&1
 pool_gone && ok "no box pool before the test" || { fail "a box pool survives from before"; summary; }
 expect_eq "$(api GET /1.0/storage-pools/default | json "j['metadata']['driver']")" dir "the daemon's only pool is default, dir"
 
@@ -54,7 +55,7 @@ echo "E: Failed to fetch btrfs-progs: Temporary failure resolving the mirror" >&
 exit 100
 EOF
 chmod +x "$shim/apt-get"
-out=$(env PATH="$shim" $BOX setup-host --pool btrfs:2GiB </dev/null 2>&1); rc=$?
+out=$(env PATH="$shim" $BOX setup-host --pool btrfs:3GiB </dev/null 2>&1); rc=$?
 expect_eq "$rc" 0 "air-gapped: setup-host still builds the stack"
 [ "$rc" = 0 ] || echo "$out"
 expect_contains "$(cat "$shim/apt.log" 2>/dev/null)" "install -y --no-install-recommends btrfs-progs" "air-gapped: it tried to install btrfs-progs"
@@ -69,19 +70,19 @@ expect_eq "$(prof_pool)" default "air-gapped: box-net's root disk stays on defau
 run 0 "ready" "a box minted on dir" -- new --name ${P}old --image box-test-busybox
 
 # --- consent given: box's own btrfs pool ----------------------------------------
-out=$($BOX setup-host --pool btrfs:2GiB </dev/null 2>&1); rc=$?
-expect_eq "$rc" 0 "setup-host --pool btrfs:2GiB exits 0"
+out=$($BOX setup-host --pool btrfs:3GiB </dev/null 2>&1); rc=$?
+expect_eq "$rc" 0 "setup-host --pool btrfs:3GiB exits 0"
 [ "$rc" = 0 ] || echo "$out"
-expect_contains "$out" "creating box's own btrfs pool 'box': 2 GiB loop file" "it says what it makes, and how big"
+expect_contains "$out" "creating box's own btrfs pool 'box': 3 GiB loop file" "it says what it makes, and how big"
 expect_contains "$out" "1 existing box stays on pool 'default'" "it says the existing box stays"
 pj=$(api GET /1.0/storage-pools/box)
-expect_eq "$(echo "$pj" | json "j['metadata']['driver'] + ' ' + j['metadata']['config'].get('size', '')")" "btrfs 2GiB" "pool box: btrfs, 2GiB"
+expect_eq "$(echo "$pj" | json "j['metadata']['driver'] + ' ' + j['metadata']['config'].get('size', '')")" "btrfs 3GiB" "pool box: btrfs, 3GiB"
 loop=$(echo "$pj" | json "j['metadata']['config'].get('source', '')")
 [ -f "$loop" ] && ok "its loop file exists ($loop)" || fail "no loop file '$loop'"
 expect_eq "$(prof_pool)" box "box-net's root disk names pool box"
 expect_eq "$(root_pool ${P}old)" default "the existing box stays on default"
 expect_eq "$(api GET /1.0/instances/${P}old | json "j['metadata']['devices']['root']['pool']")" default "  pinned by a root disk of its own"
-out=$($BOX setup-host --pool btrfs:2GiB </dev/null 2>&1)
+out=$($BOX setup-host --pool btrfs:3GiB </dev/null 2>&1)
 expect_contains "$out" "pool      ok (unchanged)" "a second run changes nothing"
 out=$($BOX setup-host </dev/null 2>&1)
 expect_contains "$out" "pool 'box' uses btrfs (copy-on-write" "without --pool the copy-on-write pool in use is kept"
@@ -90,20 +91,20 @@ expect_eq "$(echo "$dj" | json "[c['status'] for c in j['checks'] if c['id'] == 
 expect_contains "$(echo "$dj" | json "[c['text'] for c in j['checks'] if c['id'] == 'profile.pool'][0]")" "driver btrfs as the daemon reports it" "doctor reads the driver back"
 
 # --- boxes land on it; the quota holds --------------------------------------------
-out=$($BOX new --name ${P}q --image box-test-busybox --disk 64MiB --egress allow:example.test </dev/null 2>&1); rc=$?
+out=$($BOX new --name ${P}q --image box-test-busybox --disk 1GiB --egress allow:example.test </dev/null 2>&1); rc=$?
 expect_eq "$rc" 0 "box new on the btrfs pool"
 [ "$rc" = 0 ] || echo "$out"
 expect_eq "$(root_pool ${P}q)" box "the new box's root disk is on pool box"
-expect_eq "$(api GET /1.0/instances/${P}q | json "j['metadata']['expanded_devices']['root'].get('size', '')")" 64MiB "its root disk carries --disk as its size"
+expect_eq "$(api GET /1.0/instances/${P}q | json "j['metadata']['expanded_devices']['root'].get('size', '')")" 1GiB "its root disk carries --disk as its size"
 expect_contains "$(api GET /1.0/instances/${P}q/snapshots)" "/snapshots/pristine" "the pristine snapshot is back on btrfs"
 o=$(inbox ${P}q 'dd if=/dev/zero of=/root/small bs=1M count=16 2>&1 && echo WROTE16')
 expect_contains "$o" "WROTE16" "a write under the limit succeeds"
 inbox ${P}q sync >/dev/null
 di=$($BOX info ${P}q 2>/dev/null | grep '^DISK')
-expect_contains "$di" "MiB used of 64MiB (pool box)" "box info shows the root disk's use against its limit ($di)"
+expect_contains "$di" "MiB used of 1GiB (pool box)" "box info shows the root disk's use against its limit ($di)"
 u=$(echo "$di" | awk '{print int($2)}')
 [ "${u:-0}" -ge 16 ] && ok "  the use counts the 16 MiB written" || fail "  use '$u' MiB after writing 16"
-o=$(inbox ${P}q 'dd if=/dev/zero of=/root/big bs=1M count=128 2>&1; sync; echo rc=$?')
+o=$(inbox ${P}q 'dd if=/dev/zero of=/root/big bs=1M count=1100 2>&1; sync; echo rc=$?')
 expect_contains "$o" "Disk quota exceeded" "a write past --disk fails inside the box"
 inbox ${P}q 'rm -f /root/big /root/small' >/dev/null
 
@@ -143,9 +144,9 @@ expect_eq "$(api GET /1.0/storage-pools/default | json "j['metadata']['driver']"
 out=$($BOX setup-host </dev/null 2>&1); rc=$?
 expect_eq "$rc" 0 "setup-host without --pool and without a terminal"
 expect_eq "$(prof_pool)" default "  keeps dir (nobody to ask)"
-run 0 "ready" "a box minted on dir with --disk 64MiB" -- new --name ${P}d --image box-test-busybox --disk 64MiB
-o=$(inbox ${P}d 'dd if=/dev/zero of=/root/big bs=1M count=128 2>&1 && echo WROTE128; rm -f /root/big')
-expect_contains "$o" "WROTE128" "on dir the same write past 64MiB succeeds (no limit: the control)"
+run 0 "ready" "a box minted on dir with --disk 1GiB" -- new --name ${P}d --image box-test-busybox --disk 1GiB
+o=$(inbox ${P}d 'dd if=/dev/zero of=/root/big bs=1M count=1100 2>&1 && echo WROTE1100; rm -f /root/big')
+expect_contains "$o" "WROTE1100" "on dir the same write past 1GiB succeeds (no limit: the control)"
 expect_contains "$($BOX info ${P}d 2>/dev/null | grep '^DISK')" "no limit (pool default)" "box info says a dir box has no limit"
 run 1 "--slow" "fork on dir is refused, naming --slow" -- fork ${P}d ${P}d2
 expect_eq "$(api GET /1.0/instances/${P}d2 | json "str(j.get('error_code'))")" 404 "  and made nothing"
