@@ -637,7 +637,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	struct mint_host host;
 	struct mint_plan plan;
 	const char *alias, *image, *repo, *ref, *disk_asked;
-	char pool[64], note[256], created[32], mem[32], dsk[32];
+	char pool[64], note[256], created[32], mem[32], dsk[32], owner[16];
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
@@ -711,6 +711,8 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 		    "limit), so it is ignored here", pool);
 	text_utc(created, sizeof(created), time(NULL));
 	plan.created = created;
+	snprintf(owner, sizeof(owner), "%u", (unsigned)getuid());
+	plan.owner = owner;
 	life_say("minting %s from template %s (%s, image %s, %s cpu, %s "
 	    "memory)", r->name, t.name, vm ? "VM" : "container", image,
 	    plan.cpu, plan.memory);

@@ -80,6 +80,16 @@ snapshot b --list --delete s1
 snapshot b --force
 snapshot b --delete a/b
 UX
+ux ux-exec.txt <<'UX'
+exec b ls -la
+exec --cdw / b
+exec -e 1X=2 b -- env
+exec -e FOO b -- env
+exec --cwd tmp b -- pwd
+exec --user -x b -- id
+exec -t -T b -- id
+exec -t b -- id
+UX
 
 if [ "${1:-}" = --update ]; then
 	rm -f "$G"/*
@@ -212,9 +222,9 @@ typo()	# want-rc want-text desc words...
 	*) fail "typo: $_d: exit $_got: $_out" ;;
 	esac
 }
-typo 2 "usage: box start <box>|all" "box up runs start" up
-typo 2 "usage: box down <box>|all [--force]" "box stop runs down" stop
-typo 2 "usage: box rm <box> [--force]" "box delete runs rm (its consent), no suggestion" delete
+typo 2 "usage: box start <box>|all..." "box up runs start" up
+typo 2 "usage: box down <box>|all... [--force]" "box stop runs down" stop
+typo 2 "usage: box rm <box>... [--force]" "box delete runs rm (its consent), no suggestion" delete
 typo 2 "'lots' is not a CPU count" "box launch runs new (its checks)" launch --cpu lots
 typo 2 "did you mean 'list'" "box lsit suggests list" lsit
 typo 2 "did you mean 'start'" "box strat suggests start" strat

@@ -4,13 +4,15 @@
  * picks the reader.  A query that parses must give a text name of the
  * form the view compares (lower-case LDH, '_', dots and \DDD escapes
  * only), a wire name within bounds, and replies that build and parse
- * back; an answer that parses holds at most DNS_MAXADDR addresses.
+ * back, and a view's verdict (host/resolver/view.h) whose EDE text fits
+ * its bound; an answer that parses holds at most DNS_MAXADDR addresses.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/resolver/view.h"
 #include "net/dns.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,6 +36,22 @@ query(const uint8_t *p, size_t n)
 		if (strchr("abcdefghijklmnopqrstuvwxyz0123456789-_.\\",
 		    q.q.name[i]) == NULL)
 			abort();
+	{
+		static struct rsv_box b;
+		struct rsv_verdict v;
+
+		b.pol.mode = EGRESS_ALLOW;
+		b.pol.n = 1;
+		memcpy(b.pol.pat[0], "*.pypi.org", 11);
+		memcpy(b.name, "fuzz", 5);
+		rsv_view(&b, &q, &v);
+		if (strlen(v.text) > DNS_EDE_TEXTMAX ||
+		    (v.act == RSV_FORWARD && !rsv_allowed(&b, q.q.name)))
+			abort();
+		if (v.act == RSV_REFUSE && dns_build_reply(&q, 1, 0, v.rcode,
+		    v.ede, v.text, out, sizeof(out)) <= 0)
+			abort();
+	}
 	len = dns_build_reply(&q, 1, 0, DNS_R_NXDOMAIN, DNS_EDE_BLOCKED,
 	    "blocked", out, sizeof(out));
 	if (len <= 0)

@@ -100,4 +100,54 @@ expect_eq "$rc" 1 "box tmux on an image without tmux: exit 1"
 expect_contains "$(cat "$tmp/tmux")" "${P}a has no tmux" "... says so"
 expect_contains "$(cat "$tmp/tmux")" "apt-get install -y tmux" "... with the fix"
 
+# --- 4. exec options ----------------------------------------------------------
+out=$("$BOX" exec -e FOO=bar -e BAZ='a b' --cwd /tmp ${P}a -- sh -c 'echo "$FOO|$BAZ|$(pwd)"' 2>&1)
+expect_eq "$out" "bar|a b|/tmp" "exec -e (twice) and --cwd reach the command"
+out=$("$BOX" exec ${P}a -- sh -c 'echo "${FOO:-unset}"' 2>&1)
+expect_eq "$out" "unset" "... and only when given"
+out=$("$BOX" exec --user root ${P}a -- id -u 2>&1)
+expect_eq "$out" "0" "exec --user root"
+"$BOX" exec --user nosuchuser ${P}a -- id >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 126 "exec --user <not in the box>: 126"
+expect_contains "$(cat "$tmp/err")" "no user 'nosuchuser'" "... said"
+"$BOX" exec --cwd /nonexistent ${P}a -- pwd >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 125 "exec --cwd <missing>: 125"
+out=$(script -qec "$BOX exec -T ${P}a -- tty" /dev/null </dev/null 2>&1 | tr -d '\r')
+expect_contains "$out" "not a tty" "exec -T on a terminal: no terminal"
+out=$(script -qec "$BOX exec -t ${P}a -- tty | cat" /dev/null </dev/null 2>&1 | tr -d '\r')
+expect_contains "$out" "/dev/pts/" "exec -t with stdout a pipe: a terminal"
+out=$(script -qec "$BOX exec ${P}a -- tty | cat" /dev/null </dev/null 2>&1 | tr -d '\r')
+expect_contains "$out" "not a tty" "... and without -t, none"
+out=$("$BOX" shell ${P}a echo hi 2>&1); rc=$?
+expect_eq "$rc:$out" "0:hi" "box shell <box> <cmd> runs it (box ssh b ls)"
+"$BOX" incus ${P}a -- file pull ${P}a/etc/passwd "$tmp/pw" >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 0 "box incus <box> -- file pull <box>/path: no name appended ($(tr '\n' ' ' <"$tmp/err"))"
+grep -q '^root:' "$tmp/pw" 2>/dev/null && ok "... and the file came" || fail "file pull: no /etc/passwd"
+
+# --- many boxes ---------------------------------------------------------------
+launch ${P}m1 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m1"
+launch ${P}m2 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m2"
+st() { api GET "/1.0/instances/$1" | json "j['metadata']['status']"; }
+"$BOX" down "${P}m*" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 2 "down <pattern matching two> without a terminal: exit 2"
+expect_contains "$(cat "$tmp/err")" "stop 2 boxes: ${P}m1, ${P}m2" "... naming them"
+expect_eq "$(st ${P}m1)/$(st ${P}m2)" Running/Running "... and nothing stopped"
+"$BOX" down all </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc:$(st ${P}m1)" "2:Running" "down all without a terminal: exit 2, nothing stopped"
+"$BOX" down "${P}m*" --force </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc:$(st ${P}m1)/$(st ${P}m2)" "0:Stopped/Stopped" "down <pattern> --force: both"
+"$BOX" start ${P}m1 ${P}m2 </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc:$(st ${P}m1)/$(st ${P}m2)" "0:Running/Running" "start <a> <b>: two names, nothing asked"
+"$BOX" restart "${P}m?" ${P}nosuch </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "restart with a name that is no box: exit 1"
+expect_contains "$(cat "$tmp/err")" "no such box: ${P}nosuch" "... named before anything is done"
+"$BOX" rm "${P}m*" </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 2 "rm <pattern> without a terminal: exit 2"
+"$BOX" rm "${P}m*" --force </dev/null >/dev/null 2>&1; rc=$?
+exists ${P}m1 || exists ${P}m2 && fail "rm <pattern> --force left one" ||
+    expect_eq "$rc" 0 "rm <pattern> --force removed both"
+"$BOX" rm "${P}zz*" --force </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "a pattern matching nothing: exit 1"
+expect_contains "$(cat "$tmp/err")" "no box matches" "... said"
+
 summary
