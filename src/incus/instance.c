@@ -733,6 +733,25 @@ incus_instance_rename(struct incus *c, const char *name, const char *to,
 	return inst_send_one(c, "POST", name, "name", to, wait_s, e);
 }
 
+int
+incus_instance_move_pool(struct incus *c, const char *name, const char *pool,
+    int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	inst_w_kv(&w, "name", name);
+	json_w_key(&w, "migration");
+	json_w_bool(&w, 1);
+	inst_w_kv(&w, "pool", pool);
+	json_w_end(&w, '}');
+	return inst_send_w(c, "POST", path, &w, wait_s, e);
+}
+
 static void
 state_json(struct json_w *w, const char *action, int force, int timeout_s)
 {

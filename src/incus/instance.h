@@ -187,6 +187,14 @@ int incus_instance_delete(struct incus *c, const char *name, int wait_s,
     struct box_err *e);
 int incus_instance_rename(struct incus *c, const char *name,
     const char *to, int wait_s, struct box_err *e);
+/*
+ * Move a stopped instance's root disk (and its snapshots) to another pool
+ * of the same daemon: POST {"name", "migration": true, "pool"}.  Its
+ * config (volatile MAC, stamps) stays; the daemon gives it a root disk
+ * of its own on pool.
+ */
+int incus_instance_move_pool(struct incus *c, const char *name,
+    const char *pool, int wait_s, struct box_err *e);
 
 /*
  * PUT .../state: action "start", "stop", "restart", "freeze"; force, and

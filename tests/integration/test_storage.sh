@@ -11,6 +11,7 @@
 #   - box fork of a running box: the source keeps running (same PID 1,
 #     never restarted), the fork has its own machine id, hostname, MAC and
 #     address, and the source's egress policy; refused on dir without --slow
+#   - box move takes a stopped box onto the pool, identity kept
 #   - teardown-host removes box's pool and its loop file and proves it;
 #     Incus's "default" pool stays.
 # It leaves the stack built on "default" (dir), as the other scripts expect.
@@ -82,6 +83,16 @@ loop=$(echo "$pj" | json "j['metadata']['config'].get('source', '')")
 expect_eq "$(prof_pool)" box "box-net's root disk names pool box"
 expect_eq "$(root_pool ${P}old)" default "the existing box stays on default"
 expect_eq "$(api GET /1.0/instances/${P}old | json "j['metadata']['devices']['root']['pool']")" default "  pinned by a root disk of its own"
+mac() { api GET /1.0/instances/$1 | json "j['metadata']['config'].get('volatile.eth0.hwaddr', '')"; }
+run 1 "not stopped" "box move of a running box is refused" -- move ${P}old --pool box
+m0=$(mac ${P}old); mid0=$(inbox ${P}old 'cat /etc/machine-id')
+$BOX down ${P}old --force >/dev/null 2>&1
+run 0 "is on pool box" "box move of the stopped box onto pool box" -- move ${P}old --pool box
+expect_eq "$(root_pool ${P}old)" box "  its root disk is on pool box now"
+expect_eq "$(mac ${P}old)" "$m0" "  its MAC (its lease) is kept"
+expect_eq "$(api GET /1.0/instances/${P}old | json "j['metadata']['config'].get('user.box', '')")" 1 "  it is still a box (stamps kept)"
+$BOX start ${P}old >/dev/null 2>&1
+expect_eq "$(inbox ${P}old 'cat /etc/machine-id')" "$mid0" "  it starts there with its machine id"
 out=$($BOX setup-host --pool btrfs:3GiB </dev/null 2>&1)
 expect_contains "$out" "pool      ok (unchanged)" "a second run changes nothing"
 out=$($BOX setup-host </dev/null 2>&1)
@@ -122,7 +133,6 @@ expect_eq "$(api GET /1.0/instances/${P}f | json "j['metadata']['status']")" Run
 mid2=$(inbox ${P}f 'cat /etc/machine-id')
 [ -n "$mid2" ] && [ "$mid2" != "$mid1" ] && ok "the fork has a machine id of its own" || fail "machine id '$mid2' vs source '$mid1'"
 expect_eq "$(inbox ${P}f hostname)" ${P}f "the fork's hostname is its own name"
-mac() { api GET /1.0/instances/$1 | json "j['metadata']['config'].get('volatile.eth0.hwaddr', '')"; }
 [ "$(mac ${P}f)" != "$(mac ${P}q)" ] && [ -n "$(mac ${P}f)" ] && ok "the fork has a MAC of its own" || fail "MACs: $(mac ${P}f) vs $(mac ${P}q)"
 ip2=$(wait_ipv4 ${P}f 30)
 [ -n "$ip2" ] && [ "$ip2" != "$ip1" ] && ok "the fork holds a lease of its own ($ip2, source $ip1)" || fail "addresses: fork '$ip2', source '$ip1'"
