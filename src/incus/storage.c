@@ -129,35 +129,6 @@ incus_pool_delete(struct incus *c, const char *name, struct box_err *e)
 	return res_delete(c, path, e);
 }
 
-int
-incus_pool_space(struct incus *c, const char *name, unsigned long long *used,
-    unsigned long long *total, struct box_err *e)
-{
-	struct incus_reply r;
-	char path[600];
-	int sp, rc;
-	long long u, t;
-
-	*used = *total = 0;
-	if ((rc = res_path(path, sizeof(path), POOLS, name, "/resources")) < 0)
-		return err_set(e, rc, "odd pool name '%.64s'", name);
-	if ((rc = res_get(c, path, JSON_OBJECT, &r, e)) < 0)
-		return rc;
-	sp = json_get(&r.doc, r.metadata, "space");
-	if (json_type(&r.doc, sp) != JSON_OBJECT ||
-	    json_int(&r.doc, json_get(&r.doc, sp, "used"), &u) < 0 ||
-	    json_int(&r.doc, json_get(&r.doc, sp, "total"), &t) < 0 ||
-	    u < 0 || t < 0)
-		rc = err_set(e, -EBOX_PROTO, "the daemon's space figures for "
-		    "pool %s are not ones box understands", name);
-	else {
-		*used = (unsigned long long)u;
-		*total = (unsigned long long)t;
-	}
-	incus_reply_free(&r);
-	return rc;
-}
-
 /* --- names from URL lists --------------------------------------------------- */
 
 /* The URL string at token i with prefix removed, and any query dropped. */

@@ -66,9 +66,6 @@ int incus_pool_volume_delete(struct incus *c, const char *pool,
     const char *type, const char *name, int timeout_s, struct box_err *e);
 /* DELETE the pool (empty of volumes): 0, -ENOENT, -errno. */
 int incus_pool_delete(struct incus *c, const char *name, struct box_err *e);
-/* GET .../resources: the pool's space used and total, in bytes. */
-int incus_pool_space(struct incus *c, const char *name,
-    unsigned long long *used, unsigned long long *total, struct box_err *e);
 void incus_pool_free(struct incus_pool *p);
 void incus_volume_refs_free(struct incus_volume_refs *l);
 

@@ -48,6 +48,10 @@ root_pool() { api GET /1.0/instances/$1 | json "j['metadata']['expanded_devices'
 prof_pool() { api GET /1.0/profiles/box-net | json "j['metadata']['devices']['root']['pool']"; }
 inbox() { n=$1; shift; $BOX root "$n" -- sh -c "$*" </dev/null 2>&1; }
 
+run 2 "whole GiB" "--pool btrfs:<not a size> is a usage error" -- setup-host --pool btrfs:lots
+run 1 "no such pool" "--pool <a pool that is not there> is refused" -- setup-host --pool boxit-nosuch
+pool_gone && ok "  and neither made a pool" || fail "a refused run made a pool"
+
 # --- air-gapped: no btrfs on PATH, apt-get cannot reach a package source ------
 cat >"$shim/apt-get" <<EOF
 #!/bin/sh
