@@ -141,4 +141,4 @@ complete -c box -n '__fish_seen_subcommand_from uninstall' -l purge-host -d 'fir
 complete -c box -n '__fish_seen_subcommand_from uninstall' -l force -s f -d 'do not ask (as BOX_YES=1)'
 complete -c box -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
-complete -c box -n '__fish_seen_subcommand_from help' -l man -d 'the manual page, as roff (man -l reads it)'
+complete -c box -n '__fish_seen_subcommand_from help' -l man -d 'the manual page, as roff'
