@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/ip4.h"
@@ -114,6 +115,17 @@ box_info_of(const struct incus_instance *in, struct box_info *info)
 	    "claude" : "root"));
 	info->running = strcmp(info->status, "Running") == 0 ||
 	    strcmp(info->status, "Ready") == 0;
+	{
+		const char *o = incus_kv_get(&in->config, "user.box.owner");
+		char *end;
+
+		info->owner = -1;
+		if (o != NULL && *o >= '0' && *o <= '9' && strlen(o) < 11) {
+			info->owner = strtol(o, &end, 10);
+			if (*end != '\0')
+				info->owner = -1;
+		}
+	}
 }
 
 int

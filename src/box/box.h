@@ -25,6 +25,7 @@ struct box_info {
 	char status[32];	/* Incus's status: "Running", "Stopped", ... */
 	char type[32];		/* "container" / "virtual-machine" */
 	int running;
+	long owner;		/* user.box.owner: the minting uid, or -1 */
 };
 
 /*

@@ -39,6 +39,7 @@
 #include "box/door.h"
 #include "box/each.h"
 #include "box/egress.h"
+#include "box/input.h"
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/mint_run.h"
@@ -599,6 +600,34 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	return 0;
 }
 
+/*
+ * The resources a mint asks for, wherever they came from (--cpu and
+ * friends are checked by the verb already; BOX_CPU and the template's
+ * here), checked and normalised before anything is created.
+ */
+static int
+shape_check(struct mint_plan *plan, const struct template *t, char *mem,
+    char *dsk, size_t cap, struct box_err *e)
+{
+	char why[200];
+
+	if (input_cpu(plan->cpu, why, sizeof(why)) < 0)
+		goto bad;
+	if (input_size(plan->memory, IS_MEMORY, mem, cap, why,
+	    sizeof(why)) < 0)
+		goto bad;
+	plan->memory = mem;
+	if (input_size(plan->disk, IS_DISK, dsk, cap, why, sizeof(why)) < 0)
+		goto bad;
+	plan->disk = dsk;
+	return 0;
+bad:
+	err_usage(e, "%s", why);
+	err_fix(e, "check --cpu/--memory/--disk, BOX_CPU/BOX_MEMORY/BOX_DISK "
+	    "and template %s's BOX_CPU/BOX_MEMORY/BOX_DISK", t->name);
+	return -EINVAL;
+}
+
 static int
 fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 {
@@ -606,7 +635,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	struct mint_host host;
 	struct mint_plan plan;
 	const char *alias, *image, *repo, *ref, *disk_asked;
-	char pool[64], note[256], created[32];
+	char pool[64], note[256], created[32], mem[32], dsk[32], owner[16];
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
@@ -622,6 +651,8 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	    MINT_MEMORY);
 	plan.disk = mint_pick(a->disk, getenv("BOX_DISK"), t.disk, MINT_DISK);
 	disk_asked = mint_pick(a->disk, getenv("BOX_DISK"), NULL, NULL);
+	if ((rc = shape_check(&plan, &t, mem, dsk, sizeof(mem), e)) < 0)
+		goto out;
 	image = mint_pick(a->image, getenv("BOX_IMAGE"), t.image, NULL);
 	plan.image = image;
 	plan.role = t.role;
@@ -669,6 +700,8 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 		    "uses its storage pool's space, so it is ignored here");
 	text_utc(created, sizeof(created), time(NULL));
 	plan.created = created;
+	snprintf(owner, sizeof(owner), "%u", (unsigned)getuid());
+	plan.owner = owner;
 	life_say("minting %s from template %s (%s, image %s, %s cpu, %s "
 	    "memory)", r->name, t.name, vm ? "VM" : "container", image,
 	    plan.cpu, plan.memory);
@@ -821,6 +854,16 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 		incus_close(&r.c);
 		return rc;
 	}
+	if (q->name == NULL) {
+		if ((rc = input_name_new(&r.c, out->name, sizeof(out->name),
+		    e)) < 0) {
+			incus_close(&r.c);
+			return rc;
+		}
+		life_say("no name given: this box is %s", out->name);
+	} else
+		snprintf(out->name, sizeof(out->name), "%s", q->name);
+	r.name = out->name;
 	life_catch_signals();
 	progress_start(&r.p, "starting");
 	r.t0 = clock_ms();

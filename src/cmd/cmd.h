@@ -60,6 +60,12 @@ const struct verb *verb_find(const char *name);
  * leads to a delete it did not nearly spell.
  */
 const struct verb *verb_suggest(const char *name);
+/*
+ * An unknown verb as a usage error: a word box deliberately has no verb
+ * for names what to run instead; a near miss is suggested; anything else
+ * gets the list of verbs.
+ */
+int verb_unknown(const char *name, struct box_err *e);
 void verb_usage(const struct verb *v);	/* the help page, to stdout */
 /* "<box>|all [--force]", from the verb's rows; 0, or -ENOENT (no rows) */
 int verb_synopsis(const struct verb *v, char *buf, size_t size);

@@ -143,11 +143,22 @@ print_snapshots(const struct view *v, const char *box)
 {
 	char human[64], firstname[256] = "";
 	size_t s;
+	int width = 14;
 
 	if (v->snaps.n == 0) {
 		printf(LABEL "(none)\n\nTake one:   box snapshot %s <label>\n",
 		    "SNAPSHOTS", box);
 		return;
+	}
+	/* the label column as wide as the longest label (manual-<time> is
+	 * 17 characters: a fixed column ran it into its time) */
+	for (s = 0; s < v->snaps.n; s++) {
+		const char *n = v->snaps.v[s].name;
+		const char *slash = strrchr(n, '/');
+		int len = (int)strlen(slash != NULL ? slash + 1 : n);
+
+		if (len + 2 > width)
+			width = len + 2 > 66 ? 66 : len + 2;
 	}
 	printf("SNAPSHOTS\n");
 	for (s = 0; s < v->snaps.n; s++) {
@@ -159,7 +170,7 @@ print_snapshots(const struct view *v, const char *box)
 			n = slash + 1;
 		human_time(sn->created_at[0] ? sn->created_at : "?", human,
 		    sizeof(human));
-		printf("  %-14s%s\n", n, human);
+		printf("  %-*s%s\n", width, n, human);
 		if (firstname[0] == '\0')
 			snprintf(firstname, sizeof(firstname), "%s", n);
 	}

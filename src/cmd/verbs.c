@@ -82,8 +82,12 @@ verb_suggest(const char *name)
 	const struct verb *v, *best = NULL;
 	const struct verb_alias *a;
 	size_t len = strlen(name);
-	/* within two edits, and never a total rewrite of a short word */
-	int bestd = len > 2 ? 3 : (int)len, d;
+	/*
+	 * One edit for a word of four letters or fewer, two for a longer one
+	 * (a swap of neighbours is one): `box foo` is two edits from root,
+	 * which is no guess worth making.
+	 */
+	int bestd = len > 4 ? 3 : len > 1 ? 2 : 1, d;
 
 	for (v = box_verbs; v->name != NULL; v++) {
 		if (v->flags & V_HIDDEN)
@@ -109,6 +113,79 @@ verb_suggest(const char *name)
 		}
 	}
 	return best;
+}
+
+/*
+ * The words people try that box has no verb for, each with what to run
+ * instead: said, never run (they are near verbs that do something else).
+ */
+static const struct {
+	const char *word, *instead;
+} box_hints[] = {
+	{ "attach",	"box tmux <box> (a session that survives), or box "
+			  "shell <box>" },
+	{ "enter",	"box shell <box>" },
+	{ "login",	"box shell <box>, or box root <box>" },
+	{ "kill",	"box down <box> --force" },
+	{ "pause",	"box down <box> (box has no frozen state)" },
+	{ "freeze",	"box down <box> (box has no frozen state)" },
+	{ "top",	"box info <box>" },
+	{ "stats",	"box info <box>" },
+	{ "inspect",	"box info <box> (--json for the model)" },
+	{ "copy",	"box cp <box>:<path> <local> (files), or box new <new> "
+			  "--from <box> (a box)" },
+	{ "clone",	"box new <new> --from <box>[/<snapshot>]" },
+	{ "pull",	"box cp <box>:<path> <local>" },
+	{ "push",	"box cp <local> <box>:<path>" },
+	{ "scp",	"box cp <box>:<path> <local>" },
+	{ "mv",		"box rename <box> <new>" },
+	{ "commit",	"box snapshot <box> <label>" },
+	{ "rollback",	"box restore <box> <label>" },
+	{ "revert",	"box restore <box> <label>" },
+	{ "images",	"box templates" },
+	{ "port",	"box expose <box> <port>" },
+	{ "publish",	"box expose <box> <port>" },
+	{ "forward",	"box expose <box> <port>" },
+	{ "network",	"box egress <box> (what it may reach)" },
+	{ "firewall-show", "box firewall show" },
+	{ NULL,		NULL }
+};
+
+int
+verb_unknown(const char *name, struct box_err *e)
+{
+	const struct verb *v;
+	char list[1024];
+	size_t at = 0;
+	int i;
+
+	for (i = 0; box_hints[i].word != NULL; i++)
+		if (strcmp(box_hints[i].word, name) == 0) {
+			err_usage(e, "box has no '%s' command", name);
+			err_fix(e, "%s", box_hints[i].instead);
+			return -EINVAL;
+		}
+	if ((v = verb_suggest(name)) != NULL) {
+		err_usage(e, "unknown command: %s — did you mean '%s'?", name,
+		    v->name);
+		err_fix(e, "box help %s (box help lists the commands)",
+		    v->name);
+		return -EINVAL;
+	}
+	err_usage(e, "unknown command: %s", name);
+	for (v = box_verbs; v->name != NULL; v++) {
+		int n;
+
+		if ((v->flags & V_HIDDEN) || (v->group != VG_BOXES &&
+		    v->group != VG_LIFECYCLE))
+			continue;
+		n = snprintf(list + at, at < sizeof(list) ? sizeof(list) - at :
+		    0, "%s%s", at ? " " : "", v->name);
+		at += n > 0 ? (size_t)n : 0;
+	}
+	err_fix(e, "the commands for boxes: %.300s (box help lists them "
+	    "all)", list);
+	return -EINVAL;
 }
 
 const char *
@@ -398,13 +475,8 @@ cmd_help(int argc, char **argv, struct box_err *e)
 		return 0;
 	}
 	v = verb_find(res.pos[0]);
-	if (v == NULL) {
-		v = verb_suggest(res.pos[0]);
-		if (v != NULL)
-			return err_usage(e, "unknown command: %s — did you "
-			    "mean '%s'?", res.pos[0], v->name);
-		return err_usage(e, "unknown command: %s", res.pos[0]);
-	}
+	if (v == NULL)
+		return verb_unknown(res.pos[0], e);
 	verb_usage(v);
 	return 0;
 }

@@ -202,6 +202,7 @@ struct incus_snapshot {
 	char name[256];
 	char created_at[64];
 	int stateful;
+	long long size;		/* bytes, as the pool counts them; -1 unknown */
 };
 
 struct incus_snapshot_list {
