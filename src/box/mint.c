@@ -104,9 +104,10 @@ mint_mode(int asked, int image_type, const struct template *t,
 		    "a container: weaker isolation (it shares the host's "
 		    "kernel)");
 	else
-		snprintf(note, cap, "this host cannot run VMs (%s) — minting a "
-		    "container: weaker isolation (it shares the host's "
-		    "kernel), fine for dev and test", why);
+		snprintf(note, cap, "this host cannot run VMs (%s): boxes here "
+		    "are containers, weaker isolation (they share the host's "
+		    "kernel), fine for dev and test; --container asks for one "
+		    "(said once per host)", why);
 	return 0;
 }
 

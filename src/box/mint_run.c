@@ -28,6 +28,7 @@
  * clone's source must carry the box tag like every other box argument.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,9 @@ stage(struct run *r, const char *name, const char *what)
 	progress_clear(&r->p);
 	r->stage = name;
 	progress_start(&r->p, what);
+	/* no terminal (CI logs): one plain line per stage, then a heartbeat */
+	if (!r->p.tty)
+		life_say("%s", what);
 	progress_note(&r->p, "");
 }
 
@@ -380,8 +384,9 @@ cloud_init(struct run *r, const char *user, int *kind, char *mods,
 	    "s=$(printf '%s\\n' \"$out\" | sed -n 's/^status:[[:space:]]*//p'"
 	    " | head -n 1)\n"
 	    "echo \"${s:-unknown}|$rc\"\n"
-	    "tail -n 1 /var/log/cloud-init-output.log 2>/dev/null\n";
-	char out[1024], status[64], *nl, *bar;
+	    "sed -n 's/.*Running module \\([a-z0-9_-]*\\).*/\\1/p' "
+	    "/var/log/cloud-init.log 2>/dev/null | tail -n 1\n";
+	char out[1024], status[64], modline[64], *nl, *bar;
 	struct box_err le;
 	int code, rc;
 
@@ -456,13 +461,24 @@ cloud_init(struct run *r, const char *user, int *kind, char *mods,
 			*kind = CI_DISABLED;
 			return 0;
 		}
+		/*
+		 * Only a module's name from the box (what it writes is
+		 * hostile): [a-z0-9_-], at most 40, else nothing.
+		 */
 		if (nl != NULL) {
-			size_t n = text_sanitize(nl, strlen(nl));
+			size_t n = strspn(nl, "abcdefghijklmnopqrstuvwxyz"
+			    "0123456789_-");
 
-			while (n > 0 && nl[n - 1] == '\n')
-				nl[--n] = '\0';
+			if (n == 0 || n > 40 || (nl[n] != '\0' &&
+			    nl[n] != '\n'))
+				nl = NULL;
+			else {
+				nl[n] = '\0';
+				snprintf(modline, sizeof(modline), "module %s",
+				    nl);
+			}
 		}
-		progress_note(&r->p, nl != NULL && *nl ? nl : status);
+		progress_note(&r->p, nl != NULL ? modline : status);
 		sleep(1);
 	}
 }
@@ -601,6 +617,62 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 }
 
 /*
+ * A note said once per host: the first time, it is written to a note file
+ * (root: /var/lib/box/, anyone else: ~/.local/state/box/); after that, as
+ * long as the file holds the same text, 1 (keep quiet).  A note that
+ * cannot be recorded is said every time.
+ */
+/* mkdir -p, for the note directory: 0 or -1 */
+static int
+mkdir_p(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p != '\0'; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+				*p = '/';
+				return -1;
+			}
+			*p = '/';
+		}
+	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int
+said_before(const char *note)
+{
+	char path[512], old[512];
+	const char *home = getenv("HOME");
+	FILE *f;
+	size_t n;
+
+	if (getuid() == 0)
+		snprintf(path, sizeof(path), "/var/lib/box");
+	else if (home != NULL && home[0] == '/' && strlen(home) < 400)
+		snprintf(path, sizeof(path), "%s/.local/state/box", home);
+	else
+		return 0;
+	if ((f = fopen(strcat(path, "/note-mode"), "r")) != NULL) {
+		n = fread(old, 1, sizeof(old) - 1, f);
+		old[n] = '\0';
+		fclose(f);
+		if (strcmp(old, note) == 0)
+			return 1;
+	}
+	*strrchr(path, '/') = '\0';
+	if (mkdir_p(path) < 0)
+		return 0;
+	strcat(path, "/note-mode");
+	if ((f = fopen(path, "w")) != NULL) {
+		fputs(note, f);
+		fclose(f);
+	}
+	return 0;
+}
+
+/*
  * The resources a mint asks for, wherever they came from (--cpu and
  * friends are checked by the verb already; BOX_CPU and the template's
  * here), checked and normalised before anything is created.
@@ -693,7 +765,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	    sizeof(note), e)) < 0)
 		goto out;
 	plan.vm = vm;
-	if (note[0] != '\0')
+	if (note[0] != '\0' && (a->mode == MINT_CT || !said_before(note)))
 		life_say("%s", note);
 	if (!vm && disk_asked != NULL)
 		life_say("note: --disk/BOX_DISK sizes a VM's disk; a container "

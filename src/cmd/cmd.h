@@ -71,6 +71,9 @@ void verb_usage(const struct verb *v);	/* the help page, to stdout */
 int verb_synopsis(const struct verb *v, char *buf, size_t size);
 void box_usage(void);			/* general help, to stdout */
 void box_manpage(void);			/* box.1, as roff, to stdout */
+void verb_manpage(const struct verb *v);	/* box-<verb>.1, the same */
+/* "cmd\twhat\n..." (1 to 3), or NULL */
+const char *verb_examples(const char *name);
 const char *verb_group_title(int g);	/* "BOXES", ... */
 const char *box_environment_text(void);	/* every variable box reads */
 const char *box_version_string(void);

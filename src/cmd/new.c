@@ -17,17 +17,41 @@
 #include "cmd/model.h"
 #include "util/opt.h"
 
-/* --egress: a policy as box/egress.h has it, or a usage error. */
+/*
+ * --egress: a policy as box/egress.h has it, or a usage error.  Each name
+ * of an allow list as people paste it (https://GitHub.com/x) is made a
+ * name first, with a note; *out is the policy to use (malloc'd).
+ */
 static int
-egress_usage(const char *v, struct box_err *e)
+egress_usage(const char *v, char **out, struct box_err *e)
 {
 	struct egress *p = malloc(sizeof(*p));
-	char why[200];
+	char why[200], one[EGRESS_PATMAX + 2];
+	size_t at, n;
+	const char *q;
 	int rc;
 
-	if (p == NULL)
+	*out = malloc(strlen(v) + 1);
+	if (p == NULL || *out == NULL) {
+		free(p);
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = egress_parse(v, p, why, sizeof(why));
+	}
+	snprintf(*out, strlen(v) + 1, "%s", v);
+	if (strncmp(v, "allow:", 6) == 0) {
+		at = 6;
+		for (q = v + 6; ; q += n + 1) {
+			n = strcspn(q, ",");
+			snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) -
+			    1 ? n : sizeof(one) - 1), q);
+			if (egress_normalise(one, why, sizeof(why)))
+				fprintf(stderr, "box: note: %s\n", why);
+			at += (size_t)snprintf(*out + at, strlen(v) + 1 - at,
+			    "%s%s", at > 6 ? "," : "", one);
+			if (q[n] == '\0')
+				break;
+		}
+	}
+	rc = egress_parse(*out, p, why, sizeof(why));
 	free(p);
 	if (rc < 0)
 		return err_usage(e, "--egress: %s", why);
@@ -64,7 +88,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	struct box_mint_req q;
 	struct box_mint_out out;
 	const char *name, *tpl, *from, *cpu, *memory, *disk, *image, *egress;
-	char mem[32], dsk[32];
+	char mem[32], dsk[32], *egn = NULL;
 	int rc, vm, ct, json;
 	const struct opt rows[] = {
 		OPT_ARG("<name>", 0, 1, OC_NONE, "the new box's name; without "
@@ -134,11 +158,13 @@ cmd_new(int argc, char **argv, struct box_err *e)
 			return err_usage(e, "a clone's disk comes from its "
 			    "source, not an image (drop --image)");
 	}
-	if (egress != NULL && (rc = egress_usage(egress, e)) < 0)
-		return rc;
+	if (egress != NULL && (rc = egress_usage(egress, &egn, e)) < 0)
+		goto out;
+	if (egn != NULL)
+		egress = egn;
 	if ((rc = shape_usage(&cpu, &memory, &disk, mem, dsk, sizeof(mem),
 	    e)) < 0)
-		return rc;
+		goto out;
 	memset(&q, 0, sizeof(q));
 	q.name = name;
 	q.from = from;
@@ -150,14 +176,17 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	q.egress = egress;
 	q.mode = vm ? MINT_VM : ct ? MINT_CT : MINT_AUTO;
 	if ((rc = box_mint(&q, &out, e)) < 0)
-		return rc;
+		goto out;
 	/* the name on stdout (b=$(box new)); the sentence is for people */
 	fflush(stdout);
 	fprintf(stderr, "%s\n", out.ready);
 	if (out.note[0] != '\0')
 		fprintf(stderr, "%s\n", out.note);
 	if (json)
-		return model_print(out.name, e);
-	printf("%s\n", out.name);
-	return 0;
+		rc = model_print(out.name, e);
+	else
+		printf("%s\n", out.name);
+out:
+	free(egn);
+	return rc;
 }

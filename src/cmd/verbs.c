@@ -116,6 +116,115 @@ verb_suggest(const char *name)
 }
 
 /*
+ * One to three examples per verb, each "command\twhat it does": the end
+ * of `box help <verb>`, its --man page and box.1's EXAMPLES.  A verb
+ * without a row here gets none, and tests/cli/run.sh says so.
+ */
+static const struct {
+	const char *verb, *ex;
+} box_examples[] = {
+	{ "new", "box new\ta box with a made-up name, printed\n"
+	  "box new work --template claude --memory 4G\tnamed, from a template\n"
+	  "box new w2 --from work/authed\ta clone of a snapshot" },
+	{ "templates", "box templates\tthe templates and what they are for" },
+	{ "list", "box list\tthe boxes, as a table\n"
+	  "box list -q\tthe names only\n"
+	  "box list --format csv\tfor a spreadsheet" },
+	{ "info", "box info work\teverything about one box\n"
+	  "box info work --json\tthe same as box's model" },
+	{ "shell", "box shell work\ta login shell as the box's user\n"
+	  "box ssh work uptime\tone command, ssh-style" },
+	{ "root", "box root work\ta root shell\n"
+	  "box root work -- apt-get install -y tmux\tone command as root" },
+	{ "exec", "box exec work -- make test\ta command; its exit status is "
+	  "box's\n"
+	  "box exec -e CI=1 --cwd /src work -- make\twith a variable, "
+	  "elsewhere\n"
+	  "box exec -T work -- cat log > log.txt\tno terminal" },
+	{ "tmux", "box tmux work\tattach to (or start) session main\n"
+	  "box tmux work agent\tanother session" },
+	{ "snapshot", "box snapshot work authed\ta snapshot named authed\n"
+	  "box snapshot work --list\tthe box's snapshots\n"
+	  "box snapshot work --delete authed\tremove one (asks)" },
+	{ "restore", "box restore work authed\troll back (asks)" },
+	{ "export", "box export work\tto work-<time>.tar.gz and .sha256" },
+	{ "import", "box import work.tar.gz\tback, under its own name\n"
+	  "box import work.tar.gz --name work2\tunder another" },
+	{ "rename", "box rename work old-work\ta stopped box" },
+	{ "down", "box down work\tstop one\n"
+	  "box down 'test-*'\tevery box matching (asks)\n"
+	  "box down all --force\tevery box, at once" },
+	{ "start", "box start work\tstart one\n"
+	  "box start a b c\tseveral" },
+	{ "restart", "box restart work\tdown, then start" },
+	{ "rm", "box rm work\tdelete one (asks)\n"
+	  "box rm 'test-*' --force\tevery box matching, asking nothing" },
+	{ "egress", "box egress work\tits policy and what the kernel holds\n"
+	  "box egress work allow pypi.org github.com\tonly these names" },
+	{ "expose", "box expose work 8080\t127.0.0.1:8080 here to 8080 in "
+	  "it\n"
+	  "box expose work --list\tits doors" },
+	{ "incus", "box incus work -- config show {}\tthe raw instance" },
+	{ "setup-host", "sudo box setup-host\tbuild or converge the stack\n"
+	  "box setup-host --dry-run\twhat it would do" },
+	{ "teardown-host", "sudo box teardown-host\tevery box and the "
+	  "stack, gone (asks)" },
+	{ "migrate-host", "sudo box migrate-host --all-boxes\tre-home the "
+	  "legacy boxes" },
+	{ "firewall", "box firewall\tthe kernel's rules against the "
+	  "contract" },
+	{ "grant", "sudo box grant alice\tboxes of her own" },
+	{ "revoke", "sudo box revoke alice\ttake them away" },
+	{ "doctor", "box doctor\tthe host, then every running box\n"
+	  "box doctor work\tone box" },
+	{ "verify", "sudo box verify work\tprobe the contract from inside" },
+	{ "whereami", "box whereami\thost, instance or box?" },
+	{ "versions", "box versions\twhat is installed" },
+	{ "use", "box use 0.9.0\tmake it the default" },
+	{ "uninstall", "box uninstall 0.8.0\tone version\n"
+	  "box uninstall --all\tthe whole install (asks)" },
+	{ "completion", "source <(box completion bash)\tin this shell" },
+	{ "help", "box help new\tone command's page\n"
+	  "box help new --man | man -l -\tas a manual page" },
+	{ "version", "box version\tthe version and where it runs from" },
+	{ NULL, NULL }
+};
+
+const char *
+verb_examples(const char *name)
+{
+	int i;
+
+	for (i = 0; box_examples[i].verb != NULL; i++)
+		if (strcmp(box_examples[i].verb, name) == 0)
+			return box_examples[i].ex;
+	return NULL;
+}
+
+/* "EXAMPLES" and each example, the command padded to its comment. */
+static void
+print_examples(const char *name)
+{
+	const char *x = verb_examples(name), *tab, *nl;
+
+	if (x == NULL)
+		return;
+	fputs("\nEXAMPLES\n", stdout);
+	for (; *x != '\0'; x = *nl ? nl + 1 : nl) {
+		nl = x + strcspn(x, "\n");
+		tab = memchr(x, '\t', (size_t)(nl - x));
+		if (tab == NULL)
+			tab = nl;
+		if (tab - x > 40)
+			printf("  %.*s\n%44s", (int)(tab - x), x, "");
+		else
+			printf("  %-42.*s", (int)(tab - x), x);
+		printf("%.*s\n", tab < nl ? (int)(nl - tab - 1) : 0,
+		    tab < nl ? tab + 1 : "");
+	}
+}
+
+/*
  * The words people try that box has no verb for, each with what to run
  * instead: said, never run (they are near verbs that do something else).
  */
@@ -260,6 +369,7 @@ usage_hook(const char *verb, const struct opt *rows, void *ctx)
 	if (v->page == NULL)
 		putchar('\n');
 	opt_help(rows, stdout);
+	print_examples(v->name);
 }
 
 /* The page, then the rows' own help: both from what the verb parses. */
@@ -272,6 +382,7 @@ verb_usage(const struct verb *v)
 	fputs(v->page != NULL ? v->page : v->summary, stdout);
 	if (v->page == NULL)
 		putchar('\n');
+	print_examples(v->name);
 }
 
 static const char *const verb_groups[] = {
@@ -458,14 +569,18 @@ cmd_help(int argc, char **argv, struct box_err *e)
 	const struct opt rows[] = {
 		OPT_ARG("<command>", 0, 1, OC_VERB, "one command's page"),
 		OPT_FLAG("--man", NULL, &man, "the manual page, as roff (man "
-		    "-l reads it)"),
+		    "-l reads it); with a command, that command's own"),
 		OPT_END
 	};
 
 	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	if (man && res.npos > 0)
-		return err_usage(e, "help takes a command or --man, not both");
+	if (man && res.npos > 0) {
+		if ((v = verb_find(res.pos[0])) == NULL)
+			return verb_unknown(res.pos[0], e);
+		verb_manpage(v);
+		return 0;
+	}
 	if (man) {
 		box_manpage();
 		return 0;

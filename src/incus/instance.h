@@ -260,5 +260,14 @@ int incus_template_push(struct incus *c, const char *name, const char *tpl,
  */
 int incus_template_arm(struct incus *c, const char *name, const char *target,
     const char *trigger, const char *tpl, int wait_s, struct box_err *e);
+/*
+ * The string properties.<key> of the instance's metadata (GET .../metadata)
+ * into buf ("" when it has none): 0, or the daemon's refusal.
+ */
+int incus_metadata_property(struct incus *c, const char *name,
+    const char *key, char *buf, size_t cap, struct box_err *e);
+/* Does the instance's template list name tpl?  1, 0, or < 0. */
+int incus_template_listed(struct incus *c, const char *name, const char *tpl,
+    struct box_err *e);
 
 #endif

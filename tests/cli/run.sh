@@ -68,6 +68,8 @@ new --disk 10MiB
 new --cpu 0
 new --cpu 0-3,
 new all
+new x --egress allow:https://GitHub.com/foo,PyPI.org:443 --cpu lots
+new x --egress allow:https://10.0.0.1/
 UX
 ux ux-snapshot.txt <<'UX'
 snapshot b list
@@ -186,6 +188,27 @@ for v in $verbs; do
 done
 [ -z "$missing" ] && ok "box.1 documents every verb box help lists" ||
     fail "box.1 does not document:$missing"
+
+# Every help page ends with one to three examples; box.1 has them all;
+# `box help <verb> --man` is a page of its own that renders cleanly.
+bad= badm=
+for v in $verbs; do
+	n=$(sed -n '/^EXAMPLES$/,$p' "$T/help-$v.txt" | grep -c '^  box \|^  sudo box \|^  source ')
+	last=$(tail -n 1 "$T/help-$v.txt")
+	case $n:$last in
+	[123]:"  "*) ;;
+	*) bad="$bad $v($n)" ;;
+	esac
+	"$BOX" help "$v" --man >"$T/v.1" 2>&1 || badm="$badm $v"
+	w=$(groff -ww -z -man -Tutf8 "$T/v.1" 2>&1)
+	[ -z "$w" ] && grep -q "^\.TH BOX" "$T/v.1" || badm="$badm $v"
+done
+[ -z "$bad" ] && ok "every help page ends with 1-3 examples" ||
+    fail "help pages without 1-3 examples at the end (add them to box_examples[] in src/cmd/verbs.c):$bad"
+[ -z "$badm" ] && ok "box help <verb> --man: a clean page for every verb" ||
+    fail "box help <verb> --man:$badm"
+grep -q '^EXAMPLES' "$T/man.txt" && grep -q 'box snapshot work authed' "$T/man.txt" &&
+    ok "box.1 has an EXAMPLES section" || fail "box.1: no EXAMPLES"
 
 # The usage errors come from the same rows: no daemon is asked, exit 2,
 # and the synopsis quoted is the one `box help <verb>` shows.

@@ -35,7 +35,8 @@ cfg() { api GET "/1.0/instances/$1" | json "j['metadata']['config'].get('$2', ''
 exists() { api GET "/1.0/instances/$1" | grep -q '"type":"sync"'; }
 
 # --- 1. names: positional, and made up when none is given -------------------
-"$BOX" new --image $IMG --container >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+rm -f /var/lib/box/note-mode	# the VM note: once per host, this first
+"$BOX" new --image $IMG >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
 GEN=$(cat "$tmp/out")
 expect_eq "$rc" 0 "box new without a name mints ($(tail -1 "$tmp/err"))"
 expect_eq "$(wc -l <"$tmp/out" | tr -d ' ')" 1 "stdout is one line: the name"
@@ -46,6 +47,10 @@ esac
 exists "$GEN" && ok "an instance of that name exists" || fail "no instance $GEN"
 grep -q "this box is $GEN" "$tmp/err" && ok "stderr says which name it made up" ||
     fail "stderr: $(cat "$tmp/err")"
+# --- 10. quiet: the VM note once per host, naming --container; a line per stage
+expect_eq "$(grep -c 'cannot run VMs' "$tmp/err")" 1 "the first mint says the host cannot run VMs (one line)"
+expect_contains "$(cat "$tmp/err")" "--container" "... and names --container"
+expect_contains "$(cat "$tmp/err")" "box: creating the instance" "no terminal: a plain line per stage"
 "$BOX" rm "$GEN" --force >/dev/null 2>&1 && GEN=
 
 out=$("$BOX" new ${P}a --image $IMG --container --memory 2G --cpu 1 2>/dev/null </dev/null); rc=$?
@@ -53,9 +58,10 @@ expect_eq "$rc:$out" "0:${P}a" "box new <name> (positional) prints the name"
 expect_eq "$(cfg ${P}a limits.memory)" "2GiB" "--memory 2G reached the daemon as 2GiB"
 "$BOX" new --name ${P}a --image $IMG </dev/null >/dev/null 2>"$tmp/err"; rc=$?
 expect_eq "$rc" 1 "a name taken is refused"
-"$BOX" new ${P}j --image $IMG --container --json </dev/null >"$tmp/j" 2>/dev/null; rc=$?
+"$BOX" new ${P}j --image $IMG --json </dev/null >"$tmp/j" 2>"$tmp/err"; rc=$?
 got=$(json "j['name'] + ':' + j['state'] + ':' + j['type']" <"$tmp/j" 2>&1)
 expect_eq "$rc:$got" "0:${P}j:Running:container" "box new --json: the box's model"
+expect_eq "$(grep -c 'cannot run VMs' "$tmp/err")" 0 "the second mint keeps the VM note to itself"
 
 # --- 2. snapshots: list, delete, sub-verbs refused ----------------------------
 "$BOX" snapshot ${P}a list >/dev/null 2>&1; rc=$?

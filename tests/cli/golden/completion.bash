@@ -43,7 +43,7 @@ _box()
 	teardown-host) opts="--purge-incus --yes -y --help"; vals=""; args="" ;;
 	migrate-host) opts="--box --all-boxes --retire-legacy --force -f --help"; vals="--box=box"; args="" ;;
 	firewall) opts="--subnet --json --help"; vals="--subnet=-"; args="=apply,show" ;;
-	grant) opts="--help"; vals=""; args="-" ;;
+	grant) opts="--gpu --accept-daemon-risk --help"; vals=""; args="-" ;;
 	revoke) opts="--purge --force -f --help"; vals=""; args="-" ;;
 	doctor|check) opts="--fix --pin-dns --json --help"; vals=""; args="box+" ;;
 	verify) opts="--json --help"; vals=""; args="box" ;;
