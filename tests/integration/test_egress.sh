@@ -89,8 +89,8 @@ setelems() { nft list set inet box "ea-$1" 2>/dev/null | tr -d '\n\t' |
     sed -n 's/.*elements = { \([^}]*\)}.*/\1/p'; }
 
 # --- refusals -----------------------------------------------------------------
-run 2 "only lower-case letters" "--egress refuses an upper-case name" -- \
-    new --name ${P}x --image box-test-busybox --egress allow:Probe.test
+run 2 "only lower-case letters" "--egress refuses a name with an underscore" -- \
+    new --name ${P}x --image box-test-busybox --egress allow:probe_x.test
 run 2 "an address, not a name" "--egress refuses an address" -- \
     new --name ${P}x --image box-test-busybox --egress allow:203.0.113.20
 run 2 "a policy is open or allow" "--egress refuses another mode" -- \

@@ -922,6 +922,10 @@ egfw_refill(const struct egfw_box *b, size_t n, uint32_t gw,
 		if ((rc = refill_box(s, &b[i], gw, &r, rep, e)) < 0)
 			goto out;
 		f.nplan[i] = r.nplan;
+		/* Kept only to judge the flows: as small as it is. */
+		if ((r.plan = realloc(f.plan[i], (r.nplan ? r.nplan : 1) *
+		    sizeof(*r.plan))) != NULL)
+			f.plan[i] = r.plan;
 	}
 	sock_done(s);
 	s = NULL;
