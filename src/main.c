@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "host/install/nested.h"
 #include "util/err.h"
+#include "util/text.h"
 
 /*
  * A fix written for a host (start the daemon, build the stack) is wrong
@@ -38,11 +39,17 @@ fit_fix(struct box_err *e)
 static int
 report(struct box_err *e)
 {
+	/* a message quotes what a daemon, a box or a file said: shown */
+	char m[4 * sizeof(e->msg)], f[4 * sizeof(e->fix)];
+	const char *msg = e->msg[0] ? e->msg : err_str(e->code);
+
 	fflush(stdout);
 	fit_fix(e);
-	fprintf(stderr, "box: %s\n", e->msg[0] ? e->msg : err_str(e->code));
+	text_shown(msg, strlen(msg), m, sizeof(m));
+	text_shown(e->fix, strlen(e->fix), f, sizeof(f));
+	fprintf(stderr, "box: %s\n", m);
 	if (e->fix[0] != '\0')
-		fprintf(stderr, "  fix: %s\n", e->fix);
+		fprintf(stderr, "  fix: %s\n", f);
 	else if (e->status == ERR_USAGE)
 		fprintf(stderr, "  try 'box help'.\n");
 	return e->status == ERR_USAGE ? 2 : 1;

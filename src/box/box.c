@@ -113,8 +113,7 @@ box_info_of(const struct incus_instance *in, struct box_info *info)
 	snprintf(info->user, sizeof(info->user), "%s",
 	    incus_kv_or(&in->config, "user.box.user", info->legacy ?
 	    "claude" : "root"));
-	info->running = strcmp(info->status, "Running") == 0 ||
-	    strcmp(info->status, "Ready") == 0;
+	info->running = box_runs(in);
 	{
 		const char *o = incus_kv_get(&in->config, "user.box.owner");
 		char *end;
@@ -126,6 +125,16 @@ box_info_of(const struct incus_instance *in, struct box_info *info)
 				info->owner = -1;
 		}
 	}
+}
+
+int
+box_runs(const struct incus_instance *in)
+{
+	if (in->status_code != 0)
+		return in->status_code == BOX_CODE_RUNNING ||
+		    in->status_code == BOX_CODE_READY;
+	return strcmp(in->status, "Running") == 0 ||
+	    strcmp(in->status, "Ready") == 0;
 }
 
 int

@@ -15,6 +15,7 @@
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
+#include "util/text.h"
 
 #define LABEL "%-11s"
 
@@ -91,6 +92,14 @@ print_imported(const struct view *v)
 	if (f != NULL && l != NULL && strcmp(f, l) != 0)
 		printf(LABEL "import %s — the first was %s by box %s\n", "",
 		    n ? n : "?", f, b ? b : "unknown");
+	/* what the file said of itself (box/import.c): a claim, no more */
+	f = cfg(v, "user.box.claimed.origin");
+	l = cfg(v, "user.box.claimed.created");
+	b = cfg(v, "user.box.claimed.origin.from");
+	if (f != NULL || l != NULL)
+		printf(LABEL "the file claimed: %s%s%s, made %s\n", "", f ? f :
+		    "origin unknown", b ? " of " : "", b ? b : "", l ? l :
+		    "(no time)");
 }
 
 static void
@@ -192,6 +201,61 @@ print_egress(const struct view *v)
 	free(text);
 }
 
+/* A heap string as util/text.h shows it (left as it was: no memory). */
+static void
+shown(char **s)
+{
+	char *t;
+
+	if (*s == NULL || text_plain(*s) || (t = text_shown_dup(*s)) == NULL)
+		return;
+	free(*s);
+	*s = t;
+}
+
+static void
+shown_kvs(struct incus_kvs *kv)
+{
+	size_t i;
+
+	for (i = 0; i < kv->n; i++) {
+		shown(&kv->v[i].key);
+		shown(&kv->v[i].value);
+	}
+}
+
+#define SHOWN_ARRAY(a) do {						\
+	char t_[sizeof(a)];						\
+	text_shown((a), strlen(a), t_, sizeof(t_));			\
+	memcpy((a), t_, sizeof(t_));					\
+} while (0)
+
+/*
+ * Everything print_info shows came from the daemon, and through it from
+ * a box or a file: shown (util/text.h) before any of it is printed.
+ */
+static void
+view_shown(struct incus_instance *in, struct incus_snapshot_list *sn,
+    struct box_info *bi)
+{
+	size_t i;
+
+	shown_kvs(&in->config);
+	for (i = 0; i < in->devices.n; i++) {
+		shown(&in->devices.v[i].name);
+		shown_kvs(&in->devices.v[i].kv);
+	}
+	for (i = 0; i < sn->n; i++) {
+		SHOWN_ARRAY(sn->v[i].name);
+		SHOWN_ARRAY(sn->v[i].created_at);
+	}
+	SHOWN_ARRAY(bi->name);
+	SHOWN_ARRAY(bi->user);
+	SHOWN_ARRAY(bi->template_);
+	SHOWN_ARRAY(bi->status);
+	SHOWN_ARRAY(bi->type);
+}
+
 static void
 print_info(const struct view *v, const struct box_info *bi)
 {
@@ -244,6 +308,8 @@ show(struct incus *c, const char *name, struct box_err *e)
 	got = where_address(&w, &in, v.addr, sizeof(v.addr), v.why,
 	    sizeof(v.why));
 	where_free(&w);
+	SHOWN_ARRAY(v.addr);
+	SHOWN_ARRAY(v.why);
 	if (got < 0) {
 		struct box_subnets sn;
 
@@ -263,6 +329,7 @@ show(struct incus *c, const char *name, struct box_err *e)
 		err_context(e, "listing the snapshots of %s", bi.name);
 		goto out;
 	}
+	view_shown(&in, &v.snaps, &bi);
 	print_info(&v, &bi);
 out:
 	incus_snapshot_list_free(&v.snaps);

@@ -29,6 +29,7 @@
 #include "incus/storage.h"
 #include "util/opt.h"
 #include "util/table.h"
+#include "util/text.h"
 
 #define MAX_POOLS 8
 
@@ -442,9 +443,12 @@ list(int out, struct box_err *e)
 			goto done;
 	}
 	if (out == OUT_FULL || rc < 0) {
+		char shown[4 * sizeof(why)];
+
+		text_shown(why, strlen(why), shown, sizeof(shown));
 		if (out != OUT_FULL)
 			fprintf(stderr, "box: %s — asking the daemon for every "
-			    "box's full state instead (slower)\n", why);
+			    "box's full state instead (slower)\n", shown);
 		rc = list_full(&c, &l, e);
 		if (rc < 0)
 			goto done;

@@ -421,6 +421,8 @@ static const struct box_env box_env[] = {
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
+	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "
+	  "the pool's free space, else 65536)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "
 	  "and name doctor probes" },
 	{ "BOX_VERIFY_*", "verify's targets and timeout (see box help "

@@ -52,6 +52,7 @@ struct incus_nic_state {
 
 struct incus_inst_state {
 	char status[32];
+	int status_code;	/* the daemon's code (103 Running, ...), 0 unsaid */
 	long long pid;		/* 0 when stopped or unsaid */
 	struct incus_nic_state *nic;
 	size_t nnic;
@@ -60,6 +61,9 @@ struct incus_inst_state {
 struct incus_instance {
 	char name[INCUS_INST_NAME_MAX];
 	char status[32];	/* "Running", "Stopped", ... */
+	int status_code;	/* 102 Stopped, 103 Running, 110 Frozen, 112
+				   Error, 113 Ready (a guest can set it), ...;
+				   0 when the daemon did not say */
 	char type[32];		/* "container" / "virtual-machine" */
 	char project[64];
 	char architecture[32];

@@ -304,6 +304,35 @@ expect_eq "$rc" 1 "a box holding its gateway's address: exit 1"
 expect_eq "$(echo "$j" | status box.signature)" fail "a box holding its gateway's address: box.signature fails"
 $D exec ${P}a 10 -- ip addr del "$gw/32" dev eth0
 
+# --- a box that sets its own status: Ready -----------------------------------------
+# A guest PATCHes /1.0 {"state":"Ready"} on /dev/incus (tests/drill/agent.c):
+# its status turns Ready (code 113), which doctor once took for "not
+# running" and skipped.  doctor keys on the code and on the box's init
+# being alive: the box is still probed, and one of its NIC-filter rules
+# deleted behind doctor's back FAILs.
+AG=/tmp/${P}agent
+if musl-gcc -static -Os -o $AG tests/drill/agent.c >/dev/null 2>&1 &&
+    $D push ${P}a $AG /root/agent 0755 >/dev/null 2>&1 &&
+    $D exec ${P}a 10 -- /root/agent ready >/dev/null 2>&1; then
+	expect_eq "$(api GET /1.0/instances/${P}a | json "str(j['metadata']['status']) + ' ' + str(j['metadata']['status_code'])")" "Ready 113" "the box set its own status: Ready (113)"
+	veth=$($D veth ${P}a)
+	set -- $(nft -a list table bridge incus | awk -v v="\"$veth\"" '/chain /{c=$2} index($0, v) && /ip saddr !=/ && c ~ /^fwd\./ {print c, $NF; exit}')
+	if [ $# = 2 ] && nft delete rule bridge incus "$1" handle "$2"; then
+		j=$(djson ${P}a); rc=$?
+		expect_eq "$rc" 1 "a Ready box with a NIC-filter rule deleted: exit 1"
+		expect_eq "$(echo "$j" | status box.filter)" fail "a Ready box with a NIC-filter rule deleted: box.filter fails"
+		expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'box.state'][0]")" "(code 113), its init" "a Ready box: doctor keyed on the code and the live init, and probed it"
+		out=$($BOX doctor ${P}a 2>&1)
+		expect_contains "$(printf '%s\n' "$out" | sed -n 2p)" "FAIL" "FAILs print first"
+	else
+		fail "finding/deleting ${P}a's NIC-filter rule (ip saddr) in table bridge incus"
+	fi
+	$D delete ${P}a
+else
+	fail "the box setting its own status Ready (musl-gcc, push, agent ready)"
+fi
+rm -f $AG
+
 # --- inside a box ---------------------------------------------------------------------
 $D push ${P}b "$BOX" /tmp/box 0755
 out=$($D exec ${P}b 60 -- env BOX_DOCTOR_PROBE_ADDR=$W_INET:80 BOX_DOCTOR_PROBE_NAME=$W_NAME /tmp/box doctor --json); rc=$?

@@ -345,8 +345,46 @@ hc_mark() { hc $U2 "/$S2?project=$P2" -X PATCH -H 'Content-Type: application/jso
 [ "$(stat -c %G:%a /home/$U2/hc)" = incus:2755 ] && ok "$U2 made /home/$U2/hc (curl, setgid incus) while granted" ||
     fail "no setgid copy of curl for $U2"
 expect_contains "$(hc $U2 "?project=$P2")" "/1.0/instances/$S2" "  granted: it lists $S2"
+# A connection opened while granted, asked again later (keep-alive).
+cat >"$tmp/ka.py" <<'PY'
+import os, re, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+def req(path):
+    s.sendall(("GET %s HTTP/1.1\r\nHost: l\r\n\r\n" % path).encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        d = s.recv(4096)
+        if not d:
+            return "closed"
+        buf += d
+    head, _, body = buf.partition(b"\r\n\r\n")
+    m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+    while (m and len(body) < int(m.group(1))) or (not m and not body.endswith(b"0\r\n\r\n")):
+        d = s.recv(4096)
+        if not d:
+            break
+        body += d
+    return head.split(b"\r\n")[0].decode() + " " + body.decode(errors="replace")
+print("1", req(sys.argv[2]), flush=True)
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.1)
+try:
+    print("2", req(sys.argv[2]), flush=True)
+except Exception as e:
+    print("2", "error", e, flush=True)
+PY
+chmod 644 "$tmp/ka.py"
+ka_start() { rm -f "$tmp/ka.go" "$tmp/ka.$1"; as $U2 /usr/bin/python3 "$tmp/ka.py" /var/lib/incus/unix.socket.user "/1.0/instances?project=$P2" "$tmp/ka.go" >"$tmp/ka.$1" 2>&1 &
+	for _i in $(seq 1 50); do grep -q '^1 ' "$tmp/ka.$1" 2>/dev/null && break; sleep 0.1; done; }
+ka_next() { touch "$tmp/ka.go"; for _i in $(seq 1 100); do grep -q '^2 ' "$tmp/ka.$1" 2>/dev/null && break; sleep 0.1; done; }
+ka_start ctl
 # The control: the group alone (what revoke did before) leaves it in.
 gpasswd -d $U2 incus >/dev/null 2>&1
+ka_next ctl
+expect_contains "$(sed -n 's/^1 //p' "$tmp/ka.ctl")" "/1.0/instances/$S2" "  a connection $U2 opened while granted lists $S2"
+expect_contains "$(sed -n 's/^2 //p' "$tmp/ka.ctl")" "/1.0/instances/$S2" "  control: out of 'incus', its next request still lists $S2"
 out=$(as $U2 curl -s -m 10 --unix-socket /var/lib/incus/unix.socket.user "http://l/1.0/instances?project=$P2" 2>&1); rc=$?
 [ $rc != 0 ] && ok "  control: out of 'incus', plain curl no longer connects (exit $rc)" ||
     fail "  control: plain curl still connects out of 'incus': $out"
@@ -354,7 +392,14 @@ expect_contains "$(hc $U2 "?project=$P2")" "/1.0/instances/$S2" "  control: out 
 hc_mark ctl
 expect_eq "$(incus config get $S2 user.hg-mark --project $P2)" ctl "  control: ... and changes it (user.hg-mark=ctl)"
 gpasswd -a $U2 incus >/dev/null 2>&1
+ka_start cut
 out=$($BOX revoke $U2 2>&1); rc=$?
+ka_next cut
+expect_contains "$(sed -n 's/^1 //p' "$tmp/ka.cut")" "/1.0/instances/$S2" "  a connection $U2 opened before the revoke listed $S2"
+case $(sed -n 's/^2 //p' "$tmp/ka.cut") in
+*"/1.0/instances/$S2"*) fail "  after revoke its next request still lists $S2" ;;
+"") fail "  after revoke its next request got no answer at all (the probe did not run)" ;;
+*) ok "  after revoke its next request is refused ($(sed -n 's/^2 //p' "$tmp/ka.cut" | cut -c1-60))" ;; esac
 expect_eq "$rc" 0 "box revoke $U2"
 [ $rc = 0 ] || printf '%s\n' "$out"
 in_group $U2 && fail "$U2 is still in 'incus'" || ok "$U2 left 'incus'"

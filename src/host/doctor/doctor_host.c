@@ -1058,6 +1058,56 @@ box_port(struct dh_ctx *h, const struct incus_instance *in,
 	box_filter(h, in, subject, veth);
 }
 
+/* Is pid a live process of this host (not a zombie)? */
+static int
+init_alive(long long pid)
+{
+	char path[64];
+
+	if (pid <= 0 || pid > 0x7fffffff)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%lld", pid);
+	return access(path, F_OK) == 0 && !zombie((int)pid);
+}
+
+/*
+ * What runs, keyed on the daemon's status code and on whether the
+ * instance's init is alive on this host, never on the status text alone
+ * (a guest sets its own status to Ready).  1: something runs, probe it; 0:
+ * stopped, nothing to probe (INFO); -1: it cannot be probed (a WARN says
+ * why).
+ */
+static int
+box_state(struct dh_ctx *h, const struct incus_instance *in,
+    const char *subject)
+{
+	long long pid = in->state.pid;
+	int code = in->status_code ? in->status_code : in->state.status_code;
+	int alive = init_alive(pid);
+	char st[40];
+
+	snprintf(st, sizeof(st), "%s", in->status[0] ? in->status : "unsaid");
+	text_sanitize(st, strlen(st));
+	if (alive) {
+		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "status %s "
+		    "(code %d), its init (pid %lld) alive: probed%s", st, code,
+		    pid, code == BOX_CODE_RUNNING ? "" : code ==
+		    BOX_CODE_READY ? " (Ready is a status a box can set "
+		    "itself: it changes nothing here)" : " as a running box");
+		return 1;
+	}
+	if (code == BOX_CODE_STOPPED && pid <= 0) {
+		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "stopped "
+		    "(code %d): nothing runs, no network to probe", code);
+		return 0;
+	}
+	dr_add(h->r, "box.state", subject, DR_WARN, "box down <box>; box "
+	    "start <box>", "status %s (code %d) but %s: its network NOT "
+	    "probed", st, code, pid > 0 ? "its init is not alive on this "
+	    "host" : "the daemon names no init process");
+	return -1;
+}
+
 static void
 check_box(struct dh_ctx *h, const struct incus_instance *in)
 {
@@ -1086,11 +1136,8 @@ check_box(struct dh_ctx *h, const struct incus_instance *in)
 	else
 		dr_add(h->r, "box.nic", subject, DR_PASS, NULL, "its NIC %s is "
 		    "on %s with the contract's keys", nicname, BR);
-	if (strcmp(in->status, "Running") != 0) {
-		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "not running: "
-		    "nothing inside to probe");
+	if (box_state(h, in, subject) <= 0)
 		return;
-	}
 	box_port(h, in, subject, nicname);
 	if (h->o->probe_boxes)
 		dr_box_probe(&h->c, in->name, h->r, h->o);

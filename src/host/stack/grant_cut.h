@@ -14,7 +14,9 @@
  * a root-only regular FILE (incus-user can neither read a certificate
  * through it nor make its directory, so it closes the connection before
  * dialling the daemon), and every trust entry incus-user-<uid> is deleted
- * (a connection already proxied turns untrusted at its next request).
+ * (a connection already proxied turns untrusted at its next request: the
+ * daemon checks the certificate per request; a stream already open, an
+ * exec or a console, runs until it ends).
  * grant removes the file before it asks incus-user again.
  */
 #ifndef BOX_GRANT_CUT_H
