@@ -17,7 +17,7 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 	struct opt_list up = { { NULL }, 0 };
 	struct opt_result res;
 	struct rsv_conf c;
-	int rc, inflight = -1, qps = -1, tcp = -1, noview = 0;
+	int rc, inflight = -1, qps = -1, tcp = -1, noview = 0, nofeed = 0;
 	const struct opt rows[] = {
 		OPT_WORDS("run", 1, 1, "run", NULL),
 		OPT_NEED("--listen", "A.B.C.1[:port]", &listen, OC_NONE,
@@ -32,6 +32,8 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 		    "TCP connections per box (4)"),
 		OPT_FLAG("--no-view", NULL, &noview,
 		    "forward every name for every box (a test's control)"),
+		OPT_FLAG("--no-feed", NULL, &nofeed,
+		    "do not feed the allow boxes' egress sets"),
 		OPT_STR("--open-source", "A.B.C.D/N", &open_source, OC_NONE,
 		    "sources in this prefix are one open box (the bench)"),
 		OPT_END
@@ -48,5 +50,6 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 	if (tcp > 0)
 		c.tcp = tcp;
 	c.view = !noview;
+	c.feed = nofeed ? NULL : rsv_feed_egress;
 	return resolver_run(&c, e);
 }

@@ -17,7 +17,9 @@
 #      gets NXDOMAIN with an EDE (15, Blocked) whose text names
 #      `box egress <a> allow <name>`, and the upstream never sees it; b
 #      resolves it; no box's name; no CH class (version.bind,
-#      servers.bind); dnsmasq does not answer on :53;
+#      servers.bind); dnsmasq does not answer on :53; the answer for an
+#      allowed name feeds a's egress set (an address no sync asked for is
+#      reached only after it);
 #   2. no cache: c sees the upstream's TTL for b's name, asked twice;
 #   3. a budget per box: b's median lookup latency during c's UDP flood
 #      of never-answered names and during c's hold of 40 TCP connections
@@ -73,6 +75,7 @@ setsid ip netns exec $W_NS_INET dnsmasq --keep-in-foreground \
     --listen-address=$W_OTHER --pid-file= --log-queries \
     --log-facility="$UPLOG" --local-ttl=300 --cache-size=0 \
     --address=/allowed.test/$W_INET --address=/outside.test/$W_ROT \
+    --address=/feed.allowed.test/$W_ROT \
     --address=/fast.test/$W_INET --address=/ttl.test/$W_INET \
     --server=/slow.test/$W_OTHER#9053 --local=/test/ </dev/null \
     >"$T/up.out" 2>&1 &
@@ -158,6 +161,15 @@ expect_eq "$(doc resolver.view ${P}a:) $(doc resolver.view ${P}b:) $(doc resolve
 
 r=$(q $PA allowed.test)
 expect_eq "$r" "rcode 0 ttl 300 addrs $W_INET ede -" "a resolves allowed.test"
+# The feeder: feed.allowed.test -> $W_ROT, an address no sync asked for
+get() { $BOX exec "$1" -- sh -c "timeout 3 wget -q -O- $2 2>/dev/null" </dev/null 2>/dev/null; }
+case $(get ${P}a "http://$W_ROT/") in *"$W_MARK_INET"*) fail "control: a reached $W_ROT before any answer named it" ;;
+*) ok "control: a cannot reach $W_ROT before an answer names it" ;; esac
+r=$(q $PA feed.allowed.test)
+expect_eq "$(field "$r" addrs)" "$W_ROT" "a resolves feed.allowed.test"
+case $(get ${P}a "http://$W_ROT/") in *"$W_MARK_INET"*) ok "the resolver's answer fed a's egress set: a reaches $W_ROT" ;;
+*) fail "a does not reach $W_ROT after its answer (set: $(nft list set inet box ea-${P}a 2>&1 | tr -d '\n\t' | head -c 300))" ;; esac
+expect_contains "$(nft list set inet box ea-${P}a 2>&1)" "$W_ROT" "a's set holds $W_ROT"
 r=$(q $PA ok1.allowed.test)
 expect_eq "$(field "$r" rcode)" 0 "a resolves a name under allowed.test"
 r=$(q $PA 726f6f74.exfil.outside.test TXT)

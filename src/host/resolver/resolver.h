@@ -84,6 +84,12 @@ int rsv_conf_parse(const char *listen, const char *const *up, int nup,
  */
 int resolver_run(const struct rsv_conf *c, struct box_err *e);
 
+/* The feeder box runs with (conf->feed): each address into the box's
+ * egress set through egress_fw's egfw_feed (feed.c).  0 or the first
+ * failure. */
+int rsv_feed_egress(const struct rsv_box *b, const char *name,
+    const struct dns_addr *v, size_t n);
+
 /* The boxes the daemon knows, with their pinned addresses (heap, *n;
  * free()).  Boxes with no MAC or no pinned address are left out. */
 int rsv_gather(const char *bridge, struct rsv_box **out, size_t *n,
