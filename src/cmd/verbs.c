@@ -233,6 +233,10 @@ static const struct box_env box_env[] = {
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
+	{ "BOX_BLOCK, BOX_CONN_MAX", "setup-host: the operator's blocklist "
+	  "(IPv4 prefixes no box reaches) and each box's connection cap "
+	  "(2048)" },
+	{ "BOX_FIREWALL_DATA", "the firewall data file (an absolute path)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "
 	  "and name doctor probes" },
 	{ "BOX_VERIFY_*", "verify's targets and timeout (see box help "

@@ -34,7 +34,7 @@ rule_at(const struct nft_batch *bt, int idx, struct nft_rule_info *ri)
 
 TEST(contract_rules_both_variants)
 {
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct contract_rule_ref ref, other;
 	int n, i, j;
 
@@ -71,7 +71,7 @@ TEST(contract_emit_equals_expect)
 {
 	static struct nft_batch bt;
 	static unsigned char buf[64 << 10];
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct nft_rule_info ri;
 	struct nl_msg m;
 	size_t off = 0;
@@ -128,7 +128,10 @@ TEST(contract_table_says_what_the_contract_says)
 	CHECK_INT(iso, 1);
 	CHECK_INT(contract_dnsmasq(srv, 2, raw, sizeof(raw)), 0);
 	CHECK_STR(raw, "no-resolv\nno-hosts\ndomain-needed\n"
-	    "dhcp-ignore-names\nmax-cache-ttl=300\nserver=192.0.2.53\n"
+	    "dhcp-ignore-names\nmax-cache-ttl=300\n"
+	    "dhcp-ignore=tag:!known\nscript-on-renewal\n"
+	    "dhcp-script=/usr/local/libexec/box/box-dhcp-hook\n"
+	    "server=192.0.2.53\n"
 	    "server=2001:db8::53");
 	CHECK_INT(contract_dnsmasq(srv, 2, raw, 20), -ENOSPC);
 }
@@ -353,7 +356,7 @@ inet_rule(struct fw_kernel *k, const char *comment)
 
 TEST(fw_compare_names_what_the_kernel_changed)
 {
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct fw_kernel k;
 	struct fw_status st;
 	struct box_err e;
