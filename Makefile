@@ -142,6 +142,10 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 	@echo "  FUZZ    $@"
 	$(Q)$(CC_FUZZ) $(CFLAGS_FUZZ) -o $@ $< $(FUZZ_LIB) $(LDLIBS_FUZZ)
 
+# the differential tar harness reads every archive a second time with
+# libarchive (libarchive-dev, ci/install-deps.sh): the harness only
+$(B)/fuzz/fuzz_tar: LDLIBS_FUZZ += -larchive
+
 fuzzers: $(FUZZERS)
 
 # Each harness runs FUZZ_SECONDS on its checked-in corpus (copied, so the

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 V=${1:?usage: ci/release.sh VERSION}
 DIST=${DIST:-dist}
-MAXSIZE=614400	# 600 KiB
+MAXSIZE=786432	# 768 KiB
 MAKE=${MAKE:-make}
 
 die()

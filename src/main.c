@@ -9,32 +9,50 @@
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "host/install/nested.h"
 #include "util/err.h"
+#include "util/text.h"
 
-static int
-report(const struct box_err *e)
+/*
+ * A fix written for a host (start the daemon, build the stack) is wrong
+ * inside a box, where whereami forbids both: there, the fix says what to
+ * do from the host.  Probed only when such a fix is about to be shown.
+ */
+static void
+fit_fix(struct box_err *e)
 {
-	fflush(stdout);
-	fprintf(stderr, "box: %s\n", e->msg[0] ? e->msg : err_str(e->code));
-	if (e->fix[0] != '\0')
-		fprintf(stderr, "  fix: %s\n", e->fix);
-	else if (e->status == ERR_USAGE)
-		fprintf(stderr, "  try 'box help'.\n");
-	return e->status == ERR_USAGE ? 2 : 1;
+	struct nested_facts f;
+	struct nested_report r;
+
+	if (strstr(e->fix, "systemctl start incus") == NULL &&
+	    strstr(e->fix, "box setup-host") == NULL)
+		return;
+	nested_probe(&f, NESTED_GUESTAPI);
+	nested_classify(&f, &r);
+	if (r.verdict != NESTED_BOX)
+		return;
+	snprintf(e->fix, sizeof(e->fix), "this is inside a box, which has no "
+	    "box host stack and must not build one: run that on the host "
+	    "that holds this box (here: box doctor, box whereami)");
 }
 
 static int
-unknown_verb(const char *name, struct box_err *e)
+report(struct box_err *e)
 {
-	const struct verb *s = verb_suggest(name);
+	/* a message quotes what a daemon, a box or a file said: shown */
+	char m[4 * sizeof(e->msg)], f[4 * sizeof(e->fix)];
+	const char *msg = e->msg[0] ? e->msg : err_str(e->code);
 
-	if (s != NULL)
-		err_usage(e, "unknown command: %s — did you mean '%s'?", name,
-		    s->name);
-	else
-		err_usage(e, "unknown command: %s", name);
-	err_fix(e, "'box help' lists the commands");
-	return report(e);
+	fflush(stdout);
+	fit_fix(e);
+	text_shown(msg, strlen(msg), m, sizeof(m));
+	text_shown(e->fix, strlen(e->fix), f, sizeof(f));
+	fprintf(stderr, "box: %s\n", m);
+	if (e->fix[0] != '\0')
+		fprintf(stderr, "  fix: %s\n", f);
+	else if (e->status == ERR_USAGE)
+		fprintf(stderr, "  try 'box help'.\n");
+	return e->status == ERR_USAGE ? 2 : 1;
 }
 
 /* --help / --version anywhere before "--" win over everything else. */
@@ -72,11 +90,12 @@ main(int argc, char **argv)
 	if (argv[1][0] == '-') {
 		err_usage(&e, "options come after the command: box <command> "
 		    "%s ...", argv[1]);
+		err_fix(&e, "box help lists the commands");
 		return report(&e);
 	}
 	v = verb_find(argv[1]);
 	if (v == NULL)
-		return unknown_verb(argv[1], &e);
+		return verb_unknown(argv[1], &e), report(&e);
 	if (wants(argc - 1, argv + 1, "--help", "-h")) {
 		verb_usage(v);
 		return 0;
@@ -96,6 +115,8 @@ main(int argc, char **argv)
 	rc = v->fn(argc - 1, argv + 1, &e);
 	if (fflush(stdout) != 0 && rc == 0)
 		rc = err_set(&e, -5, "writing the output failed");
+	if (rc < 0 && e.status == ERR_USAGE && e.fix[0] == '\0')
+		err_fix(&e, "see: box help %s", v->name);
 	if (rc < 0)
 		return report(&e);
 	return rc;

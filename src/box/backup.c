@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box/tar.h"
@@ -185,37 +186,69 @@ backup_sidecar_line(const unsigned char d[32], const char *file, char *buf,
 }
 
 int
-backup_sidecar_read(const char *file, char hex[65], struct box_err *e)
+backup_sidecar_parse(const char *buf, size_t n, char hex[65])
 {
-	char path[4096], buf[512];
-	ssize_t n;
-	int fd, i;
+	size_t i;
 
-	if (backup_sidecar_path(file, path, sizeof(path)) < 0)
-		return err_usage(e, "file name too long: %s", file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		return err_set(e, -errno, "%s: %s", path, strerror(errno));
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n < 64)
-		goto bad;
+		return -EBOX_PROTO;
 	for (i = 0; i < 64; i++) {
 		char ch = buf[i];
 
 		if (ch >= 'A' && ch <= 'F')
 			ch = (char)(ch - 'A' + 'a');
 		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
-			goto bad;
+			return -EBOX_PROTO;
 		hex[i] = ch;
 	}
 	hex[64] = '\0';
 	if (n > 64 && buf[64] != ' ' && buf[64] != '\n' && buf[64] != '\t')
-		goto bad;
+		return -EBOX_PROTO;
 	return 0;
-bad:
-	return err_set(e, -EBOX_PROTO, "%s is not a SHA-256 line", path);
+}
+
+int
+backup_sidecar_read(const char *file, char hex[65], struct box_err *e)
+{
+	char path[4096], buf[BACKUP_SIDECAR_MAX];
+	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	if (backup_sidecar_path(file, path, sizeof(path)) < 0)
+		return err_usage(e, "file name too long: %s", file);
+	/* a FIFO, a device or a link planted there must not hang or steer
+	 * the import: opened without blocking or following, a regular file
+	 * of a sidecar's size, read without blocking */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		if (errno == ELOOP)
+			return err_set(e, -ELOOP, "%s is a symbolic link; box "
+			    "reads only a plain file there", path);
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	}
+	memset(&st, 0, sizeof(st));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > (off_t)sizeof(buf)) {
+		close(fd);
+		return err_set(e, -EBOX_PROTO, "%s is not a SHA-256 file (%s)",
+		    path, S_ISREG(st.st_mode) ? "too big" :
+		    "not a regular file");
+	}
+	while (got < sizeof(buf) && (r = read(fd, buf + got,
+	    sizeof(buf) - got)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (backup_sidecar_parse(buf, got, hex) < 0)
+		return err_set(e, -EBOX_PROTO, "%s is not a SHA-256 line",
+		    path);
+	return 0;
 }

@@ -43,6 +43,16 @@ int backup_sidecar_path(const char *file, char *buf, size_t cap);
  */
 int backup_sidecar_read(const char *file, char hex[65], struct box_err *e);
 
+/* A sidecar is one line: more than this is not one (refused). */
+#define BACKUP_SIDECAR_MAX	4096
+
+/*
+ * The digest at the start of a sidecar's bytes buf[0..n): 64 hex digits
+ * (either case) then the end, a space, a tab or a newline.  0 with hex,
+ * or -EBOX_PROTO.  (What backup_sidecar_read parses; fuzzed.)
+ */
+int backup_sidecar_parse(const char *buf, size_t n, char hex[65]);
+
 /* Format one sidecar line for digest and the file's base name. */
 int backup_sidecar_line(const unsigned char digest[32], const char *file,
     char *buf, size_t cap);

@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/ip4.h"
@@ -112,8 +113,28 @@ box_info_of(const struct incus_instance *in, struct box_info *info)
 	snprintf(info->user, sizeof(info->user), "%s",
 	    incus_kv_or(&in->config, "user.box.user", info->legacy ?
 	    "claude" : "root"));
-	info->running = strcmp(info->status, "Running") == 0 ||
-	    strcmp(info->status, "Ready") == 0;
+	info->running = box_runs(in);
+	{
+		const char *o = incus_kv_get(&in->config, "user.box.owner");
+		char *end;
+
+		info->owner = -1;
+		if (o != NULL && *o >= '0' && *o <= '9' && strlen(o) < 11) {
+			info->owner = strtol(o, &end, 10);
+			if (*end != '\0')
+				info->owner = -1;
+		}
+	}
+}
+
+int
+box_runs(const struct incus_instance *in)
+{
+	if (in->status_code != 0)
+		return in->status_code == BOX_CODE_RUNNING ||
+		    in->status_code == BOX_CODE_READY;
+	return strcmp(in->status, "Running") == 0 ||
+	    strcmp(in->status, "Ready") == 0;
 }
 
 int

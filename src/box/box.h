@@ -25,6 +25,7 @@ struct box_info {
 	char status[32];	/* Incus's status: "Running", "Stopped", ... */
 	char type[32];		/* "container" / "virtual-machine" */
 	int running;
+	long owner;		/* user.box.owner: the minting uid, or -1 */
 };
 
 /*
@@ -53,6 +54,20 @@ int box_get(struct incus *c, const char *name, unsigned flags,
 
 /* 1 when the instance carries the box tag (or the legacy one). */
 int box_tagged(const struct incus_instance *in, int *legacy);
+
+/* The daemon's status codes box acts on (incus-api.md, status codes). */
+#define BOX_CODE_STOPPED	102
+#define BOX_CODE_RUNNING	103
+#define BOX_CODE_FROZEN		110
+#define BOX_CODE_ERROR		112
+#define BOX_CODE_READY		113
+
+/*
+ * Is the instance up, by the daemon's status code (its text when the code
+ * is unsaid)?  Ready counts as Running: a guest PATCHes its own status to
+ * Ready through /dev/incus, so Ready says nothing a box could not say.
+ */
+int box_runs(const struct incus_instance *in);
 
 /* Fill info from an instance. */
 void box_info_of(const struct incus_instance *in, struct box_info *info);

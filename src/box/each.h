@@ -35,4 +35,35 @@ typedef int (*box_each_fn)(struct incus *c, const struct box_info *bi,
 int box_each(struct incus *c, const char *verb, box_each_fn fn, void *arg,
     struct box_err *e);
 
+/*
+ * The boxes a verb's arguments name (rm, down, start, restart): names,
+ * glob patterns (fnmatch: w-*, test?) and "all".  A name must be a box
+ * (box_resolve's refusal); a pattern must match one.  "all" is every box
+ * for root; for any other caller, the boxes they minted (user.box.owner),
+ * the others said and left alone.  wide is set when the selection is
+ * "all" or a pattern matched more than one box: the verb asks first (or
+ * takes --force).  v is sorted by name, without repeats.
+ */
+struct box_pick {
+	struct box_info *v;
+	int n;
+	int wide;
+};
+
+/* A shell glob (* ? [a-z] [!x]) over a box name: 1 when it matches. */
+int box_glob(const char *glob, const char *name);
+
+int box_pick(struct incus *c, char *const *args, int nargs,
+    struct box_pick *p, struct box_err *e);
+void box_pick_free(struct box_pick *p);
+
+/*
+ * Ask before a wide pick ("stop 3 boxes: a, b, c"; undo: an act that can
+ * be undone, so not "cannot be undone"), unless force; then fn on each
+ * picked box as box_each does (a failure said, the rest still run; one
+ * box alone: its own error).
+ */
+int box_pick_run(struct incus *c, const struct box_pick *p, const char *verb,
+    int force, int undo, box_each_fn fn, void *arg, struct box_err *e);
+
 #endif

@@ -135,6 +135,51 @@ egress_parse(const char *s, struct egress *p, char *why, size_t cap)
 }
 
 int
+egress_normalise(char *s, char *note, size_t ncap)
+{
+	char was[EGRESS_PATMAX + 2], *p, *q;
+	const char *what[4] = { NULL, NULL, NULL, NULL };
+	int k = 0;
+
+	snprintf(was, sizeof(was), "%s", s);
+	if ((p = strstr(s, "://")) != NULL && p > s &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789+.-") == (size_t)(p - s)) {
+		memmove(s, p + 3, strlen(p + 3) + 1);
+		what[k++] = "scheme";
+	}
+	if ((q = strpbrk(s, "/?#")) != NULL) {
+		*q = '\0';
+		what[k++] = "path";
+	}
+	if ((p = strrchr(s, '@')) != NULL)
+		memmove(s, p + 1, strlen(p + 1) + 1);
+	if ((p = strrchr(s, ':')) != NULL && p[1] != '\0' &&
+	    strspn(p + 1, "0123456789") == strlen(p + 1)) {
+		*p = '\0';
+		what[k++] = "port";
+	}
+	for (p = s, q = NULL; *p != '\0'; p++)
+		if (*p >= 'A' && *p <= 'Z') {
+			*p = (char)(*p - 'A' + 'a');
+			q = p;
+		}
+	if (q != NULL)
+		what[k++] = "case";
+	if (k > 0 && s[0] != '\0' && s[strlen(s) - 1] == '.')
+		s[strlen(s) - 1] = '\0';
+	if (strcmp(was, s) == 0)
+		return 0;
+	if (note != NULL && ncap > 0)
+		snprintf(note, ncap, "'%s' read as %s (%s%s%s%s%s dropped: a "
+		    "policy names hosts, every port of them)", was, s,
+		    what[0] ? what[0] : "", what[1] ? ", " : "",
+		    what[1] ? what[1] : "", what[2] ? ", " : "",
+		    what[2] ? what[2] : "");
+	return 1;
+}
+
+int
 egress_format(const struct egress *p, char *buf, size_t cap)
 {
 	size_t o;

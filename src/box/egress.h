@@ -43,6 +43,16 @@ int egress_parse(const char *s, struct egress *p, char *why, size_t cap);
 /* The stored form: "open" or "allow:a,b".  0 or -ENOSPC. */
 int egress_format(const struct egress *p, char *buf, size_t cap);
 
+/*
+ * What people paste for a name, made one (in place): a scheme
+ * (https://), a path, query or fragment, user info, a :port and upper
+ * case are dropped.  1 when s changed, with note saying from what and
+ * why ("'https://GitHub.com/x' read as github.com (scheme, path, case
+ * dropped ...)"); 0 when s was a name already.  egress_parse and
+ * egress_pattern_ok still judge the result.
+ */
+int egress_normalise(char *s, char *note, size_t ncap);
+
 /* One pattern alone, as egress_parse checks it: 0 or -EINVAL (why). */
 int egress_pattern_ok(const char *pat, char *why, size_t cap);
 

@@ -68,6 +68,7 @@
 #include "incus/api.h"
 #include "incus/backup.h"
 #include "incus/instance.h"
+#include "incus/storage.h"
 #include "incus/stream.h"
 #include "util/clock.h"
 #include "util/progress.h"
@@ -120,6 +121,8 @@ from_file(void *ctx, void *buf, size_t n)
 	if (r < 0)
 		return -errno;
 	s->done += r;
+	if (s->bg != NULL && r > 0)
+		vet_bg_feed(s->bg, buf, (size_t)r);	/* the bytes it sends */
 	if (s->want != NULL && r > 0) {
 		sha256_update(&s->sha, buf, (size_t)r);
 		if (s->done >= s->total && !sums_match(&s->sha, s->want)) {
@@ -251,6 +254,64 @@ upload(struct incus *c, const char *file, int fd, long long size,
 }
 
 /*
+ * Provenance is this host's word: when and by what a box was made and
+ * imported.  A file's own stamps are claims (it can say anything its
+ * grammar allows: box/vet.c), kept as user.box.claimed.<stamp> and shown
+ * as such; the stamps themselves are written here.
+ */
+#define CLAIMED	"user.box.claimed."
+
+static const char *const provenance[] = { "created", "version", "origin",
+    "origin.from", "imported", "imported.by", "imported.last",
+    "imported.last.by", "imported.count", NULL };
+
+struct stamps {
+	struct mint_kv host;
+	char k[10][48], v[10][192];
+	const char *set[2 * (MINT_KV_MAX + 10 + 4) + 1];
+};
+
+static int
+provenance_of(struct stamps *st, const struct incus_kvs *cfg, const char *now)
+{
+	static const struct incus_kvs none = { 0 };
+	const char *const *h;
+	size_t n = 0, i, c = 0;
+	int rc;
+
+	if ((rc = mint_import_stamps_of(&st->host, &none, now)) < 0)
+		return rc;
+	for (h = mint_kv_list(&st->host); *h != NULL; h += 2) {
+		st->set[n++] = h[0];
+		st->set[n++] = h[1];
+	}
+	st->set[n++] = "user.box.created";
+	st->set[n++] = now;
+	st->set[n++] = "user.box.version";
+	st->set[n++] = BOX_VERSION;
+	st->set[n++] = "user.box.origin";
+	st->set[n++] = "import";
+	st->set[n++] = "user.box.origin.from";
+	st->set[n++] = "";
+	for (i = 0; provenance[i] != NULL; i++) {
+		char key[64];
+		const char *was;
+
+		snprintf(key, sizeof(key), "user.box.%s", provenance[i]);
+		if ((was = incus_kv_get(cfg, key)) == NULL || *was == '\0')
+			continue;
+		snprintf(st->k[c], sizeof(st->k[c]), CLAIMED "%s",
+		    provenance[i]);
+		snprintf(st->v[c], sizeof(st->v[c]), "%s", was);
+		st->set[n++] = st->k[c];
+		st->set[n++] = st->v[c];
+		c++;
+	}
+	st->set[n] = NULL;
+	return 0;
+}
+
+/*
  * Incus's own MAC addresses and host-side interface names (a restored
  * box carries its snapshot's), and our pin key, stay behind.
  */
@@ -259,7 +320,8 @@ drop_key(const char *key)
 {
 	size_t n = strlen(key);
 
-	if (door_source_key(key))
+	if (door_source_key(key) || strncmp(key, CLAIMED, sizeof(CLAIMED) - 1)
+	    == 0)
 		return 1;
 	return strncmp(key, "volatile.", 9) == 0 && n > 16 &&
 	    (strcmp(key + n - 7, ".hwaddr") == 0 ||
@@ -327,7 +389,7 @@ rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 	static const char *const profiles[] = { LIFE_PROFILE, NULL };
 	struct incus_instance in;
 	struct life_edit ed;
-	struct mint_kv kv;
+	struct stamps kv;
 	char now[32], had[256] = "";
 	size_t k;
 	int rc;
@@ -340,12 +402,12 @@ rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 		if (strlen(had) + strlen(in.profiles[k]) + 2 < sizeof(had))
 			snprintf(had + strlen(had), sizeof(had) - strlen(had),
 			    "%s%s", had[0] ? "," : "", in.profiles[k]);
-	rc = mint_import_stamps_of(&kv, &in.config, now);
+	rc = provenance_of(&kv, &in.config, now);
 	incus_instance_free(&in);
 	if (rc < 0)
 		return err_set(e, rc, "import stamps too long");
 	memset(&ed, 0, sizeof(ed));
-	ed.set = mint_kv_list(&kv);
+	ed.set = kv.set;
 	ed.drop_cfg = drop_key;
 	ed.drop_device = door_source_only;
 	ed.profiles = profiles;
@@ -423,15 +485,75 @@ replace(struct incus *c, const char *tmp, const char *name,
 	return rc;
 }
 
-/* The vet, here and now (no --name: its name is needed first). */
+/*
+ * The most an import may unpack onto the pool (a 2.2 MiB export put a
+ * 256 MiB file there): BOX_IMPORT_MAX_MB when set, else the pool's free
+ * space when the daemon says, else IMPORT_MAX_MB.
+ */
+#define IMPORT_MAX_MB	(64LL << 10)	/* 64 GiB */
+
+static unsigned long long
+unpack_bound(struct incus *c, const char *pool)
+{
+	const char *s = getenv("BOX_IMPORT_MAX_MB");
+	struct box_err le;
+	long long avail;
+	long mb;
+
+	if (s != NULL && text_uint(s, 1, 1L << 30, &mb) == 0)
+		return (unsigned long long)mb << 20;
+	err_clear(&le);
+	if (c != NULL && pool != NULL &&
+	    incus_pool_space(c, pool, &avail, &le) == 0 && avail >= 0)
+		return (unsigned long long)avail;
+	return (unsigned long long)IMPORT_MAX_MB << 20;
+}
+
+/* The vet, here and now, from the one descriptor (its name is needed
+ * first, or a verdict before the question). */
 static void
-vet_now(const char *file, struct vet_verdict *vd)
+vet_now(int fd, unsigned long long bound, struct vet_verdict *vd)
 {
 	memset(vd, 0, sizeof(*vd));
 	err_clear(&vd->e);
 	vet_init(&vd->v);
-	vd->rc = vet_export_file(file, &vd->v, vd->name, sizeof(vd->name),
+	vd->v.bound = bound;
+	vd->rc = vet_export_fd(fd, 0, &vd->v, vd->name, sizeof(vd->name),
 	    &vd->e);
+}
+
+/*
+ * The file, opened once: never through a symlink, never blocking on a
+ * FIFO or a device, a regular file, and everything read from this one
+ * descriptor (the vet, the hash and the upload: box/vet_bg.h), so a
+ * file swapped under box after this cannot reach the daemon.
+ */
+static int
+open_export(const char *file, struct stat *st, struct box_err *e)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK),
+	    fl;
+
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return err_set(e, -ELOOP, "%s is a symbolic link; box "
+			    "imports only the file itself (name the file it "
+			    "points to)", file);
+		if (errno == ENOENT)
+			return err_set(e, -ENOENT, "no such file: %s", file);
+		return err_set(e, -errno, "%s: %s", file, strerror(errno));
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return err_set(e, -EINVAL, "%s is not a regular file; box "
+		    "imports an export file", file);
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return err_set(e, -errno, "%s: %s", file, strerror(errno));
+	}
+	return fd;
 }
 
 /*
@@ -481,29 +603,29 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	struct box_info old;
 	int sum;
 	static struct vet_verdict vd;
-	struct vet_bg bg = { 0, -1 };
+	struct vet_bg bg = { 0, -1, -1 };
 	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0,
 	    overlap, vetbad = 0, force = qr->force;
 	const char *as_name = qr->name;
 
 	memset(res, 0, sizeof(*res));
 	file = qr->file;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = err_set(e, -ENOENT, "no such file: %s", file);
+	if ((fd = open_export(file, &st, e)) < 0) {
+		rc = fd;
 		goto out_fd;
 	}
 	if ((sum = read_sum(file, want, e)) < 0) {
 		rc = sum;
 		goto out_fd;
 	}
-	/* The vet runs beside the upload (box/vet_bg.h) when the name is
-	 * known first: --name, or the one a read of the file's head finds
-	 * (the whole vet must find the same); else it runs first. */
-	overlap = st.st_size > 0 && (as_name != NULL ||
-	    vet_export_name(file, recorded, sizeof(recorded)) == 0);
-	if (!overlap) {
-		vet_now(file, &vd);
+	/* The vet runs over the upload's own bytes (box/vet_bg.h).  When the
+	 * name is not known first (--name, or the one a read of the file's
+	 * head finds; the whole vet must find the same) it also runs once
+	 * before, for the name. */
+	overlap = st.st_size > 0;
+	if (!overlap || (as_name == NULL &&
+	    vet_export_name(fd, recorded, sizeof(recorded)) < 0)) {
+		vet_now(fd, unpack_bound(NULL, NULL), &vd);
 		if ((rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
 		    sum == 0 ? want : NULL, e)) < 0)
 			goto out_fd;
@@ -527,7 +649,7 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	if ((rc = tier_mint_gate(&c, e)) < 0 ||
 	    (rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
 		goto out;
-	if (overlap && (rc = vet_bg_start(&bg, file, e)) < 0)
+	if (overlap && (rc = vet_bg_start(&bg, unpack_bound(&c, pool), e)) < 0)
 		goto out;
 	if ((rc = life_exists(&c, name, e)) < 0)
 		goto out;
@@ -542,9 +664,10 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	replacing = rc > 0;
 	target = name;
 	if (replacing && overlap) {
-		/* the verdict before the question */
-		if ((rc = vet_bg_wait(&bg, &vd, e)) < 0 ||
-		    (rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
+		/* the verdict before the question (the upload's own bytes
+		 * are vetted again as they go) */
+		vet_now(fd, unpack_bound(&c, pool), &vd);
+		if ((rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
 		    sum == 0 ? want : NULL, e)) < 0)
 			goto out;
 		if (as_name == NULL && strcmp(vd.name, recorded) != 0) {
@@ -552,7 +675,6 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 			    "names for its instance; nothing was imported");
 			goto out;
 		}
-		overlap = 0;
 	}
 	if (replacing) {
 		/* only a box is ever replaced, and only on a yes */

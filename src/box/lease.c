@@ -20,10 +20,15 @@ static int
 parse_ipv4(const char *s, uint32_t *out)
 {
 	unsigned a, b, c, d;
+	char back[16];
 	int k = 0;
 
 	if (sscanf(s, "%3u.%3u.%3u.%3u%n", &a, &b, &c, &d, &k) != 4 ||
 	    s[k] != '\0' || a > 255 || b > 255 || c > 255 || d > 255)
+		return -EINVAL;
+	/* the form dnsmasq writes, and only it (no "018", no sign) */
+	snprintf(back, sizeof(back), "%u.%u.%u.%u", a, b, c, d);
+	if (strcmp(back, s) != 0)
 		return -EINVAL;
 	*out = a << 24 | b << 16 | c << 8 | d;
 	return 0;
@@ -44,6 +49,11 @@ parse_line(const char *line, size_t n, struct lease *le)
 	    strspn(exp, "0123456789") != strlen(exp) || strlen(exp) > 18)
 		return -EINVAL;
 	le->expiry = strtoll(exp, &end, 10);
+	/* sscanf's %x and %u take a sign or "0x": only the plain forms
+	 * dnsmasq writes (fuzz_lease found "+0:66:..." read as 00:66:...) */
+	if (strlen(mac) != 17 || strspn(mac, "0123456789abcdefABCDEF:") != 17 ||
+	    strspn(ip, "0123456789.") != strlen(ip))
+		return -EINVAL;
 	if (nicf_parse_mac(mac, le->mac) < 0 || parse_ipv4(ip, &le->addr) < 0)
 		return -EINVAL;
 	return 0;

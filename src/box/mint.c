@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *
 mint_pick(const char *flag, const char *env, const char *tpl,
@@ -103,9 +104,10 @@ mint_mode(int asked, int image_type, const struct template *t,
 		    "a container: weaker isolation (it shares the host's "
 		    "kernel)");
 	else
-		snprintf(note, cap, "this host cannot run VMs (%s) — minting a "
-		    "container: weaker isolation (it shares the host's "
-		    "kernel), fine for dev and test", why);
+		snprintf(note, cap, "this host cannot run VMs (%s): boxes here "
+		    "are containers, weaker isolation (they share the host's "
+		    "kernel), fine for dev and test; --container asks for one "
+		    "(said once per host)", why);
 	return 0;
 }
 
@@ -231,6 +233,8 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 	SET("user.box.mode.asked", p->mode_asked);
 	SET("user.box.created", p->created);
 	SET("user.box.origin", "mint");
+	if (p->owner != NULL)
+		SET("user.box.owner", p->owner);
 	if (p->egress != NULL)
 		SET("user.box.egress", p->egress);
 	if (p->role != NULL && *p->role != '\0')
@@ -328,13 +332,18 @@ mint_kv_list(struct mint_kv *m)
 int
 mint_clone_stamps(struct mint_kv *m, const char *now, const char *from)
 {
+	char owner[16];
+
+	/* who made it: a non-root admin's `all` is their own boxes */
+	snprintf(owner, sizeof(owner), "%u", (unsigned)getuid());
 	mint_kv_init(m);
 	if (mint_kv_add(m, "user.box.schema", MINT_SCHEMA) < 0 ||
 	    mint_kv_add(m, "user.box.version", BOX_VERSION) < 0 ||
 	    mint_kv_add(m, "user.box.created", now) < 0 ||
 	    mint_kv_add(m, "user.box.origin", "clone") < 0 ||
 	    mint_kv_add(m, "user.box.origin.from", from) < 0 ||
-	    mint_kv_add(m, "user.box.mode.asked", "") < 0)
+	    mint_kv_add(m, "user.box.mode.asked", "") < 0 ||
+	    mint_kv_add(m, "user.box.owner", owner) < 0)
 		return -E2BIG;
 	return 0;
 }

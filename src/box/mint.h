@@ -70,6 +70,7 @@ struct mint_plan {
 	const char *cpu, *memory, *disk, *pool, *role;
 	const char *rig_repo, *rig_ref;	/* NULL: the user-data uses none */
 	const char *created, *user_data;
+	const char *owner;		/* the minting uid (user.box.owner) */
 	const char *egress;		/* user.box.egress, or NULL: open */
 	int vm, autostart;
 };

@@ -28,6 +28,7 @@
  * clone's source must carry the box tag like every other box argument.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include "box/door.h"
 #include "box/each.h"
 #include "box/egress.h"
+#include "box/input.h"
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/mint_run.h"
@@ -156,6 +158,9 @@ stage(struct run *r, const char *name, const char *what)
 	progress_clear(&r->p);
 	r->stage = name;
 	progress_start(&r->p, what);
+	/* no terminal (CI logs): one plain line per stage, then a heartbeat */
+	if (!r->p.tty)
+		life_say("%s", what);
 	progress_note(&r->p, "");
 }
 
@@ -379,8 +384,9 @@ cloud_init(struct run *r, const char *user, int *kind, char *mods,
 	    "s=$(printf '%s\\n' \"$out\" | sed -n 's/^status:[[:space:]]*//p'"
 	    " | head -n 1)\n"
 	    "echo \"${s:-unknown}|$rc\"\n"
-	    "tail -n 1 /var/log/cloud-init-output.log 2>/dev/null\n";
-	char out[1024], status[64], *nl, *bar;
+	    "sed -n 's/.*Running module \\([a-z0-9_-]*\\).*/\\1/p' "
+	    "/var/log/cloud-init.log 2>/dev/null | tail -n 1\n";
+	char out[1024], status[64], modline[64], *nl, *bar;
 	struct box_err le;
 	int code, rc;
 
@@ -455,13 +461,24 @@ cloud_init(struct run *r, const char *user, int *kind, char *mods,
 			*kind = CI_DISABLED;
 			return 0;
 		}
+		/*
+		 * Only a module's name from the box (what it writes is
+		 * hostile): [a-z0-9_-], at most 40, else nothing.
+		 */
 		if (nl != NULL) {
-			size_t n = text_sanitize(nl, strlen(nl));
+			size_t n = strspn(nl, "abcdefghijklmnopqrstuvwxyz"
+			    "0123456789_-");
 
-			while (n > 0 && nl[n - 1] == '\n')
-				nl[--n] = '\0';
+			if (n == 0 || n > 40 || (nl[n] != '\0' &&
+			    nl[n] != '\n'))
+				nl = NULL;
+			else {
+				nl[n] = '\0';
+				snprintf(modline, sizeof(modline), "module %s",
+				    nl);
+			}
 		}
-		progress_note(&r->p, nl != NULL && *nl ? nl : status);
+		progress_note(&r->p, nl != NULL ? modline : status);
 		sleep(1);
 	}
 }
@@ -599,6 +616,90 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	return 0;
 }
 
+/*
+ * A note said once per host: the first time, it is written to a note file
+ * (root: /var/lib/box/, anyone else: ~/.local/state/box/); after that, as
+ * long as the file holds the same text, 1 (keep quiet).  A note that
+ * cannot be recorded is said every time.
+ */
+/* mkdir -p, for the note directory: 0 or -1 */
+static int
+mkdir_p(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p != '\0'; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+				*p = '/';
+				return -1;
+			}
+			*p = '/';
+		}
+	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int
+said_before(const char *note)
+{
+	char path[512], old[512];
+	const char *home = getenv("HOME");
+	FILE *f;
+	size_t n;
+
+	if (getuid() == 0)
+		snprintf(path, sizeof(path), "/var/lib/box");
+	else if (home != NULL && home[0] == '/' && strlen(home) < 400)
+		snprintf(path, sizeof(path), "%s/.local/state/box", home);
+	else
+		return 0;
+	if ((f = fopen(strcat(path, "/note-mode"), "r")) != NULL) {
+		n = fread(old, 1, sizeof(old) - 1, f);
+		old[n] = '\0';
+		fclose(f);
+		if (strcmp(old, note) == 0)
+			return 1;
+	}
+	*strrchr(path, '/') = '\0';
+	if (mkdir_p(path) < 0)
+		return 0;
+	strcat(path, "/note-mode");
+	if ((f = fopen(path, "w")) != NULL) {
+		fputs(note, f);
+		fclose(f);
+	}
+	return 0;
+}
+
+/*
+ * The resources a mint asks for, wherever they came from (--cpu and
+ * friends are checked by the verb already; BOX_CPU and the template's
+ * here), checked and normalised before anything is created.
+ */
+static int
+shape_check(struct mint_plan *plan, const struct template *t, char *mem,
+    char *dsk, size_t cap, struct box_err *e)
+{
+	char why[200];
+
+	if (input_cpu(plan->cpu, why, sizeof(why)) < 0)
+		goto bad;
+	if (input_size(plan->memory, IS_MEMORY, mem, cap, why,
+	    sizeof(why)) < 0)
+		goto bad;
+	plan->memory = mem;
+	if (input_size(plan->disk, IS_DISK, dsk, cap, why, sizeof(why)) < 0)
+		goto bad;
+	plan->disk = dsk;
+	return 0;
+bad:
+	err_usage(e, "%s", why);
+	err_fix(e, "check --cpu/--memory/--disk, BOX_CPU/BOX_MEMORY/BOX_DISK "
+	    "and template %s's BOX_CPU/BOX_MEMORY/BOX_DISK", t->name);
+	return -EINVAL;
+}
+
 static int
 fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 {
@@ -606,7 +707,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	struct mint_host host;
 	struct mint_plan plan;
 	const char *alias, *image, *repo, *ref, *disk_asked;
-	char pool[64], note[256], created[32];
+	char pool[64], note[256], created[32], mem[32], dsk[32], owner[16];
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
@@ -622,6 +723,8 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	    MINT_MEMORY);
 	plan.disk = mint_pick(a->disk, getenv("BOX_DISK"), t.disk, MINT_DISK);
 	disk_asked = mint_pick(a->disk, getenv("BOX_DISK"), NULL, NULL);
+	if ((rc = shape_check(&plan, &t, mem, dsk, sizeof(mem), e)) < 0)
+		goto out;
 	image = mint_pick(a->image, getenv("BOX_IMAGE"), t.image, NULL);
 	plan.image = image;
 	plan.role = t.role;
@@ -662,13 +765,15 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	    sizeof(note), e)) < 0)
 		goto out;
 	plan.vm = vm;
-	if (note[0] != '\0')
+	if (note[0] != '\0' && (a->mode == MINT_CT || !said_before(note)))
 		life_say("%s", note);
 	if (!vm && disk_asked != NULL)
 		life_say("note: --disk/BOX_DISK sizes a VM's disk; a container "
 		    "uses its storage pool's space, so it is ignored here");
 	text_utc(created, sizeof(created), time(NULL));
 	plan.created = created;
+	snprintf(owner, sizeof(owner), "%u", (unsigned)getuid());
+	plan.owner = owner;
 	life_say("minting %s from template %s (%s, image %s, %s cpu, %s "
 	    "memory)", r->name, t.name, vm ? "VM" : "container", image,
 	    plan.cpu, plan.memory);
@@ -821,6 +926,16 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 		incus_close(&r.c);
 		return rc;
 	}
+	if (q->name == NULL) {
+		if ((rc = input_name_new(&r.c, out->name, sizeof(out->name),
+		    e)) < 0) {
+			incus_close(&r.c);
+			return rc;
+		}
+		life_say("no name given: this box is %s", out->name);
+	} else
+		snprintf(out->name, sizeof(out->name), "%s", q->name);
+	r.name = out->name;
 	life_catch_signals();
 	progress_start(&r.p, "starting");
 	r.t0 = clock_ms();

@@ -20,6 +20,7 @@ struct box_mint_req {
 
 /* The verb's result, for stdout. */
 struct box_mint_out {
+	char name[64];		/* the box's name (made up when none was given) */
 	char ready[512];	/* "ready — 'box shell <name>'." ... */
 	char note[160];		/* a line after it, or "" */
 };

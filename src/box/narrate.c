@@ -9,19 +9,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/text.h"
+
 static volatile sig_atomic_t interrupted;
 
 void
 life_say(const char *fmt, ...)
 {
+	char raw[2048], shown[4 * sizeof(raw)];
 	va_list ap;
 
-	fflush(stdout);
-	fputs("box: ", stderr);
+	/* what it names came from a daemon, a box or a file: shown */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	text_shown(raw, strlen(raw), shown, sizeof(shown));
+	fflush(stdout);
+	fprintf(stderr, "box: %s\n", shown);
 }
 
 static void

@@ -32,7 +32,9 @@
 #include "incus/exec.h"
 #include "incus/json.h"
 #include "incus/network.h"
+#include "host/doctor/doctor.h"
 #include "net/neigh.h"
+#include "net/netns.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
 #include "net/sniff.h"
@@ -63,6 +65,15 @@ struct target {
 	uint32_t claim, src, dst;	/* OBS_ARP / OBS_UDP, host order */
 	char saw[VERIFY_VERDICT];
 	int result;
+	/* what the host saw on the box's own port (its host-side veth) */
+	int qid;		/* the probe's DNS query / ICMP echo id */
+	uint32_t to;		/* tcp, icmp: the target; name: its answer */
+	int left;		/* the probe's packet left the box */
+	int answered;		/* 1 an answer (RST, reply) went into the box;
+				   2 a SYN-ACK */
+	int dns_left, dns_seen, dns_has;	/* name: the question, the
+						   answer, an address in it */
+	int boxsays;		/* only the box's own state says it */
 };
 
 struct plan {
@@ -72,6 +83,10 @@ struct plan {
 	uint8_t mac[6];
 	int allow;
 	char lan_note[160];
+	char veth[16];		/* the host side of the box's eth0 */
+	long long pid;		/* its init, on this host */
+	int vm;			/* a VM: the probes run in the guest */
+	uint32_t self_a, gw_a;
 };
 
 /* --- small things -------------------------------------------------------- */
@@ -469,8 +484,11 @@ plan_forged(struct plan *p, const char *sib, struct box_err *e)
 static void
 plan_v6(struct plan *p)
 {
-	add(p, "v6", "ipv6", "v6", 0, "IPv6: a global address or a route in "
-	    "the box");
+	struct target *t = add(p, "v6", "ipv6", "v6", 0, "IPv6: a global "
+	    "address or a route in the box");
+
+	if (t != NULL)
+		t->boxsays = 1;	/* its own namespace's state: the box's word */
 	add(p, "v6ping", "ipv6", "v6ping", 0, "IPv6: an echo to every node "
 	    "on the link (the host's link-local, the siblings')");
 }
@@ -513,7 +531,20 @@ plan_box(struct incus *c, const char *name, struct plan *p,
 	    ""));
 	snprintf(mac, sizeof(mac), "%s", incus_kv_or(&in.config,
 	    "volatile." CONTRACT_NIC ".hwaddr", ""));
+	p->vm = strcmp(in.type, "virtual-machine") == 0;
+	p->pid = in.state.pid;
+	{
+		const struct incus_nic_state *ns = incus_state_nic(&in.state,
+		    CONTRACT_NIC);
+
+		if (ns != NULL && strlen(ns->host_name) < sizeof(p->veth))
+			snprintf(p->veth, sizeof(p->veth), "%s", ns->host_name);
+	}
 	incus_instance_free(&in);
+	if (p->veth[0] == '\0')
+		return err_set(e, -EAGAIN, "box %s: the daemon names no host "
+		    "side of its %s: its port cannot be watched", name,
+		    CONTRACT_NIC);
 	p->allow = verify_policy_read(v, p->policy, sizeof(p->policy));
 	if (p->allow < 0) {
 		text_sanitize(v, strlen(v));
@@ -535,6 +566,26 @@ plan_box(struct incus *c, const char *name, struct plan *p,
 	snprintf(p->gw, sizeof(p->gw), "%.15s", v);
 	return life_wait_address(c, name, clock_ms() + 15000, NULL, p->self,
 	    sizeof(p->self), e);
+}
+
+/* Each probe's own query/echo id, and the addresses the host matches. */
+static void
+plan_ids(struct plan *p)
+{
+	uint16_t base = 0;
+	int k;
+
+	if (getrandom(&base, sizeof(base), 0) != (ssize_t)sizeof(base))
+		base = (uint16_t)clock_ms();
+	parse4h(p->self, &p->self_a);
+	parse4h(p->gw, &p->gw_a);
+	for (k = 0; k < p->n; k++) {
+		struct target *t = &p->t[k];
+
+		t->qid = (uint16_t)(base + k) ? (uint16_t)(base + k) : 1;
+		if (strcmp(t->kind, "tcp") == 0 || strcmp(t->kind, "icmp") == 0)
+			parse4h(t->a, &t->to);
+	}
 }
 
 static int
@@ -572,6 +623,7 @@ plan_build(struct incus *c, const char *name, struct plan *p,
 	    (rc = plan_forged(p, sib, e)) < 0)
 		goto out;
 	plan_v6(p);
+	plan_ids(p);
 out:
 	free(ad);
 	free(rt);
@@ -594,6 +646,9 @@ plan_text(const struct plan *p, char **out)
 	lines_w_init(&w, buf, cap);
 	lines_put(&w, VERIFY_PLAN_MAGIC, "%s", VERIFY_FORMAT);
 	lines_put(&w, "t", "%d", p->ms);
+	/* names go to the contract's resolver, the gateway, with the ids
+	 * below: the host reads their answers off the box's port */
+	lines_put(&w, "d", "%s", p->gw);
 	for (i = 0; i < p->n; i++) {
 		const struct target *t = &p->t[i];
 
@@ -604,6 +659,7 @@ plan_text(const struct plan *p, char **out)
 		lines_put(&w, "n", "%s", t->n);
 		lines_put(&w, "tok", "%s", t->tok);
 		lines_put(&w, "port", "%d", t->port);
+		lines_put(&w, "q", "%d", t->qid);
 	}
 	if (lines_w_end(&w) < 0) {
 		free(buf);
@@ -657,6 +713,312 @@ run_inside(struct incus *c, struct plan *p, const char *path,
 	if (rc == 0)
 		rc = life_pull_file(c, p->name, report, rep, e);
 	return rc;
+}
+
+/* The plan run by this process in the container's network namespace. */
+struct ns_arg {
+	const char *plan;
+	size_t n;
+};
+
+static ssize_t
+ns_probe(void *arg, char *out, size_t cap)
+{
+	const struct ns_arg *a = arg;
+
+	return verify_run(a->plan, a->n, out, cap);
+}
+
+/*
+ * A container: the probes run here, in a child that entered the network
+ * namespace of the box's init (the daemon's pid for it) - no file goes
+ * into the box and no process of the box's takes part.
+ */
+static int
+run_netns(struct plan *p, struct exec_buf *rep, struct box_err *e)
+{
+	struct netns ns;
+	struct ns_arg a;
+	char *pt = NULL;
+	int rc;
+
+	if (plan_text(p, &pt) < 0)
+		return err_set(e, -ENOMEM, "the plan did not fit");
+	if ((rc = netns_open(&ns, (pid_t)p->pid, e)) < 0) {
+		free(pt);
+		err_context(e, "entering the network of %s", p->name);
+		if (rc == -EPERM || rc == -EACCES)
+			err_fix(e, "run box verify as root");
+		return rc;
+	}
+	a.plan = pt;
+	a.n = strlen(pt);
+	rc = netns_run(&ns, ns_probe, &a, rep->p, rep->cap, p->ms +
+	    DNS_GRACE_MS + 5000, e);
+	netns_close(&ns);
+	free(pt);
+	if (rc < 0)
+		return rc;
+	rep->len = (size_t)rc;
+	return 0;
+}
+
+/* What the box's port carried, as the host saw it, one packet a record. */
+struct seen {
+	uint8_t kind, in;	/* in: toward the box */
+	uint8_t flags, type;
+	uint16_t sport, dport, id;
+	uint32_t saddr, daddr;
+	int dns;		/* a DNS answer: -1 none, 0 no address, 1 one */
+	uint32_t dns_a;
+	uint8_t sha[6];		/* ARP: the sender's MAC */
+	uint16_t op;		/* ARP: 1 request, 2 reply */
+};
+
+#define SEEN_MAX	8192
+
+static void
+seen_dns(struct seen *r, const struct sniff_frame *fr)
+{
+	int rcode;
+
+	r->dns = -1;
+	if (fr->plen < 12)
+		return;
+	r->id = (uint16_t)(fr->payload[0] << 8 | fr->payload[1]);
+	r->dns = dr_dnsq_reply(fr->payload, fr->plen, r->id, &r->dns_a,
+	    &rcode);
+	if (r->dns < 0)
+		r->dns = -1;
+}
+
+/* Read the port's capture into v (at most SEEN_MAX): how many. */
+static int
+port_read(struct sniff *sn, struct seen *v)
+{
+	static uint8_t f[SNIFF_FRAME_MAX];
+	struct sniff_frame fr;
+	size_t len;
+	int n = 0, out, frames = 0;
+
+	while (n < SEEN_MAX && frames++ < 200000 &&
+	    sniff_next_any(sn, f, sizeof(f), &len, &out) == 1) {
+		struct seen *r = &v[n];
+
+		if (sniff_parse(f, len, &fr) != 1)
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->kind = (uint8_t)fr.kind;
+		r->in = (uint8_t)out;
+		r->saddr = fr.kind == SNIFF_ARP ? fr.spa : fr.saddr;
+		r->daddr = fr.kind == SNIFF_ARP ? fr.tpa : fr.daddr;
+		r->sport = fr.sport;
+		r->dport = fr.dport;
+		r->flags = fr.tcpflags;
+		r->type = fr.icmptype;
+		r->id = fr.icmpid;
+		r->dns = -1;
+		if (fr.kind == SNIFF_UDP4 && fr.sport == 53 && out)
+			seen_dns(r, &fr);
+		else if (fr.kind == SNIFF_UDP4 && fr.dport == 53 && !out &&
+		    fr.plen >= 2)
+			r->id = (uint16_t)(fr.payload[0] << 8 | fr.payload[1]);
+		if (fr.kind == SNIFF_ARP) {
+			memcpy(r->sha, fr.sha, 6);
+			r->op = fr.op;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* One target against the capture: left, answered, the DNS answer. */
+static void
+port_match(const struct plan *p, struct target *t, const struct seen *v,
+    int n)
+{
+	int i, tcp = strcmp(t->kind, "tcp") == 0 || strcmp(t->kind, "name") == 0;
+
+	if (strcmp(t->kind, "name") == 0) {
+		for (i = 0; i < n; i++) {
+			const struct seen *r = &v[i];
+
+			if (r->kind == SNIFF_UDP4 && !r->in && r->dport == 53 &&
+			    r->saddr == p->self_a && r->daddr == p->gw_a &&
+			    r->id == t->qid)
+				t->dns_left = 1;
+			if (r->kind == SNIFF_UDP4 && r->in && r->sport == 53 &&
+			    r->saddr == p->gw_a && r->daddr == p->self_a &&
+			    r->dns >= 0 && r->id == t->qid && !t->dns_seen) {
+				t->dns_seen = 1;
+				t->dns_has = r->dns == 1;
+				t->to = r->dns == 1 ? r->dns_a : 0;
+			}
+		}
+		if (!t->dns_has)
+			return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct seen *r = &v[i];
+
+		/* on the box's own link: it asks for the address first; a
+		 * question nobody answers is as far as the packet got */
+		if (r->kind == SNIFF_ARP && !r->in && r->op == 1 &&
+		    r->saddr == p->self_a && r->daddr == t->to &&
+		    (t->to & 0xffffff00u) == (p->self_a & 0xffffff00u) &&
+		    strcmp(t->kind, "v6ping") != 0)
+			t->left = 1;
+		if (tcp && r->kind == SNIFF_TCP4) {
+			if (!r->in && r->saddr == p->self_a && r->daddr == t->to &&
+			    r->dport == t->port && (r->flags & SNIFF_TCP_SYN) &&
+			    !(r->flags & SNIFF_TCP_ACK))
+				t->left = 1;
+			if (r->in && r->saddr == t->to && r->daddr == p->self_a &&
+			    r->sport == t->port) {
+				if ((r->flags & (SNIFF_TCP_SYN | SNIFF_TCP_ACK)) ==
+				    (SNIFF_TCP_SYN | SNIFF_TCP_ACK))
+					t->answered = 2;
+				else if ((r->flags & SNIFF_TCP_RST) &&
+				    t->answered == 0)
+					t->answered = 1;
+			}
+		} else if (strcmp(t->kind, "icmp") == 0 &&
+		    r->kind == SNIFF_ICMP4 && r->id == t->qid) {
+			if (!r->in && r->type == 8 && r->saddr == p->self_a &&
+			    r->daddr == t->to)
+				t->left = 1;
+			if (r->in && r->type == 0 && r->saddr == t->to &&
+			    r->daddr == p->self_a)
+				t->answered = 1;
+		} else if (strcmp(t->kind, "v6ping") == 0 &&
+		    r->kind == SNIFF_ICMP6) {
+			if (!r->in && r->type == 128)
+				t->left = 1;
+			if (r->in && r->type == 129)
+				t->answered = 1;
+		}
+	}
+}
+
+static void
+fmt_to(uint32_t a, char *buf, size_t cap)
+{
+	fmt4h(a, buf, cap);
+}
+
+/*
+ * The host's verdict for a probe the box's side sent, from what its port
+ * carried: an answer that went into the box means the packet arrived,
+ * whatever the box's side says; "dropped" only when the packet left the
+ * box and nothing came back; a packet that never left proves nothing.  The
+ * box's side's own word is kept after it.
+ */
+static void
+port_verdict(const struct plan *p, struct target *t)
+{
+	char box[VERIFY_VERDICT], a[16];
+	const char *k = t->kind;
+
+	if (t->boxsays) {
+		snprintf(box, sizeof(box), "%s", t->saw);
+		snprintf(t->saw, sizeof(t->saw), "%.150s (the box says)", box);
+		return;
+	}
+	if (strcmp(k, "tcp") != 0 && strcmp(k, "icmp") != 0 &&
+	    strcmp(k, "name") != 0 && strcmp(k, "v6ping") != 0)
+		return;
+	snprintf(box, sizeof(box), "%s", t->saw);
+	if (strcmp(k, "v6ping") == 0 && !t->left && !t->answered &&
+	    strstr(box, "nothing sent") != NULL) {
+		/* no IPv6 source in the box's namespace: only its own state
+		 * speaks, and it is labelled so */
+		snprintf(t->saw, sizeof(t->saw), "%.150s (the box says)", box);
+		t->boxsays = 1;
+		return;
+	}
+	fmt_to(t->to, a, sizeof(a));
+	if (strcmp(k, "name") == 0 && !t->dns_has) {
+		if (t->dns_seen)
+			snprintf(t->saw, sizeof(t->saw), "none (the gateway "
+			    "answered %s without an address: seen on %s)",
+			    t->n, p->veth);
+		else if (t->dns_left)
+			snprintf(t->saw, sizeof(t->saw), "none (the question "
+			    "for %s left the box; no answer came back on %s)",
+			    t->n, p->veth);
+		else
+			snprintf(t->saw, sizeof(t->saw), "error not sent (no "
+			    "question for %s left the box's port %s; %.60s)",
+			    t->n, p->veth, box);
+		return;
+	}
+	if (t->answered == 2)
+		snprintf(t->saw, sizeof(t->saw), "connected (%s answered: its "
+		    "SYN-ACK went into the box on %s)", a, p->veth);
+	else if (t->answered == 1)
+		snprintf(t->saw, sizeof(t->saw), "%s (an answer from %s went "
+		    "into the box on %s: the packet arrived)",
+		    strcmp(k, "tcp") == 0 || strcmp(k, "name") == 0 ? "refused"
+		    : "reply", strcmp(k, "v6ping") == 0 ? "a node" : a,
+		    p->veth);
+	else if (t->left)
+		snprintf(t->saw, sizeof(t->saw), "dropped (it left the box on "
+		    "%s; nothing came back in %d ms)", p->veth, p->ms);
+	else
+		snprintf(t->saw, sizeof(t->saw), "error not sent (nothing left "
+		    "the box's port %s; the box's side said: %.60s)", p->veth,
+		    box);
+}
+
+/* The forged frames: sent only when the host saw them leave the box. */
+static void
+port_forged(const struct plan *p, struct target *t, const struct seen *v,
+    int n, const uint8_t *mac)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct seen *r = &v[i];
+
+		if (r->in)
+			continue;
+		if (t->obs == OBS_UDP && r->kind == SNIFF_UDP4 &&
+		    r->saddr == t->src && r->daddr == t->dst &&
+		    r->dport == t->port)
+			t->left = 1;
+		if (t->obs == OBS_ARP && r->kind == SNIFF_ARP &&
+		    r->saddr == t->claim && memcmp(r->sha, mac, 6) == 0)
+			t->left = 1;
+	}
+	if (!t->left && strncmp(t->saw, "sent", 4) == 0)
+		snprintf(t->saw, sizeof(t->saw), "error not sent (no such "
+		    "frame left the box's port %s: nothing to judge)", p->veth);
+}
+
+static void
+take_port(struct plan *p, struct sniff *sn)
+{
+	struct seen *v = calloc(SEEN_MAX, sizeof(*v));
+	int n, k;
+
+	if (v == NULL) {
+		for (k = 0; k < p->n; k++)
+			snprintf(p->t[k].saw, sizeof(p->t[k].saw), "error out "
+			    "of memory reading the port");
+		return;
+	}
+	n = port_read(sn, v);
+	for (k = 0; k < p->n; k++) {
+		struct target *t = &p->t[k];
+
+		if (t->obs == OBS_BOX) {
+			port_match(p, t, v, n);
+			port_verdict(p, t);
+		} else {
+			port_forged(p, t, v, n, p->mac);
+		}
+	}
+	free(v);
 }
 
 int
@@ -831,6 +1193,23 @@ counts(const struct plan *p, int c[4])
 		c[p->t[k].result]++;
 }
 
+static const char *
+runner_text(const struct plan *p)
+{
+	static char buf[300];
+
+	if (p->vm)
+		snprintf(buf, sizeof(buf), "probes run by the guest (a VM "
+		    "shares no kernel with this host): every verdict is the "
+		    "guest's word, checked against what its port %s carried "
+		    "where the host can see it", p->veth);
+	else
+		snprintf(buf, sizeof(buf), "probes run by this host in the "
+		    "box's network namespace (init pid %lld); what arrived "
+		    "is what its port %s carried", p->pid, p->veth);
+	return buf;
+}
+
 static void
 print_text(const struct plan *p)
 {
@@ -840,6 +1219,7 @@ print_text(const struct plan *p)
 	    p->allow ? "allow:" : "open", p->allow ? p->policy : "",
 	    p->t[p->baseline].result == R_HELD ? "" : "; the BASELINE FAILED"
 	    ": no isolation verdict can be trusted");
+	printf("%s\n", runner_text(p));
 	printf("%-8s %-9s %-62s %s\n", "CLAUSE", "RESULT", "PROBE",
 	    "OBSERVED");
 	for (k = 0; k < p->n; k++)
@@ -890,6 +1270,10 @@ print_json(const struct plan *p, struct box_err *e)
 	json_w_int(&w, c[3]);
 	json_w_key(&w, "note");
 	json_w_str(&w, p->lan_note);
+	json_w_key(&w, "probes_run_by");
+	json_w_str(&w, p->vm ? "guest" : "host");
+	json_w_key(&w, "runner");
+	json_w_str(&w, runner_text(p));
 	json_w_key(&w, "probes");
 	json_w_arr(&w);
 	for (k = 0; k < p->n; k++) {
@@ -909,7 +1293,8 @@ print_json(const struct plan *p, struct box_err *e)
 		json_w_key(&w, "want");
 		json_w_str(&w, t->reach ? "reached" : "blocked");
 		json_w_key(&w, "observed_by");
-		json_w_str(&w, t->obs == OBS_BOX ? "box" : "host bridge");
+		json_w_str(&w, t->boxsays ? "the box says" : t->obs == OBS_BOX ?
+		    "host port" : "host bridge");
 		json_w_key(&w, "observed");
 		json_w_str(&w, t->saw);
 		json_w_key(&w, "result");
@@ -932,7 +1317,7 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	struct exec_buf rep = { NULL, VERIFY_REPORT_MAX, 0, 0 };
-	struct sniff sn = { -1 };
+	struct sniff sn = { -1 }, port = { -1 };
 	struct box_err se;
 	char path[64], report[80];
 	unsigned rnd = 0;
@@ -946,23 +1331,37 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 	}
 	if ((rc = plan_build(c, name, p, e)) < 0)
 		goto out;
-	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		rnd = (unsigned)clock_ms();
-	snprintf(path, sizeof(path), "/tmp/.box-verify.%ld.%08x",
-	    (long)getpid(), rnd);
-	snprintf(report, sizeof(report), "%s.json", path);
 	err_clear(&se);
-	/* listening before the box sends: the frames queue until read */
-	listened = sniff_open(&sn, CONTRACT_BRIDGE, &se) == 0;
-	if ((rc = life_push_self(c, name, path, e)) < 0) {
-		err_context(e, "pushing the probes into %s", name);
+	/* listening before the box sends: the frames queue until read.  The
+	 * box's own port first: what left the box and what went into it is
+	 * the host's to see, not the box's to say */
+	if ((rc = sniff_open(&port, p->veth, e)) < 0) {
+		err_context(e, "watching %s's port", name);
+		err_fix(e, "run box verify as root");
 		goto out;
 	}
-	rc = run_inside(c, p, path, report, &rep, e);
-	life_remove_file(c, name, report);
-	life_remove_file(c, name, path);
+	listened = sniff_open(&sn, CONTRACT_BRIDGE, &se) == 0;
+	if (!p->vm) {
+		rc = run_netns(p, &rep, e);
+	} else {
+		/* a VM shares no kernel with the host: its probes run in the
+		 * guest, and what they say is the guest's word */
+		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			rnd = (unsigned)clock_ms();
+		snprintf(path, sizeof(path), "/tmp/.box-verify.%ld.%08x",
+		    (long)getpid(), rnd);
+		snprintf(report, sizeof(report), "%s.json", path);
+		if ((rc = life_push_self(c, name, path, e)) < 0) {
+			err_context(e, "pushing the probes into %s", name);
+			goto out;
+		}
+		rc = run_inside(c, p, path, report, &rep, e);
+		life_remove_file(c, name, report);
+		life_remove_file(c, name, path);
+	}
 	if (rc < 0 || (rc = take_report(p, rep.p, rep.len, e)) < 0)
 		goto out;
+	take_port(p, &port);
 	if (listened) {
 		take_bridge(p, &sn);
 		forget_poisoned(p);
@@ -977,6 +1376,7 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 	if (rc == 0 && cnt[1] + cnt[2] + cnt[3] > 0)
 		rc = 1;
 out:
+	sniff_close(&port);
 	sniff_close(&sn);
 	free(rep.p);
 	free(p);

@@ -15,6 +15,7 @@
 #define BOX_VERIFY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "incus/api.h"
 #include "util/err.h"
@@ -26,6 +27,14 @@
 
 /* In the box: run the plan in BOX_VERIFY_PLAN, report to BOX_VERIFY_REPORT. */
 int verify_inside_main(struct box_err *e);
+
+/*
+ * Run the plan plan[0..n) here (in this process's network namespace: the
+ * host's own process that entered a container's, or the guest of a VM)
+ * and write the report into out[0..cap): its length, -EBOX_PROTO when it is
+ * not a plan, -ENOSPC when the report does not fit.
+ */
+ssize_t verify_run(const char *plan, size_t n, char *out, size_t cap);
 
 /*
  * The plan (host -> box) and the report (box -> host) are our own line

@@ -87,10 +87,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/door.h"
+#include "box/egress.h"
 #include "box/life.h"
+#include "host/stack/contract.h"
 #include "incus/idmap.h"
 
-#define BOX_NETWORK	"boxnet"	/* the network a pin may name */
 #define IDMAP_HOST_MIN	65536LL
 
 void
@@ -217,10 +219,112 @@ generated_ifname(const char *v)
 	return p > 0 && strlen(v + p) == 8 && strspn(v + p, HEX) == 8;
 }
 
+static int ipv4_ok(const char *s);
+
+/* "2026-11-30T13:03:53Z", as text_utc writes it */
+static int
+utc_ok(const char *s)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:ddZ";
+	size_t i;
+
+	if (strlen(s) != sizeof(form) - 1)
+		return 0;
+	for (i = 0; form[i] != '\0'; i++)
+		if (form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') :
+		    s[i] != form[i])
+			return 0;
+	return 1;
+}
+
+#define NAMECH	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" DIGITS
+#define SAFECH	NAMECH "._-"
+
+/* box/egress.h's grammar, to the letter */
+static int
+egress_ok(const char *s)
+{
+	struct egress *p = malloc(sizeof(*p));
+	char why[128];
+	int ok;
+
+	if (p == NULL)
+		return 0;
+	ok = egress_parse(s, p, why, sizeof(why)) == 0;
+	free(p);
+	return ok;
+}
+
+/*
+ * The grammar of each stamp box writes (box/mint.c, box/door.h,
+ * box/egress.h, host/stack/migrate.c): a file's value outside it is
+ * refused, so nothing box later prints or parses from a stamp holds what
+ * it never writes.  A user.box.* or user.claudebox.* key not listed is
+ * plain text: printable ASCII, no backslash, at most 256.
+ */
+static const char *
+stamp_why(const char *key, const char *v)
+{
+	static const char *const times[] = { "user.box.created",
+	    "user.box.imported", "user.box.imported.last", "user.box.migrated",
+	    NULL };
+	static const char *const versions[] = { "user.box.version",
+	    "user.box.imported.by", "user.box.imported.last.by",
+	    "user.box.migrated.by", NULL };
+	static const char *const names[] = { "user.box.template",
+	    "user.box.role", "user.box.mode.asked", NULL };
+	int i;
+
+	if (strcmp(key, "user.box") == 0 || strcmp(key, "user.claudebox") == 0)
+		return strcmp(v, "1") == 0 ? NULL : "not 1";
+	for (i = 0; times[i] != NULL; i++)
+		if (strcmp(key, times[i]) == 0)
+			return utc_ok(v) ? NULL : "not a UTC time";
+	for (i = 0; versions[i] != NULL; i++)
+		if (strcmp(key, versions[i]) == 0)
+			return only(v, SAFECH "+~", 64) ? NULL : "not a version";
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(key, names[i]) == 0)
+			return *v == '\0' || only(v, SAFECH, 64) ? NULL :
+			    "not a name";
+	if (strcmp(key, "user.box.user") == 0)
+		return only(v, "abcdefghijklmnopqrstuvwxyz" DIGITS "_-", 32) ?
+		    NULL : "not a user name";
+	if (strcmp(key, "user.box.schema") == 0 ||
+	    strcmp(key, "user.box.imported.count") == 0)
+		return only(v, DIGITS, 18) ? NULL : "not a number";
+	if (strcmp(key, "user.box.mode") == 0)
+		return strcmp(v, "container") == 0 || strcmp(v, "vm") == 0 ?
+		    NULL : "not container or vm";
+	if (strcmp(key, "user.box.origin") == 0)
+		return strcmp(v, "mint") == 0 || strcmp(v, "clone") == 0 ||
+		    strcmp(v, "import") == 0 || strcmp(v, "migrate") == 0 ?
+		    NULL : "not mint, clone, import or migrate";
+	if (strcmp(key, "user.box.origin.from") == 0)
+		return only(v, SAFECH "/", 128) ? NULL : "not a box or snapshot";
+	if (strcmp(key, "user.box.image") == 0)
+		return only(v, SAFECH ":/", 128) ? NULL : "not an image";
+	if (strcmp(key, "user.box.image.fingerprint") == 0)
+		return only(v, HEX, 64) ? NULL : "not an image fingerprint";
+	if (strcmp(key, "user.box.rig.repo") == 0 ||
+	    strcmp(key, "user.box.rig.ref") == 0)
+		return only(v, SAFECH ":/@+~", 256) ? NULL : "not a repository "
+		    "or ref";
+	if (strcmp(key, EGRESS_KEY) == 0)
+		return egress_ok(v) ? NULL : "not an egress policy";
+	if (strcmp(key, DOOR_PIN_KEY) == 0)
+		return ipv4_ok(v) ? NULL : "not an address";
+	for (i = 0; v[i] != '\0'; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] >= 0x7f ||
+		    v[i] == '\\')
+			return "not plain text";
+	return i <= 256 ? NULL : "longer than 256";
+}
+
 const char *
 vet_key(const char *key, const char *v, int snapshot)
 {
-	static const char *const any[] = { "user.box", "user.claudebox",
+	static const char *const any[] = {
 	    "cloud-init.user-data", "cloud-init.vendor-data",
 	    "cloud-init.network-config", "user.user-data", "user.meta-data",
 	    "user.vendor-data", "user.network-config", "limits.cpu",
@@ -239,8 +343,10 @@ vet_key(const char *key, const char *v, int snapshot)
 	for (i = 0; any[i] != NULL; i++)
 		if (strcmp(key, any[i]) == 0)
 			return NULL;
-	if (starts(key, "user.box.") || starts(key, "user.claudebox.") ||
-	    (starts(key, "image.") && key[6] != '\0'))
+	if (strcmp(key, "user.box") == 0 || strcmp(key, "user.claudebox") == 0 ||
+	    starts(key, "user.box.") || starts(key, "user.claudebox."))
+		return stamp_why(key, v);
+	if (starts(key, "image.") && key[6] != '\0')
 		return NULL;
 	for (i = 0; bools[i] != NULL; i++)
 		if (strcmp(key, bools[i]) == 0)
@@ -378,20 +484,29 @@ door_ok(const struct vet_dev *d)
 	    tcp_ok(kv_get(d, "connect"), 0);
 }
 
-/* The pinned eth0 `box expose` writes for a VM's door. */
-static int
-pin_ok(const struct vet_dev *d)
+/*
+ * The pinned eth0 `box expose` writes for a VM's door: the profile's NIC
+ * copied onto the instance with ipv4.address added.  A device named eth0
+ * replaces the profile's whole, so a restore of a snapshot whose eth0 held
+ * only type, network and an address would take the filters off the port:
+ * every key of the contract's NIC (host/stack/contract.h) with its value,
+ * the address, and nothing else.
+ */
+int
+vet_pin_ok(const struct vet_dev *d)
 {
-	static const char *const keys[] = { "type", "name", "network",
-	    "security.port_isolation", "ipv4.address", NULL };
-	const char *name = kv_get(d, "name"), *iso =
-	    kv_get(d, "security.port_isolation"), *net = kv_get(d, "network"),
-	    *ip = kv_get(d, "ipv4.address");
+	const char *ip = kv_get(d, "ipv4.address"), *x;
+	size_t i;
 
-	return strcmp(d->name, "eth0") == 0 && keys_within(d, keys) &&
-	    (name == NULL || strcmp(name, "eth0") == 0) &&
-	    (iso == NULL || strcmp(iso, "true") == 0) && net != NULL &&
-	    strcmp(net, BOX_NETWORK) == 0 && ip != NULL && ipv4_ok(ip);
+	if (strcmp(d->name, CONTRACT_NIC) != 0 || ip == NULL || !ipv4_ok(ip) ||
+	    d->n != (int)contract_nnic_keys + 1)
+		return 0;
+	for (i = 0; i < contract_nnic_keys; i++)
+		if ((x = kv_get(d, contract_nic_keys[i].key)) == NULL ||
+		    contract_nic_keys[i].value == NULL ||
+		    strcmp(x, contract_nic_keys[i].value) != 0)
+			return 0;
+	return 1;
 }
 
 /* A short account of a refused device, for the message. */
@@ -448,7 +563,9 @@ vet_devices(struct vet *v, const struct vet_inst *in, const char *where)
 {
 	static const char *const root_keys[] = { "type", "path", "pool",
 	    "size", NULL };
-	int i, roots = 0;
+	/* the instance in the file only: import leaves its doors behind */
+	int i, roots = 0, doors = in->snapshot == NULL &&
+	    in->prof_rule == VET_PROFILES_IGNORE;
 
 	for (i = 0; i < in->ndev; i++) {
 		const struct vet_dev *d = &in->dev[i];
@@ -462,13 +579,25 @@ vet_devices(struct vet *v, const struct vet_inst *in, const char *where)
 			roots++;
 			continue;
 		}
-		if ((type != NULL && strcmp(type, "proxy") == 0 &&
-		    door_ok(d)) ||
-		    (type != NULL && strcmp(type, "nic") == 0 && pin_ok(d)))
-			continue;
-		describe(d, what, sizeof(what));
 		snprintf(name, sizeof(name), "%.40s", d->name);
 		clean(name);
+		if (type != NULL && strcmp(type, "proxy") == 0 &&
+		    door_ok(d) && !doors) {
+			/* a file carries no doors: a snapshot's would come
+			 * back on restore, open, nobody having opened it */
+			if (in->snapshot != NULL)
+				vet_add(v, "device \"%s\" (a door, %s: a "
+				    "file carries no doors)", name, where);
+			else
+				vet_add(v, "device \"%s\" (a door: a box "
+				    "carries none until box expose)", name);
+			continue;
+		}
+		if ((type != NULL && strcmp(type, "proxy") == 0 &&
+		    door_ok(d)) ||
+		    (type != NULL && strcmp(type, "nic") == 0 && vet_pin_ok(d)))
+			continue;
+		describe(d, what, sizeof(what));
 		if (in->snapshot != NULL)
 			vet_add(v, "device \"%s\" (%s, %s)", name, what, where);
 		else

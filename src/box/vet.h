@@ -63,6 +63,9 @@ struct vet {
 	int id_template;		/* vet_export: a container export whose
 					 * machine-id the daemon may template
 					 * (vet_export.h) */
+	unsigned long long bound;	/* in: refuse an export that unpacks
+					 * to more (0: no bound) */
+	unsigned long long unpacked;	/* out: what its members unpack to */
 };
 
 void vet_init(struct vet *v);
@@ -80,6 +83,13 @@ void vet_inst(struct vet *v, const struct vet_inst *in);
  * reason about its value.
  */
 const char *vet_key(const char *key, const char *value, int snapshot);
+
+/*
+ * A local NIC a box may hold: eth0, every key of the contract's NIC
+ * (host/stack/contract.h) with its value, a pinned ipv4.address, nothing
+ * else (what `box expose` writes for a VM's door).  1 or 0.
+ */
+int vet_pin_ok(const struct vet_dev *d);
 
 /* A snapshot name the daemon joins into paths: [A-Za-z0-9][A-Za-z0-9._-]* */
 int vet_snapshot_name_ok(const char *name);

@@ -31,42 +31,69 @@ write_all(int fd, const void *p, size_t n)
 }
 
 static void
-child(int fd, const char *file)
+child(int fd, int data, unsigned long long bound)
 {
 	static struct vet_verdict m;
 
 	memset(&m, 0, sizeof(m));
 	err_clear(&m.e);
 	vet_init(&m.v);
-	m.rc = vet_export_file(file, &m.v, m.name, sizeof(m.name), &m.e);
+	m.v.bound = bound;
+	m.rc = vet_export_fd(data, 1, &m.v, m.name, sizeof(m.name), &m.e);
 	_exit(write_all(fd, &m, sizeof(m)) == 0 ? 0 : 1);
 }
 
 int
-vet_bg_start(struct vet_bg *b, const char *file, struct box_err *e)
+vet_bg_start(struct vet_bg *b, unsigned long long bound, struct box_err *e)
 {
-	int p[2];
+	struct sigaction sa;
+	int p[2], d[2];
 
 	b->pid = 0;
-	b->fd = -1;
+	b->fd = b->feed = -1;
+	/* a vet that stopped early (a refusal) closes its end: the feed's
+	 * write then fails with EPIPE, not a signal */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return err_set(e, -errno, "a pipe for the vet: %s",
 		    strerror(errno));
+	if (pipe2(d, O_CLOEXEC) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return err_set(e, -errno, "a pipe for the vet: %s",
+		    strerror(errno));
+	}
 	b->pid = fork();
 	if (b->pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		close(d[0]);
+		close(d[1]);
 		b->pid = 0;
 		return err_set(e, -errno, "forking the vet: %s",
 		    strerror(errno));
 	}
 	if (b->pid == 0) {
 		close(p[0]);
-		child(p[1], file);
+		close(d[1]);
+		child(p[1], d[0], bound);
 	}
 	close(p[1]);
+	close(d[0]);
 	b->fd = p[0];
+	b->feed = d[1];
 	return 0;
+}
+
+void
+vet_bg_feed(struct vet_bg *b, const void *buf, size_t n)
+{
+	if (b->feed >= 0 && write_all(b->feed, buf, n) < 0) {
+		close(b->feed);		/* the vet is done: its verdict says */
+		b->feed = -1;
+	}
 }
 
 static void
@@ -74,9 +101,11 @@ reap(struct vet_bg *b)
 {
 	int st;
 
+	if (b->feed >= 0)
+		close(b->feed);
 	if (b->fd >= 0)
 		close(b->fd);
-	b->fd = -1;
+	b->fd = b->feed = -1;
 	if (b->pid > 0)
 		while (waitpid(b->pid, &st, 0) < 0 && errno == EINTR)
 			;
@@ -88,6 +117,9 @@ vet_bg_wait(struct vet_bg *b, struct vet_verdict *out, struct box_err *e)
 {
 	size_t got = 0;
 
+	if (b->feed >= 0)
+		close(b->feed);		/* the end of the bytes */
+	b->feed = -1;
 	while (b->fd >= 0 && got < sizeof(*out)) {
 		ssize_t r = read(b->fd, (char *)out + got, sizeof(*out) - got);
 

@@ -25,7 +25,7 @@ struct doc {
 };
 
 enum { W_HDR, W_DATA, W_PAD, W_ZEROS };
-enum { D_SKIP, D_PAX, D_LONG, D_DOC };
+enum { D_SKIP, D_PAX, D_LONG, D_DOC, D_LONGLINK };
 
 struct walk {
 	int state;
@@ -41,6 +41,11 @@ struct walk {
 	unsigned long long pax_size;
 	char longname[VET_NAME_MAX];
 	int has_long;
+	char pax_link[VET_NAME_MAX];	/* PAX linkpath / GNU 'K' */
+	int has_link;
+	unsigned long long unpacked;	/* what the members unpack to */
+	unsigned long long fed;		/* archive bytes read */
+	unsigned long long bound;	/* refused above it; 0: none */
 	struct doc doc[2 * VET_MAX_SNAPS + 4];
 	int ndoc;
 	size_t captured;
@@ -48,6 +53,8 @@ struct walk {
 					 * is read */
 	int id_seen[8];			/* id_paths: members of each */
 	int id_unsafe;			/* see vet_export.h: id_template */
+	vet_member_fn on_member;	/* vet_tar_members: each member */
+	void *mctx;
 	const char *why;		/* the refusal */
 	char what[160];			/* the member it concerns */
 };
@@ -239,6 +246,17 @@ pax(struct walk *w)
 			memcpy(w->pax_path, eq + 1, vn);
 			w->pax_path[vn] = '\0';
 			w->pax_has_path = 1;
+		} else if ((size_t)(eq - rec) == 8 &&
+		    memcmp(rec, "linkpath", 8) == 0) {
+			size_t vn = k - 9;
+
+			if (vn == 0 || vn >= sizeof(w->pax_link) ||
+			    memchr(eq + 1, '\0', vn) != NULL)
+				return refuse(w, "a PAX link target box cannot "
+				    "use", NULL);
+			memcpy(w->pax_link, eq + 1, vn);
+			w->pax_link[vn] = '\0';
+			w->has_link = 1;
 		} else if ((size_t)(eq - rec) == 4 &&
 		    memcmp(rec, "size", 4) == 0) {
 			unsigned long long v = 0;
@@ -277,12 +295,110 @@ capture(struct walk *w, unsigned long long size, size_t max)
 	return 0;
 }
 
+/*
+ * The part of name inside a box's root filesystem - the instance's
+ * (backup/container/rootfs/...) or a snapshot's (backup/snapshots/<s>/
+ * rootfs/...) - or NULL when name is outside every one (the rootfs
+ * directory itself is outside: it must be a directory).
+ */
+static const char *
+in_rootfs(const char *name)
+{
+	static const char ct[] = "backup/container/rootfs/",
+	    sn[] = "backup/snapshots/";
+	const char *p;
+
+	if (strncmp(name, ct, sizeof(ct) - 1) == 0)
+		return name[sizeof(ct) - 1] ? name + sizeof(ct) - 1 : NULL;
+	if (strncmp(name, sn, sizeof(sn) - 1) != 0)
+		return NULL;
+	p = strchr(name + sizeof(sn) - 1, '/');
+	if (p == NULL || p == name + sizeof(sn) - 1 ||
+	    strncmp(p, "/rootfs/", 8) != 0 || p[8] == '\0')
+		return NULL;
+	return p + 8;
+}
+
+/*
+ * A symlink's target, read inside the root filesystem it sits in: an
+ * absolute target is the box's own path; a relative one, walked from the
+ * link's directory (rel: the link's path inside that rootfs), must not
+ * climb out of it.
+ */
+static int
+target_within(const char *rel, const char *target)
+{
+	int depth = 0;
+	const char *p;
+
+	if (target[0] == '/')
+		return 1;
+	for (p = rel; (p = strchr(p, '/')) != NULL; p++)
+		depth++;		/* directories the link sits under */
+	for (p = target; *p != '\0';) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return 0;
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		if (e == NULL)
+			break;
+		p = e + 1;
+	}
+	return 1;
+}
+
+/*
+ * Every member's type and target (issue 22: a rootfs hardlink naming
+ * backup/container/backup.yaml left the box's root sharing an inode with
+ * the host's root-only record): no device node anywhere; links and FIFOs
+ * only inside a rootfs - a symlink resolved within it, a hardlink naming
+ * a clean member of a rootfs.  NULL, or why not.
+ */
+static const char *
+member_bad(const char *name, char type, const char *link)
+{
+	const char *rel = in_rootfs(name);
+
+	if (type == '3' || type == '4')
+		return "a device node";
+	if (type != '1' && type != '2' && type != '6')
+		return NULL;
+	if (rel == NULL)
+		return "a link or FIFO outside the box's root filesystem";
+	if (type == '6')
+		return NULL;
+	if (link[0] == '\0')
+		return "a link with no target";
+	if (type == '1') {
+		char t[VET_NAME_MAX + 1];
+		size_t n;
+
+		snprintf(t, sizeof(t), "%s", link);
+		if (!clean_name(t))
+			return "a hard link to a name that is not clean";
+		n = strlen(t);
+		if (t[n - 1] == '/')
+			t[n - 1] = '\0';
+		if (in_rootfs(t) == NULL)
+			return "a hard link out of the box's root filesystem";
+		return NULL;
+	}
+	return target_within(rel, link) ? NULL :
+	    "a symbolic link out of the box's root filesystem";
+}
+
 /* One 512-byte header in w->hdr. */
 static int
 header(struct walk *w)
 {
 	const unsigned char *h = w->hdr;
-	char name[VET_NAME_MAX + 1], type = (char)h[156];
+	char name[VET_NAME_MAX + 1], link[VET_NAME_MAX + 1],
+	    type = (char)h[156];
 	const char *bad;
 	long long size;
 	int kind, rc, ext;
@@ -300,6 +416,17 @@ header(struct walk *w)
 	size = tar_num(h + 124, 12);
 	if (size < 0)
 		return refuse(w, "a tar size box cannot read", NULL);
+	/* mode, uid, gid, mtime, device numbers: box does not use them,
+	 * but a field one reader takes and another calls garbage is refused
+	 * all the same (fuzz_tar found both against libarchive) */
+	if (tar_num(h + 100, 8) < 0 || tar_num(h + 108, 8) < 0 ||
+	    tar_num(h + 116, 8) < 0 || tar_num(h + 136, 12) < 0 ||
+	    tar_num(h + 329, 8) < 0 || tar_num(h + 337, 8) < 0)
+		return refuse(w, "a tar number field box cannot read", NULL);
+	/* a GNU header's "sparse extension follows" flag: libarchive reads
+	 * one after any type, GNU tar only after 'S' (which box refuses) */
+	if (memcmp(h + 257, "ustar  \0", 8) == 0 && h[482] != 0)
+		return refuse(w, "a sparse member", NULL);
 	if (type == 'x' || type == 'L' || type == 'K') {
 		if (w->after_ext && type == 'x')
 			return refuse(w, "two PAX headers in a row", NULL);
@@ -310,12 +437,16 @@ header(struct walk *w)
 		w->after_ext = 1;
 		w->left = (unsigned long long)size;
 		w->pad = (size_t)((512 - (size % 512)) % 512);
-		w->dkind = type == 'x' ? D_PAX : type == 'L' ? D_LONG : D_SKIP;
+		if (w->after_ext && w->has_link && type == 'K')
+			return refuse(w, "two link targets for one member",
+			    NULL);
+		w->dkind = type == 'x' ? D_PAX : type == 'L' ? D_LONG :
+		    D_LONGLINK;
 		if (w->dkind != D_SKIP && (rc = capture(w, w->left,
 		    type == 'x' ? VET_PAX_MAX : VET_NAME_MAX - 1)) < 0)
 			return rc == -ENOMEM ? rc : refuse(w, "an extended "
 			    "header too big", NULL);
-		w->state = w->left > 0 ? W_DATA : W_PAD;
+		w->state = W_DATA;	/* an empty one ends at once */
 		return 0;
 	}
 	/* the member's name: GNU long name, PAX path, or prefix/name */
@@ -338,13 +469,25 @@ header(struct walk *w)
 	if (w->pax_has_size)
 		size = (long long)w->pax_size;
 	ext = w->after_ext;
+	if (w->has_link)
+		snprintf(link, sizeof(link), "%s", w->pax_link);
+	else
+		snprintf(link, sizeof(link), "%.*s", (int)field(h + 157, 100),
+		    (const char *)h + 157);
 	w->has_long = w->pax_has_path = w->pax_has_size = w->after_ext = 0;
+	w->has_link = 0;
 	if (!clean_name(name))
 		return refuse(w, "a member name that is not a clean relative "
 		    "path", name);
 	n = strlen(name);
-	if (name[n - 1] == '/')
+	if (name[n - 1] == '/') {
+		/* old tars mean a directory by it, whatever the type says
+		 * (GNU tar and libarchive do; fuzz_tar found box did not) */
+		if (type != '5')
+			return refuse(w, "a member named as a directory that "
+			    "is not one", name);
 		name[n - 1] = '\0';
+	}
 	kind = doc_kind(name);
 	if (!(type == '\0' || (type >= '0' && type <= '7')))
 		return refuse(w, "a tar member of a type box does not read",
@@ -355,7 +498,18 @@ header(struct walk *w)
 	if (doc_ancestor(name) && type != '5')
 		return refuse(w, "a config directory that is not a directory",
 		    name);
+	if ((bad = member_bad(name, type, link)) != NULL)
+		return refuse(w, bad, name);
+	if (type == '0' || type == '\0' || type == '7') {
+		/* what it unpacks to, bounded before the daemon is asked */
+		w->unpacked += (unsigned long long)size;
+		if (w->bound > 0 && w->unpacked > w->bound)
+			return refuse(w, "more than the bound on what an "
+			    "import may unpack to", name);
+	}
 	id_watch(w, name, type, h, ext);
+	if (w->on_member != NULL)
+		w->on_member(w->mctx, name, type, size, link);
 	w->left = (unsigned long long)size;
 	w->pad = (size_t)((512 - (size % 512)) % 512);
 	w->dkind = D_SKIP;
@@ -398,14 +552,15 @@ member_done(struct walk *w)
 	if (w->dkind == D_PAX) {
 		rc = pax(w);
 		free(w->buf);
-	} else if (w->dkind == D_LONG) {
+	} else if (w->dkind == D_LONG || w->dkind == D_LONGLINK) {
 		size_t n = field((const unsigned char *)w->buf, w->blen);
+		char *to = w->dkind == D_LONG ? w->longname : w->pax_link;
 
 		if (n == 0)
 			rc = refuse(w, "an empty long name", NULL);
-		memcpy(w->longname, w->buf, n);
-		w->longname[n] = '\0';
-		w->has_long = 1;
+		memcpy(to, w->buf, n);
+		to[n] = '\0';
+		*(w->dkind == D_LONG ? &w->has_long : &w->has_link) = 1;
 		free(w->buf);
 	} else if (w->dkind == D_DOC) {
 		w->buf[w->blen] = '\0';
@@ -428,6 +583,7 @@ feed(void *ctx, const unsigned char *p, size_t n)
 	struct walk *w = ctx;
 	int rc;
 
+	w->fed += n;
 	while (n > 0) {
 		size_t k;
 
@@ -488,6 +644,10 @@ feed(void *ctx, const unsigned char *p, size_t n)
 static int
 walk_end(struct walk *w)
 {
+	/* a tar is whole blocks: a cut one is read as zeros here and
+	 * refused by other readers (fuzz_tar found it against libarchive) */
+	if (w->fed % TAR_BLOCK != 0)
+		return refuse(w, "an archive that ends inside a block", NULL);
 	if (w->state == W_ZEROS)
 		return 0;
 	if (w->state == W_HDR && w->hlen == 0 && !w->after_ext)
@@ -853,6 +1013,14 @@ walk_error(struct walk *w, int rc, struct box_err *e)
 {
 	if (rc == -ENOMEM)
 		return err_set(e, rc, "out of memory");
+	if (w->bound > 0 && w->unpacked > w->bound) {
+		err_set(e, -EFBIG, "the export unpacks to more than %llu MiB, "
+		    "the most this import may put on the pool; nothing was "
+		    "imported", w->bound >> 20);
+		err_fix(e, "free space on the pool, or raise the cap: "
+		    "BOX_IMPORT_MAX_MB=<MiB> box import ...");
+		return -EFBIG;
+	}
 	if (w->why != NULL)
 		return err_set(e, -EBOX_PROTO, "the export holds %s%s%s%s; "
 		    "box reads an export only when it can be sure what the "
@@ -868,11 +1036,19 @@ walk_error(struct walk *w, int rc, struct box_err *e)
 	return err_set(e, rc, "reading the export: %s", err_str(rc));
 }
 
+/*
+ * The file's bytes: from one descriptor, never its path.  pread from 0
+ * (off >= 0: the descriptor's own offset stays where the upload wants
+ * it), or a stream read to its end (off < 0: the upload's own bytes, fed
+ * through a pipe, box/vet_bg.h); the first bytes, read to tell gzip from
+ * tar, are served again from pre.
+ */
 struct fsrc {
 	int fd;
+	long long off;
+	unsigned char pre[262];
+	size_t npre, ipre;
 };
-
-
 
 static ssize_t
 fd_read(void *ctx, unsigned char *buf, size_t cap)
@@ -880,9 +1056,19 @@ fd_read(void *ctx, unsigned char *buf, size_t cap)
 	struct fsrc *s = ctx;
 	ssize_t r;
 
+	if (s->ipre < s->npre) {
+		size_t k = s->npre - s->ipre < cap ? s->npre - s->ipre : cap;
+
+		memcpy(buf, s->pre + s->ipre, k);
+		s->ipre += k;
+		return (ssize_t)k;
+	}
 	do
-		r = read(s->fd, buf, cap);
+		r = s->off >= 0 ? pread(s->fd, buf, cap, (off_t)s->off) :
+		    read(s->fd, buf, cap);
 	while (r < 0 && errno == EINTR);
+	if (r > 0 && s->off >= 0)
+		s->off += r;
 	return r < 0 ? -errno : r;
 }
 
@@ -908,60 +1094,64 @@ finish(struct walk *w, int rc, struct vet *v, char *name, size_t cap,
 	else
 		rc = vet_docs(w, v, name, cap, e);
 	v->id_template = rc == 0 && !w->id_unsafe && has_ct(w);
+	v->unpacked = w->unpacked;
 	walk_free(w);
 	free(w);
 	return rc;
 }
 
 /* The file through w: gzip streamed or plain tar.  rc as feed()'s; *said
- * when e already says why (unopenable, out of memory, neither gzip nor
- * tar: w untouched). */
+ * when e already says why (out of memory, neither gzip nor tar: w
+ * untouched). */
 static int
-walk_file(const char *path, struct walk *w, int *said, struct box_err *e)
+walk_fd(int fd, int stream, struct walk *w, int *said, struct box_err *e)
 {
-	unsigned char *buf;
 	struct fsrc s;
 	ssize_t r;
 	int rc = 0;
 
-	*said = 1;
-	s.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s.fd < 0)
-		return err_set(e, -errno, "%s: %s", path, strerror(errno));
-	buf = malloc(1 << 16);
-	if (buf == NULL) {
-		close(s.fd);
-		return err_set(e, -ENOMEM, "out of memory");
-	}
+	memset(&s, 0, sizeof(s));
+	s.fd = fd;
+	s.off = stream ? -1 : 0;
 	*said = 0;
-	r = fd_read(&s, buf, 262);
-	if (r >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
-		if (lseek(s.fd, 0, SEEK_SET) < 0)
-			rc = -errno;
-		else
-			rc = gz_stream(fd_read, &s, feed, w);
-	} else if (r == 262 && memcmp(buf + 257, "ustar", 5) == 0) {
-		rc = feed(w, buf, (size_t)r);
+	while (s.npre < sizeof(s.pre)) {
+		r = fd_read(&s, s.pre + s.npre, sizeof(s.pre) - s.npre);
+		if (r <= 0)
+			break;
+		s.npre += (size_t)r;
+	}
+	if (s.npre >= 2 && s.pre[0] == 0x1f && s.pre[1] == 0x8b) {
+		rc = gz_stream(fd_read, &s, feed, w);
+	} else if (s.npre == 262 && memcmp(s.pre + 257, "ustar", 5) == 0) {
+		unsigned char *buf = malloc(1 << 16);
+
+		if (buf == NULL) {
+			*said = 1;
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		r = 0;
 		while (rc >= 0 && (r = fd_read(&s, buf, 1 << 16)) > 0)
 			rc = feed(w, buf, (size_t)r);
 		if (rc >= 0 && r < 0)
 			rc = (int)r;
+		free(buf);
 	} else {
-		err_set(e, -EBOX_PROTO, "%s is not an export box can read "
-		    "(box reads gzip or plain tar, and reads all of it before "
-		    "it sends anything)", path);
+		err_set(e, -EBOX_PROTO, "the file is not an export box can "
+		    "read (box reads gzip or plain tar, and reads all of it "
+		    "before it sends anything)");
 		err_fix(e, "recompress it: zcat/xzcat/zstdcat it | gzip > "
 		    "export.tar.gz, then import that");
 		*said = 1;
 		rc = -EBOX_PROTO;
 	}
-	free(buf);
-	close(s.fd);
+	if (stream)
+		while (fd_read(&s, s.pre, sizeof(s.pre)) > 0)
+			;	/* drain: the writer never blocks on a vet done */
 	return rc;
 }
 
 int
-vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
+vet_export_fd(int fd, int stream, struct vet *v, char *name, size_t cap,
     struct box_err *e)
 {
 	struct walk *w;
@@ -972,7 +1162,8 @@ vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = walk_file(path, w, &said, e);
+	w->bound = v->bound;
+	rc = walk_fd(fd, stream, w, &said, e);
 	if (said) {
 		walk_free(w);
 		free(w);
@@ -982,7 +1173,7 @@ vet_export_file(const char *path, struct vet *v, char *name, size_t cap,
 }
 
 int
-vet_export_name(const char *path, char *name, size_t cap)
+vet_export_name(int fd, char *name, size_t cap)
 {
 	struct box_err e;
 	struct yaml_doc d;
@@ -997,7 +1188,7 @@ vet_export_name(const char *path, char *name, size_t cap)
 		return -ENOMEM;
 	w->stop_index = 1;
 	err_clear(&e);
-	rc = walk_file(path, w, &said, &e);
+	rc = walk_fd(fd, 0, w, &said, &e);
 	if (rc == -ECANCELED && w->ndoc == 1) {
 		rc = yaml_parse(&d, w->doc[0].text, w->doc[0].len);
 		if (rc == 0) {
@@ -1022,6 +1213,7 @@ vet_export_mem(const unsigned char *in, size_t n, struct vet *v, char *name,
 		name[0] = '\0';
 	if (w == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
+	w->bound = v->bound;
 	if (n >= 2 && in[0] == 0x1f && in[1] == 0x8b)
 		rc = gz_stream_mem(in, n, feed, w);
 	else if (n >= 262 && memcmp(in + 257, "ustar", 5) == 0)
@@ -1031,6 +1223,25 @@ vet_export_mem(const unsigned char *in, size_t n, struct vet *v, char *name,
 		return err_set(e, -EBOX_PROTO, "not gzip or tar");
 	}
 	return finish(w, rc, v, name, cap, e);
+}
+
+int
+vet_tar_members(const unsigned char *in, size_t n, vet_member_fn fn,
+    void *ctx)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (w == NULL)
+		return -ENOMEM;
+	w->on_member = fn;
+	w->mctx = ctx;
+	rc = feed(w, in, n);
+	if (rc >= 0)
+		rc = walk_end(w);
+	walk_free(w);
+	free(w);
+	return rc < 0 ? rc : 0;
 }
 
 /* --- the daemon's view ------------------------------------------------------ */

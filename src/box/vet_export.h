@@ -44,12 +44,15 @@
 #define VET_NAME_MAX	4096
 
 /*
- * Read and vet the export at path.  0: read (v holds what is refused, if
- * anything; name the instance name recorded, "" if none).  < 0: the file
- * could not be read as an export box understands (e says why) - also a
- * refusal.
+ * Read and vet the export open at fd (box import opens the file once and
+ * reads everything from that one descriptor: nothing reopens its path).
+ * stream 0: pread from its start, the descriptor's offset untouched;
+ * stream 1: read to its end (a pipe carrying the upload's own bytes).
+ * 0: read (v holds what is refused, if anything; name the instance name
+ * recorded, "" if none).  < 0: the file could not be read as an export
+ * box understands (e says why) - also a refusal.
  */
-int vet_export_file(const char *path, struct vet *v, char *name,
+int vet_export_fd(int fd, int stream, struct vet *v, char *name,
     size_t cap, struct box_err *e);
 
 /*
@@ -83,7 +86,18 @@ int vet_export_file(const char *path, struct vet *v, char *name,
  * vetted: the whole vet must still agree on the name.  0 with name, or
  * < 0 (no index first, unreadable: vet the whole file first instead).
  */
-int vet_export_name(const char *path, char *name, size_t cap);
+int vet_export_name(int fd, char *name, size_t cap);
+
+/*
+ * The members of a plain tar in[0..n) as the walk above reads them, each
+ * handed to fn (its name without a trailing '/', type, size, link target
+ * or ""), for the differential fuzzer (tests/fuzz/fuzz_tar.c): 0 when the
+ * walk reads the whole archive, < 0 when it refuses it.
+ */
+typedef void (*vet_member_fn)(void *ctx, const char *name, char type,
+    long long size, const char *link);
+int vet_tar_members(const unsigned char *in, size_t n, vet_member_fn fn,
+    void *ctx);
 
 /* The same over a plain tar or gzip image in memory (tests, fuzzing). */
 int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "box/where.h"
+#include "box/box.h"
 #include "host/doctor/nicfilter.h"
 
 void
@@ -130,7 +131,7 @@ where_address(struct box_where *w, const struct incus_instance *in,
 
 	snprintf(addr, cap, "-");
 	why[0] = '\0';
-	if (strcmp(in->status, "Running") != 0) {
+	if (!box_runs(in)) {
 		snprintf(why, wcap, "it is not running");
 		return 0;
 	}

@@ -60,11 +60,20 @@ const struct verb *verb_find(const char *name);
  * leads to a delete it did not nearly spell.
  */
 const struct verb *verb_suggest(const char *name);
+/*
+ * An unknown verb as a usage error: a word box deliberately has no verb
+ * for names what to run instead; a near miss is suggested; anything else
+ * gets the list of verbs.
+ */
+int verb_unknown(const char *name, struct box_err *e);
 void verb_usage(const struct verb *v);	/* the help page, to stdout */
 /* "<box>|all [--force]", from the verb's rows; 0, or -ENOENT (no rows) */
 int verb_synopsis(const struct verb *v, char *buf, size_t size);
 void box_usage(void);			/* general help, to stdout */
 void box_manpage(void);			/* box.1, as roff, to stdout */
+void verb_manpage(const struct verb *v);	/* box-<verb>.1, the same */
+/* "cmd\twhat\n..." (1 to 3), or NULL */
+const char *verb_examples(const char *name);
 const char *verb_group_title(int g);	/* "BOXES", ... */
 const char *box_environment_text(void);	/* every variable box reads */
 const char *box_version_string(void);

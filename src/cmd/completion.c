@@ -544,6 +544,70 @@ man_verb(const struct verb *v)
 	man_rows(&sh);
 }
 
+/* EXAMPLES: one verb's, or (NULL) every verb's, in table order. */
+static void
+man_examples(const struct verb *only)
+{
+	const struct verb *v;
+	const char *x, *nl, *tab;
+	char line[256];
+
+	puts(".SH EXAMPLES");
+	for (v = box_verbs; v->name != NULL; v++) {
+		if ((only != NULL && v != only) || (v->flags & V_HIDDEN) ||
+		    (x = verb_examples(v->name)) == NULL)
+			continue;
+		for (; *x != '\0'; x = *nl ? nl + 1 : nl) {
+			nl = x + strcspn(x, "\n");
+			tab = memchr(x, '\t', (size_t)(nl - x));
+			if (tab == NULL)
+				tab = nl;
+			snprintf(line, sizeof(line), "%.*s", (int)(tab - x), x);
+			fputs(".TP\n.B ", stdout);
+			roff_text(line);
+			putchar('\n');
+			snprintf(line, sizeof(line), "%.*s", tab < nl ?
+			    (int)(nl - tab - 1) : 0, tab < nl ? tab + 1 : "");
+			roff_text(line);
+			putchar('\n');
+		}
+	}
+}
+
+void
+verb_manpage(const struct verb *v)
+{
+	struct shape sh;
+	char syn[400], up[64];
+	size_t i;
+
+	for (i = 0; v->name[i] != '\0' && i < sizeof(up) - 1; i++)
+		up[i] = (char)(v->name[i] >= 'a' && v->name[i] <= 'z' ?
+		    v->name[i] - 'a' + 'A' : v->name[i]);
+	up[i] = '\0';
+	shape_of(v, &sh);
+	sh.row[sh.n].kind = OK_END;
+	opt_synopsis(sh.row, syn, sizeof(syn));
+	printf(".TH BOX\\-");
+	roff_text(up);
+	printf(" 1 \"\" \"box %s\" \"User Commands\"\n.SH NAME\nbox\\-",
+	    BOX_VERSION);
+	roff_text(v->name);
+	fputs(" \\- ", stdout);
+	roff_text(v->summary);
+	fputs("\n.SH SYNOPSIS\n.B box ", stdout);
+	roff_text(v->name);
+	putchar(' ');
+	roff_text(syn);
+	puts("\n.SH DESCRIPTION\n.nf");
+	roff_text(v->page != NULL ? v->page : v->summary);
+	puts("\n.fi\n.SH OPTIONS");
+	man_rows(&sh);
+	if (verb_examples(v->name) != NULL)
+		man_examples(v);
+	puts(".SH SEE ALSO\n.BR box (1)");
+}
+
 void
 box_manpage(void)
 {
@@ -568,6 +632,7 @@ box_manpage(void)
 	for (v = box_verbs; v->name != NULL; v++)
 		if (!(v->flags & V_HIDDEN) && v->group == VG_OTHER)
 			man_verb(v);
+	man_examples(NULL);
 	puts(".SH ENVIRONMENT\n.nf");
 	roff_text(box_environment_text());
 	puts(".fi\n.SH EXIT STATUS\n0 ok, 1 it went wrong, 2 you asked wrong "

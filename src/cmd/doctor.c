@@ -79,18 +79,24 @@ static void
 print_findings(const struct dr_report *r)
 {
 	const struct dr_finding *f;
-	int i;
+	int i, pass;
 
-	for (i = 0; i < r->n; i++) {
-		f = &r->f[i];
-		printf("%s  %s: %s\n", dr_status_name(f->status), f->subject,
-		    f->text);
-		if (f->status != DR_PASS && f->fix[0] != '\0')
-			printf("      fix: %s\n", f->fix);
-	}
+	/* FAILs first, then WARNs, then the rest, each in check order */
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < r->n; i++) {
+			f = &r->f[i];
+			if ((pass == 0) != (f->status == DR_FAIL) ||
+			    (pass == 1) != (f->status == DR_WARN))
+				continue;
+			printf("%s  %s: %s\n", dr_status_name(f->status),
+			    f->subject, f->text);
+			if (f->status != DR_PASS && f->fix[0] != '\0')
+				printf("      fix: %s\n", f->fix);
+		}
 	if (r->dropped > 0)
-		printf("WARN  doctor: %d more finding(s) not shown\n",
-		    r->dropped);
+		printf("WARN  doctor: %d more finding(s) not shown (at most %d "
+		    "per box; a FAIL or WARN takes a lesser one's place)\n",
+		    r->dropped, DR_BOX_MAX);
 }
 
 static int

@@ -1,5 +1,5 @@
 /*
- * box down <box>|all [--force] - stop a box, or every box.  The guest is
+ * box down <box>|all... [--force] - stop boxes, or every box.  The guest is
  * asked to shut down and given LIFE_GRACE_S seconds; one that does not is
  * stopped the hard way, and box says so.  --force stops it at once (a
  * forced stop: no shutdown is asked for, nothing waited on).
@@ -30,11 +30,13 @@ int
 cmd_down(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	struct box_info bi;
+	struct box_pick p;
 	struct incus c;
 	int rc, force;
 	const struct opt rows[] = {
-		OPT_ARG("<box>|all", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<box>|all", 1, OPT_ANY, OC_BOX, "boxes, glob "
+		    "patterns ('w-*') or all; all, or a pattern naming more "
+		    "than one box, asks first"),
 		OPT_FLAG("--force", "-f", &force, "stop at once, asking "
 		    "nothing"),
 		OPT_END
@@ -45,10 +47,10 @@ cmd_down(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if (box_is_all(res.pos[0]))
-		rc = box_each(&c, "stop", down_one, &force, e);
-	else if ((rc = box_resolve(&c, res.pos[0], &bi, e)) == 0)
-		rc = down_one(&c, &bi, &force, e);
+	if ((rc = box_pick(&c, res.pos, res.npos, &p, e)) == 0)
+		rc = box_pick_run(&c, &p, "stop", force, 1, down_one, &force,
+		    e);
+	box_pick_free(&p);
 	incus_close(&c);
 	return rc;
 }

@@ -77,6 +77,8 @@ edit(struct egress *p, int allow, char **names, int n, struct box_err *e)
 			memcpy(one, q, l);
 			one[l] = '\0';
 			q += l + (q[l] == ',');
+			if (egress_normalise(one, why, sizeof(why)))
+				fprintf(stderr, "box: note: %s\n", why);
 			if (allow) {
 				if ((rc = egress_add(p, one, why,
 				    sizeof(why))) < 0)

@@ -68,31 +68,53 @@ static const char login_sh[] =
 	"fi\n"
 	"exec su -l -c 'exec \"$@\"' -- \"$u\" \"$s\" \"$@\"\n";
 
+/*
+ * -e and --cwd apply after the login (which resets the environment and
+ * starts in the user's home): the command runs through this, as the user.
+ */
+static const char env_sh[] =
+	"d=$1; shift\n"
+	"if [ -n \"$d\" ]; then cd -- \"$d\" || exit 125; fi\n"
+	"exec env \"$@\"\n";
+
 #define SESSION_MAX_ARGS 4096
 
 static int
 session_exec(struct incus *c, const struct box_info *bi, int as_root,
-    char *const *cmd, int ncmd, int interactive, struct exec_status *st,
+    char *const *cmd, int ncmd, int interactive,
+    const struct session_opts *so, struct exec_status *st,
     struct box_err *e)
 {
-	const char *argv[SESSION_MAX_ARGS + 6], *env[2] = { NULL, NULL };
+	const char *argv[SESSION_MAX_ARGS + OPT_LIST_MAX + 12];
+	const char *env[2] = { NULL, NULL };
 	char term[128];
 	struct exec_req req;
 	struct exec_stdio io;
 	struct tty_sig sig;
 	int i, rc;
 
-	if (ncmd > SESSION_MAX_ARGS)
+	int k = 5;
+
+	if (ncmd > SESSION_MAX_ARGS || so->nenv > OPT_LIST_MAX)
 		return err_usage(e, "too many arguments (at most %d)",
 		    SESSION_MAX_ARGS);
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = login_sh;
 	argv[3] = "box-login";
-	argv[4] = as_root ? "root" : bi->user;
+	argv[4] = as_root ? "root" : so->user != NULL ? so->user : bi->user;
+	if (ncmd > 0 && (so->nenv > 0 || so->cwd != NULL)) {
+		argv[k++] = "/bin/sh";
+		argv[k++] = "-c";
+		argv[k++] = env_sh;
+		argv[k++] = "box-env";
+		argv[k++] = so->cwd != NULL ? so->cwd : "";
+		for (i = 0; i < so->nenv; i++)
+			argv[k++] = so->env[i];
+	}
 	for (i = 0; i < ncmd; i++)
-		argv[5 + i] = cmd[i];
-	argv[5 + ncmd] = NULL;
+		argv[k + i] = cmd[i];
+	argv[k + ncmd] = NULL;
 	if (getenv("TERM") != NULL && strlen(getenv("TERM")) < 100) {
 		snprintf(term, sizeof(term), "TERM=%s", getenv("TERM"));
 		env[0] = term;
@@ -127,11 +149,26 @@ int
 session_run(const char *name, char *const *cmd, int ncmd, int flags,
     struct box_err *e)
 {
+	const struct session_opts so = { NULL, NULL, NULL, 0, -1 };
+
+	return session_run_opts(name, cmd, ncmd, flags, &so, e);
+}
+
+int
+session_run_opts(const char *name, char *const *cmd, int ncmd, int flags,
+    const struct session_opts *so, struct box_err *e)
+{
 	struct exec_status st;
 	struct box_info bi;
 	struct incus c;
 	int rc, interactive = isatty(0) && isatty(1);
 
+	if (so->tty == 0)
+		interactive = 0;
+	if (so->tty == 1 && !isatty(0))
+		return err_usage(e, "-t needs a terminal on stdin");
+	if (so->tty == 1)
+		interactive = 1;
 	if ((flags & SESSION_NEED_TTY) && !interactive)
 		return err_usage(e, "this needs a terminal: stdin and stdout "
 		    "must both be one");
@@ -147,7 +184,7 @@ session_run(const char *name, char *const *cmd, int ncmd, int flags,
 	}
 	if (rc == 0)
 		rc = session_exec(&c, &bi, (flags & SESSION_ROOT) != 0, cmd,
-		    ncmd, interactive, &st, e);
+		    ncmd, interactive, so, &st, e);
 	incus_close(&c);
 	if (rc < 0)
 		return rc;
@@ -162,33 +199,85 @@ session_run(const char *name, char *const *cmd, int ncmd, int flags,
 	return st.code;
 }
 
+/* -e K=V: a name the shell takes, then '=' */
+static int
+env_ok(const char *kv)
+{
+	const char *p = kv;
+
+	if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+	    *p == '_'))
+		return 0;
+	while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+	    (*p >= '0' && *p <= '9') || *p == '_')
+		p++;
+	return *p == '=';
+}
+
 int
 cmd_exec(int argc, char **argv, struct box_err *e)
 {
+	struct opt_list env;
+	const char *cwd, *user;
+	int tty, notty, i;
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
 		OPT_STRAY("<cmd>"),	/* the command without the -- */
 		OPT_REST("<cmd...>", "the command; the -- may be left out when "
 		    "it has no flags of its own"),
+		{ OK_LIST, OC_NONE, 0, "--env", "-e", "K=V", &env, 0, 0, NULL,
+		  "set a variable for the command (repeatable), after the "
+		  "login's own" },
+		OPT_STR("--cwd", "<dir>", &cwd, OC_NONE, "start the command "
+		    "in this directory (default: the user's home)"),
+		OPT_STR("--user", "<name>", &user, OC_NONE, "run it as this "
+		    "user of the box, or root (default: the box's user)"),
+		{ OK_FLAG, OC_NONE, 0, "--tty", "-t", NULL, &tty, 0, 0, NULL,
+		  "give the command a terminal even when stdout is not one" },
+		{ OK_FLAG, OC_NONE, 0, "--no-tty", "-T", NULL, &notty, 0, 0,
+		  NULL, "never a terminal: three pipes, even on one" },
 		OPT_END
 	};
+	struct session_opts so;
 	struct opt_result res;
 	int rc;
 
 	/*
 	 * Everything after the box name is the command; a dash before "--"
-	 * is refused so that `box exec b ls -la` cannot half-parse.
+	 * is refused so that `box exec b ls -la` cannot half-parse.  A flag
+	 * after the command's first word is the command's: the -- hint; one
+	 * before it is exec's own, misspelt: the usual suggestion.
 	 */
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc == OPT_DESCRIBED)
 		return rc;
-	if (rc < 0 && strncmp(e->msg, "unknown option", 14) == 0) {
+	if (rc < 0 && strncmp(e->msg, "unknown option", 14) == 0 &&
+	    res.npos >= 2) {
 		e->fix[0] = '\0';
 		err_fix(e, "a command's own flags go after --, as in 'box exec "
 		    "<box> -- <cmd...>'");
 	}
 	if (rc < 0)
 		return rc;
+	if (tty && notty)
+		return err_usage(e, "-t and -T contradict each other");
+	for (i = 0; i < env.n; i++)
+		if (!env_ok(env.v[i]))
+			return err_usage(e, "-e takes NAME=value, not '%s'",
+			    env.v[i]);
+	if (user != NULL && (user[0] == '\0' || strlen(user) > 32 ||
+	    strspn(user, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(user) ||
+	    user[0] == '-'))
+		return err_usage(e, "--user takes a user name, not '%s'", user);
+	if (cwd != NULL && cwd[0] != '/')
+		return err_usage(e, "--cwd takes an absolute path, not '%s'",
+		    cwd);
+	so.user = user;
+	so.cwd = cwd;
+	so.env = env.v;
+	so.nenv = env.n;
+	so.tty = tty ? 1 : notty ? 0 : -1;
 	/* "box exec b -- cmd" and "box exec b cmd" alike */
 	if (res.dashdash && res.npos > 1) {
 		opt_usage(argv[0], rows, e);
@@ -197,6 +286,8 @@ cmd_exec(int argc, char **argv, struct box_err *e)
 		return -EINVAL;
 	}
 	if (res.dashdash)
-		return session_run(res.pos[0], res.rest, res.nrest, 0, e);
-	return session_run(res.pos[0], res.pos + 1, res.npos - 1, 0, e);
+		return session_run_opts(res.pos[0], res.rest, res.nrest, 0,
+		    &so, e);
+	return session_run_opts(res.pos[0], res.pos + 1, res.npos - 1, 0, &so,
+	    e);
 }

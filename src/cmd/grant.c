@@ -20,6 +20,8 @@
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/grant.h"
+#include "host/stack/grant_cut.h"
+#include "host/stack/grant_probe.h"
 #include "host/stack/grant_project.h"
 #include "util/opt.h"
 
@@ -38,7 +40,8 @@ note(const char *fmt, ...)
 
 /* incus-user makes the project on first contact; make sure it exists. */
 static int
-project_made(struct incus *c, const struct grant_user *u, struct box_err *e)
+project_made(struct incus *c, const struct grant_user *u, int gpu,
+    struct box_err *e)
 {
 	struct box_err touch;
 	int rc;
@@ -65,7 +68,7 @@ project_made(struct incus *c, const struct grant_user *u, struct box_err *e)
 	 * incus-user remembers a project it made before a purge and will not
 	 * make it again: make it as it would, then touch again.
 	 */
-	rc = grant_create_project(c, u, e);
+	rc = grant_create_project(c, u, gpu, e);
 	if (rc < 0)
 		return rc;
 	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, e);
@@ -103,12 +106,12 @@ verify(struct incus *c, const struct grant_user *u, struct box_err *e)
 }
 
 static int
-steps(struct incus *c, const struct grant_user *u, struct box_err *e)
+steps(struct incus *c, const struct grant_user *u, int gpu, struct box_err *e)
 {
-	int rc = project_made(c, u, e);
+	int rc = project_made(c, u, gpu, e);
 
 	if (rc == 0)
-		rc = grant_converge(c, u, e);
+		rc = grant_converge(c, u, gpu, e);
 	if (rc == 0)
 		rc = verify(c, u, e);
 	return rc;
@@ -116,7 +119,8 @@ steps(struct incus *c, const struct grant_user *u, struct box_err *e)
 
 /* A failed run takes back only what it added, and says what is left. */
 static void
-back_out(const struct grant_user *u, int added, struct box_err *e)
+back_out(struct incus *c, const struct grant_user *u, int added,
+    struct box_err *e)
 {
 	struct box_err g;
 
@@ -128,10 +132,9 @@ back_out(const struct grant_user *u, int added, struct box_err *e)
 		return;
 	}
 	err_clear(&g);
-	if (grant_group_remove(u, &g) < 0) {
-		err_fix(e, "ROLLBACK INCOMPLETE: %s is still in '"
-		    TIER_GROUP_USER "' (%s): gpasswd -d %s " TIER_GROUP_USER,
-		    u->name, g.msg, u->name);
+	if (grant_group_remove(u, &g) < 0 || grant_cut(c, u, &g) < 0) {
+		err_fix(e, "ROLLBACK INCOMPLETE: %s may still reach the daemon "
+		    "(%s): box revoke %s", u->name, g.msg, u->name);
 		return;
 	}
 	{
@@ -146,9 +149,55 @@ back_out(const struct grant_user *u, int added, struct box_err *e)
 	}
 }
 
+/*
+ * Does the daemon follow an image's symlinks (grant_probe.h)?  Then the
+ * tier hands the user the host's root: refused unless the admin accepts.
+ */
 static int
-preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
+daemon_gate(struct incus *c, const struct grant_user *u, int accept,
     struct box_err *e)
+{
+	struct grant_probe v;
+	int rc = grant_probe_daemon(c, 0, &v, e);
+
+	if (rc == 0 && !v.cached)
+		note("  daemon: the symlink probe took %ld ms\n", v.ms);
+	if (rc < 0) {
+		err_context(e, "probing the daemon for symlinks it follows");
+		err_fix(e, "fix the cause and box grant %s again (the probe "
+		    "is what tells whether the tier is safe on this daemon)",
+		    u->name);
+		return rc;
+	}
+	if (!v.follows) {
+		note("  daemon: Incus %s confines an instance's metadata and "
+		    "templates to its directory (%s)\n", v.version,
+		    v.cached ? "cached for this daemon" : "probed just now");
+		return 0;
+	}
+	if (!accept) {
+		err_set(e, -EPERM, "Incus %s follows symlinks out of an "
+		    "instance's directory (%s): a granted user with an image "
+		    "of their own reads and writes any file of this host as "
+		    "root, so %s is not granted", v.version, v.how, u->name);
+		err_fix(e, "upgrade Incus to a release that confines them "
+		    "(CVE-2026-48752, CVE-2026-63343: fixed in 7.3.0); or, "
+		    "knowing the user can become root, box grant %s "
+		    "--accept-daemon-risk", u->name);
+		return -EPERM;
+	}
+	note("  WARNING: --accept-daemon-risk: Incus %s follows symlinks out "
+	    "of an instance's directory (%s; %s).\n"
+	    "  WARNING: %s can read and write ANY file of this host as root "
+	    "with an image of their own.  Upgrade Incus (7.3.0 confines "
+	    "them); box doctor FAILs until then.\n", v.version, v.how,
+	    v.cached ? "cached for this daemon" : "probed just now", u->name);
+	return 0;
+}
+
+static int
+preflight(struct incus *c, const struct grant_user *u, int accept, char *how,
+    size_t cap, struct box_err *e)
 {
 	int rc, created;
 
@@ -164,6 +213,9 @@ preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
 	if (rc < 0)
 		return rc;
 	note("  incus-user: %s\n", how);
+	rc = daemon_gate(c, u, accept, e);
+	if (rc < 0)
+		return rc;
 	rc = grant_preempt_bridge(c, u, &created, e);
 	if (rc < 0) {
 		err_context(e, "pre-empting %s", u->bridge);
@@ -178,15 +230,22 @@ preflight(struct incus *c, const struct grant_user *u, char *how, size_t cap,
 int
 cmd_grant(int argc, char **argv, struct box_err *e)
 {
+	int rc, added = 0, admin_member, gpu = 0, accept = 0;
 	const struct opt rows[] = {
 		OPT_ARG("<user>", 1, 1, OC_NONE, "an existing login"),
+		OPT_FLAG("--gpu", NULL, &gpu, "let the user's boxes hold the "
+		    "host's GPUs (restricted.devices.gpu=allow); without it "
+		    "they are blocked"),
+		OPT_FLAG("--accept-daemon-risk", NULL, &accept, "grant even "
+		    "though the daemon follows an image's symlinks out of an "
+		    "instance's directory (the user can then read and write "
+		    "any host file as root); said loudly, and doctor FAILs"),
 		OPT_END
 	};
 	struct opt_result res;
 	struct grant_user u;
 	struct incus c;
 	char how[160];
-	int rc, added = 0, admin_member;
 
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
@@ -198,7 +257,7 @@ cmd_grant(int argc, char **argv, struct box_err *e)
 		return rc;
 	admin_member = grant_in_group(&u, TIER_GROUP_ADMIN);
 	note("grant: %s (uid %u), project %s\n", u.name, u.uid, u.project);
-	rc = preflight(&c, &u, how, sizeof(how), e);
+	rc = preflight(&c, &u, accept, how, sizeof(how), e);
 	if (rc < 0)
 		goto out;
 	if (grant_in_group(&u, TIER_GROUP_USER)) {
@@ -211,9 +270,11 @@ cmd_grant(int argc, char **argv, struct box_err *e)
 		note("  group: added to '" TIER_GROUP_USER "' (the key to "
 		    "%s; new logins of %s get it)\n", u.socket, u.name);
 	}
-	rc = steps(&c, &u, e);
+	rc = grant_uncut(&u, e);
+	if (rc == 0)
+		rc = steps(&c, &u, gpu, e);
 	if (rc < 0) {
-		back_out(&u, added, e);
+		back_out(&c, &u, added, e);
 		goto out;
 	}
 	printf("granted: %s has the restricted tier — their 'box new' lands "

@@ -11,6 +11,7 @@
 
 #include "box/import.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "util/opt.h"
 
 int
@@ -19,7 +20,7 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct box_import_req q;
 	struct box_import_out out;
-	int rc, force;
+	int rc, force, json;
 	const char *as_name;
 	const struct opt rows[] = {
 		OPT_ARG("<file>", 1, 1, OC_FILE, "an export of box export, "
@@ -31,6 +32,8 @@ cmd_import(int argc, char **argv, struct box_err *e)
 		    "exit 2; BOX_YES is not read).  The new one is imported "
 		    "and booted under a temporary name first; the old one is "
 		    "deleted only then, so a failed import loses nothing"),
+		OPT_FLAG("--json", NULL, &json, "the box as box list --json "
+		    "shows it, on stdout"),
 		OPT_END
 	};
 
@@ -43,6 +46,10 @@ cmd_import(int argc, char **argv, struct box_err *e)
 	q.force = force;
 	if ((rc = box_import(&q, &out, e)) < 0)
 		return rc;
-	printf("ready — 'box shell %s'.\n", out.name);
+	/* the name on stdout (b=$(box import f)); the sentence for people */
+	fprintf(stderr, "ready — 'box shell %s'.\n", out.name);
+	if (json)
+		return model_print(out.name, e);
+	printf("%s\n", out.name);
 	return 0;
 }

@@ -2,7 +2,8 @@
  * box incus <box> -- <args...> - the escape hatch: the one place box runs
  * the real incus client.  The box is resolved and its tag checked first;
  * every "{}" in the arguments becomes the instance name, or, when none has
- * one, the name goes last.  The command is echoed, with a warning when it
+ * one and none names the box already (file pull <box>/etc/hosts .), the
+ * name goes last.  The command is echoed, with a warning when it
  * can move the box off the isolation stack, and then box becomes it (exec):
  * its exit status is the client's.
  */
@@ -117,7 +118,11 @@ cmd_incus(int argc, char **argv, struct box_err *e)
 
 		if ((args[n] = substitute(a, res.pos[0], &hit)) == NULL)
 			return err_set(e, -ENOMEM, "out of memory");
-		warn |= risky(args[n++]);
+		warn |= risky(args[n]);
+		if (strcmp(a, res.pos[0]) == 0 || (strncmp(a, res.pos[0],
+		    strlen(res.pos[0])) == 0 && a[strlen(res.pos[0])] == '/'))
+			hit = 1;	/* named already: nothing appended */
+		n++;
 	}
 	if (!hit)
 		args[n++] = res.pos[0];

@@ -15,6 +15,7 @@
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
+#include "util/text.h"
 
 #define LABEL "%-11s"
 
@@ -91,6 +92,14 @@ print_imported(const struct view *v)
 	if (f != NULL && l != NULL && strcmp(f, l) != 0)
 		printf(LABEL "import %s — the first was %s by box %s\n", "",
 		    n ? n : "?", f, b ? b : "unknown");
+	/* what the file said of itself (box/import.c): a claim, no more */
+	f = cfg(v, "user.box.claimed.origin");
+	l = cfg(v, "user.box.claimed.created");
+	b = cfg(v, "user.box.claimed.origin.from");
+	if (f != NULL || l != NULL)
+		printf(LABEL "the file claimed: %s%s%s, made %s\n", "", f ? f :
+		    "origin unknown", b ? " of " : "", b ? b : "", l ? l :
+		    "(no time)");
 }
 
 static void
@@ -143,11 +152,22 @@ print_snapshots(const struct view *v, const char *box)
 {
 	char human[64], firstname[256] = "";
 	size_t s;
+	int width = 14;
 
 	if (v->snaps.n == 0) {
 		printf(LABEL "(none)\n\nTake one:   box snapshot %s <label>\n",
 		    "SNAPSHOTS", box);
 		return;
+	}
+	/* the label column as wide as the longest label (manual-<time> is
+	 * 17 characters: a fixed column ran it into its time) */
+	for (s = 0; s < v->snaps.n; s++) {
+		const char *n = v->snaps.v[s].name;
+		const char *slash = strrchr(n, '/');
+		int len = (int)strlen(slash != NULL ? slash + 1 : n);
+
+		if (len + 2 > width)
+			width = len + 2 > 66 ? 66 : len + 2;
 	}
 	printf("SNAPSHOTS\n");
 	for (s = 0; s < v->snaps.n; s++) {
@@ -159,7 +179,7 @@ print_snapshots(const struct view *v, const char *box)
 			n = slash + 1;
 		human_time(sn->created_at[0] ? sn->created_at : "?", human,
 		    sizeof(human));
-		printf("  %-14s%s\n", n, human);
+		printf("  %-*s%s\n", width, n, human);
 		if (firstname[0] == '\0')
 			snprintf(firstname, sizeof(firstname), "%s", n);
 	}
@@ -179,6 +199,61 @@ print_egress(const struct view *v)
 	egress_effective_of(v->in, text, EGRESS_TEXTMAX + 32);
 	printf(LABEL "%s\n", "EGRESS", text);
 	free(text);
+}
+
+/* A heap string as util/text.h shows it (left as it was: no memory). */
+static void
+shown(char **s)
+{
+	char *t;
+
+	if (*s == NULL || text_plain(*s) || (t = text_shown_dup(*s)) == NULL)
+		return;
+	free(*s);
+	*s = t;
+}
+
+static void
+shown_kvs(struct incus_kvs *kv)
+{
+	size_t i;
+
+	for (i = 0; i < kv->n; i++) {
+		shown(&kv->v[i].key);
+		shown(&kv->v[i].value);
+	}
+}
+
+#define SHOWN_ARRAY(a) do {						\
+	char t_[sizeof(a)];						\
+	text_shown((a), strlen(a), t_, sizeof(t_));			\
+	memcpy((a), t_, sizeof(t_));					\
+} while (0)
+
+/*
+ * Everything print_info shows came from the daemon, and through it from
+ * a box or a file: shown (util/text.h) before any of it is printed.
+ */
+static void
+view_shown(struct incus_instance *in, struct incus_snapshot_list *sn,
+    struct box_info *bi)
+{
+	size_t i;
+
+	shown_kvs(&in->config);
+	for (i = 0; i < in->devices.n; i++) {
+		shown(&in->devices.v[i].name);
+		shown_kvs(&in->devices.v[i].kv);
+	}
+	for (i = 0; i < sn->n; i++) {
+		SHOWN_ARRAY(sn->v[i].name);
+		SHOWN_ARRAY(sn->v[i].created_at);
+	}
+	SHOWN_ARRAY(bi->name);
+	SHOWN_ARRAY(bi->user);
+	SHOWN_ARRAY(bi->template_);
+	SHOWN_ARRAY(bi->status);
+	SHOWN_ARRAY(bi->type);
 }
 
 static void
@@ -233,6 +308,8 @@ show(struct incus *c, const char *name, struct box_err *e)
 	got = where_address(&w, &in, v.addr, sizeof(v.addr), v.why,
 	    sizeof(v.why));
 	where_free(&w);
+	SHOWN_ARRAY(v.addr);
+	SHOWN_ARRAY(v.why);
 	if (got < 0) {
 		struct box_subnets sn;
 
@@ -252,6 +329,7 @@ show(struct incus *c, const char *name, struct box_err *e)
 		err_context(e, "listing the snapshots of %s", bi.name);
 		goto out;
 	}
+	view_shown(&in, &v.snaps, &bi);
 	print_info(&v, &bi);
 out:
 	incus_snapshot_list_free(&v.snaps);

@@ -23,11 +23,13 @@
 #include "box/egress.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/storage.h"
 #include "util/opt.h"
 #include "util/table.h"
+#include "util/text.h"
 
 #define MAX_POOLS 8
 
@@ -275,52 +277,117 @@ print_raw(const struct incus_instance_list *l)
 	puts("]");
 }
 
-/* box's own schema; see box help list. */
-static int
-print_json(const struct roster *ro, struct box_err *e)
+/* One box in box's own schema (see README, "JSON"): the list entry. */
+static void
+model_write(struct json_w *w, const struct row *r)
 {
-	struct json_w w;
+	json_w_obj(w);
+	json_w_key(w, "name");
+	json_w_str(w, r->bi.name);
+	json_w_key(w, "state");
+	json_w_str(w, r->bi.status);
+	json_w_key(w, "type");
+	json_w_str(w, r->bi.type);
+	json_w_key(w, "address");
+	if (strcmp(r->addr, "-") == 0)
+		json_w_null(w);
+	else
+		json_w_str(w, r->addr);
+	json_w_key(w, "snapshots");
+	json_w_int(w, r->snaps);
+	json_w_key(w, "template");
+	if (r->bi.template_[0] == '\0')
+		json_w_null(w);
+	else
+		json_w_str(w, r->bi.template_);
+	json_w_key(w, "legacy");
+	json_w_bool(w, r->bi.legacy);
+	json_w_key(w, "egress");
+	json_w_str(w, r->egress != NULL ? r->egress : "open");
+}
+
+static int
+json_print(struct json_w *w, struct box_err *e)
+{
 	char *out;
 	size_t len;
-	int i;
 
-	json_w_init(&w, 16u << 20);
-	json_w_arr(&w);
-	for (i = 0; i < ro->n; i++) {
-		const struct row *r = &ro->v[i];
-
-		json_w_obj(&w);
-		json_w_key(&w, "name");
-		json_w_str(&w, r->bi.name);
-		json_w_key(&w, "state");
-		json_w_str(&w, r->bi.status);
-		json_w_key(&w, "type");
-		json_w_str(&w, r->bi.type);
-		json_w_key(&w, "address");
-		if (strcmp(r->addr, "-") == 0)
-			json_w_null(&w);
-		else
-			json_w_str(&w, r->addr);
-		json_w_key(&w, "snapshots");
-		json_w_int(&w, r->snaps);
-		json_w_key(&w, "template");
-		if (r->bi.template_[0] == '\0')
-			json_w_null(&w);
-		else
-			json_w_str(&w, r->bi.template_);
-		json_w_key(&w, "legacy");
-		json_w_bool(&w, r->bi.legacy);
-		json_w_key(&w, "egress");
-		json_w_str(&w, r->egress != NULL ? r->egress : "open");
-		json_w_end(&w, '}');
-	}
-	json_w_end(&w, ']');
-	if (json_w_finish(&w, &out, &len) < 0)
+	if (json_w_finish(w, &out, &len) < 0)
 		return err_set(e, -ENOMEM, "out of memory");
 	fwrite(out, 1, len, stdout);
 	putchar('\n');
 	free(out);
 	return 0;
+}
+
+/* box's own schema; see box help list. */
+static int
+print_json(const struct roster *ro, struct box_err *e)
+{
+	struct json_w w;
+	int i;
+
+	json_w_init(&w, 16u << 20);
+	json_w_arr(&w);
+	for (i = 0; i < ro->n; i++) {
+		model_write(&w, &ro->v[i]);
+		json_w_end(&w, '}');
+	}
+	json_w_end(&w, ']');
+	return json_print(&w, e);
+}
+
+int
+model_open(struct incus *c, const struct incus_instance *in,
+    struct json_w *w, struct box_err *e)
+{
+	struct incus_snapshot_list sl;
+	struct box_where wh;
+	struct row r;
+	char why[256];
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	box_info_of(in, &r.bi);
+	snprintf(r.addr, sizeof(r.addr), "-");
+	where_init(&wh);
+	rc = where_address(&wh, in, r.addr, sizeof(r.addr), why, sizeof(why));
+	where_free(&wh);
+	if (rc <= 0 || r.addr[0] == '\0')
+		snprintf(r.addr, sizeof(r.addr), "-");
+	if ((rc = incus_snapshot_list(c, r.bi.name, &sl, e)) < 0)
+		return rc;
+	r.snaps = (int)sl.n;
+	incus_snapshot_list_free(&sl);
+	if ((r.egress = malloc(EGRESS_TEXTMAX + 32)) != NULL)
+		egress_effective_of(in, r.egress, EGRESS_TEXTMAX + 32);
+	model_write(w, &r);
+	free(r.egress);
+	return 0;
+}
+
+int
+model_print(const char *name, struct box_err *e)
+{
+	struct incus_instance in;
+	struct json_w w;
+	struct incus c;
+	int rc;
+
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if ((rc = box_get(&c, name, 0, &in, NULL, e)) == 0) {
+		json_w_init(&w, 1u << 20);
+		rc = model_open(&c, &in, &w, e);
+		json_w_end(&w, '}');
+		if (rc == 0)
+			rc = json_print(&w, e);
+		else
+			json_w_free(&w);
+		incus_instance_free(&in);
+	}
+	incus_close(&c);
+	return rc;
 }
 
 static int
@@ -331,7 +398,7 @@ print_table(const struct roster *ro, struct box_err *e)
 
 	if (ro->n == 0) {
 		fprintf(stderr, "box: no boxes yet — mint one: "
-		    "box new --name work\n");
+		    "box new work\n");
 		return 0;
 	}
 	table_init(&tb, 7);
@@ -376,9 +443,12 @@ list(int out, struct box_err *e)
 			goto done;
 	}
 	if (out == OUT_FULL || rc < 0) {
+		char shown[4 * sizeof(why)];
+
+		text_shown(why, strlen(why), shown, sizeof(shown));
 		if (out != OUT_FULL)
 			fprintf(stderr, "box: %s — asking the daemon for every "
-			    "box's full state instead (slower)\n", why);
+			    "box's full state instead (slower)\n", shown);
 		rc = list_full(&c, &l, e);
 		if (rc < 0)
 			goto done;

@@ -10,25 +10,74 @@
 
 #include "box/each.h"
 #include "box/egress.h"
+#include "box/input.h"
 #include "box/mint.h"
 #include "box/mint_run.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "util/opt.h"
 
-/* --egress: a policy as box/egress.h has it, or a usage error. */
+/*
+ * --egress: a policy as box/egress.h has it, or a usage error.  Each name
+ * of an allow list as people paste it (https://GitHub.com/x) is made a
+ * name first, with a note; *out is the policy to use (malloc'd).
+ */
 static int
-egress_usage(const char *v, struct box_err *e)
+egress_usage(const char *v, char **out, struct box_err *e)
 {
 	struct egress *p = malloc(sizeof(*p));
-	char why[200];
+	char why[200], one[EGRESS_PATMAX + 2];
+	size_t at, n;
+	const char *q;
 	int rc;
 
-	if (p == NULL)
+	*out = malloc(strlen(v) + 1);
+	if (p == NULL || *out == NULL) {
+		free(p);
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = egress_parse(v, p, why, sizeof(why));
+	}
+	snprintf(*out, strlen(v) + 1, "%s", v);
+	if (strncmp(v, "allow:", 6) == 0) {
+		at = 6;
+		for (q = v + 6; ; q += n + 1) {
+			n = strcspn(q, ",");
+			snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) -
+			    1 ? n : sizeof(one) - 1), q);
+			if (egress_normalise(one, why, sizeof(why)))
+				fprintf(stderr, "box: note: %s\n", why);
+			at += (size_t)snprintf(*out + at, strlen(v) + 1 - at,
+			    "%s%s", at > 6 ? "," : "", one);
+			if (q[n] == '\0')
+				break;
+		}
+	}
+	rc = egress_parse(*out, p, why, sizeof(why));
 	free(p);
 	if (rc < 0)
 		return err_usage(e, "--egress: %s", why);
+	return 0;
+}
+
+/* --cpu/--memory/--disk: checked and normalised before anything is asked. */
+static int
+shape_usage(const char **cpu, const char **memory, const char **disk,
+    char *mem, char *dsk, size_t cap, struct box_err *e)
+{
+	char why[200];
+
+	if (*cpu != NULL && input_cpu(*cpu, why, sizeof(why)) < 0)
+		return err_usage(e, "%s", why);
+	if (*memory != NULL) {
+		if (input_size(*memory, IS_MEMORY, mem, cap, why,
+		    sizeof(why)) < 0)
+			return err_usage(e, "--memory: %s", why);
+		*memory = mem;
+	}
+	if (*disk != NULL) {
+		if (input_size(*disk, IS_DISK, dsk, cap, why, sizeof(why)) < 0)
+			return err_usage(e, "--disk: %s", why);
+		*disk = dsk;
+	}
 	return 0;
 }
 
@@ -39,10 +88,13 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	struct box_mint_req q;
 	struct box_mint_out out;
 	const char *name, *tpl, *from, *cpu, *memory, *disk, *image, *egress;
-	int rc, vm, ct;
+	char mem[32], dsk[32], *egn = NULL;
+	int rc, vm, ct, json;
 	const struct opt rows[] = {
-		OPT_NEED("--name", "<box>", &name, OC_NONE, "the new box's "
-		    "name"),
+		OPT_ARG("<name>", 0, 1, OC_NONE, "the new box's name; without "
+		    "one (or --name) a readable one is made up and printed"),
+		OPT_STR("--name", "<box>", &name, OC_NONE, "the new box's "
+		    "name (the same as <name>)"),
 		OPT_STR("--template", "<t>", &tpl, OC_TEMPLATE, "the template "
 		    "(default blank; see box templates)"),
 		OPT_STR("--from", "<box>[/<snap>]", &from, OC_BOX, "clone a "
@@ -50,12 +102,14 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "clone, its source's doors left behind, a machine "
 		    "identity (and so a DHCP lease) of its own; resources, "
 		    "mode and image come from the source"),
-		OPT_STR("--cpu", "n", &cpu, OC_NONE, "CPUs; --cpu, --memory "
-		    "and --disk are passed to Incus as given; they win over "
+		OPT_STR("--cpu", "n", &cpu, OC_NONE, "CPUs: a count (2) or a "
+		    "set to pin (0-3); --cpu, --memory and --disk are checked "
+		    "before anything is made, and win over "
 		    "BOX_CPU/BOX_MEMORY/BOX_DISK, which win over the template"),
-		OPT_STR("--memory", "s", &memory, OC_NONE, "memory, as 2GiB"),
-		OPT_STR("--disk", "s", &disk, OC_NONE, "a VM's disk size (a "
-		    "VM's only)"),
+		OPT_STR("--memory", "s", &memory, OC_NONE, "memory: 2G, 2GiB, "
+		    "512M (binary; 2GB is decimal) or 50% of the host's"),
+		OPT_STR("--disk", "s", &disk, OC_NONE, "a VM's disk size, as "
+		    "--memory (a VM's only)"),
 		OPT_FLAG("--vm", NULL, &vm, "a VM; by default a VM where the "
 		    "host can run one (/dev/kvm and a VM driver in Incus), "
 		    "else a container"),
@@ -70,13 +124,20 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "egress policy: open, or allow:<name>[,...] (wins over the "
 		    "template's BOX_EGRESS; a clone inherits its source's; see "
 		    "box help egress)"),
+		OPT_FLAG("--json", NULL, &json, "the new box as box list "
+		    "--json shows it, on stdout"),
 		OPT_END
 	};
 
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if ((rc = box_new_name_ok(name, "", e)) < 0)
+	if (res.npos == 1 && name != NULL && strcmp(name, res.pos[0]) != 0)
+		return err_usage(e, "two names for one box: '%s' and --name "
+		    "'%s'", res.pos[0], name);
+	if (res.npos == 1)
+		name = res.pos[0];
+	if (name != NULL && (rc = box_new_name_ok(name, "", e)) < 0)
 		return rc;
 	if (vm && ct)
 		return err_usage(e, "--vm and --container contradict each "
@@ -97,8 +158,13 @@ cmd_new(int argc, char **argv, struct box_err *e)
 			return err_usage(e, "a clone's disk comes from its "
 			    "source, not an image (drop --image)");
 	}
-	if (egress != NULL && (rc = egress_usage(egress, e)) < 0)
-		return rc;
+	if (egress != NULL && (rc = egress_usage(egress, &egn, e)) < 0)
+		goto out;
+	if (egn != NULL)
+		egress = egn;
+	if ((rc = shape_usage(&cpu, &memory, &disk, mem, dsk, sizeof(mem),
+	    e)) < 0)
+		goto out;
 	memset(&q, 0, sizeof(q));
 	q.name = name;
 	q.from = from;
@@ -110,9 +176,17 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	q.egress = egress;
 	q.mode = vm ? MINT_VM : ct ? MINT_CT : MINT_AUTO;
 	if ((rc = box_mint(&q, &out, e)) < 0)
-		return rc;
-	printf("%s\n", out.ready);
+		goto out;
+	/* the name on stdout (b=$(box new)); the sentence is for people */
+	fflush(stdout);
+	fprintf(stderr, "%s\n", out.ready);
 	if (out.note[0] != '\0')
-		printf("%s\n", out.note);
-	return 0;
+		fprintf(stderr, "%s\n", out.note);
+	if (json)
+		rc = model_print(out.name, e);
+	else
+		printf("%s\n", out.name);
+out:
+	free(egn);
+	return rc;
 }

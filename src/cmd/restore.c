@@ -1,9 +1,10 @@
 /*
  * box restore <box> <snapshot> [--force] - roll a box back to a snapshot.
  * Destructive: asks on a terminal, or needs --force (BOX_YES is not read).
- * A running box is stopped, rolled back and started again by the daemon
- * (snapshots are stateless: a crash-consistent rollback).
- * PUT /1.0/instances/<box> {"restore": "<snapshot>"}.
+ * A running box is stopped, rolled back, its shape re-asserted (no NIC
+ * but box-net's with its filters, no door it did not have: box/restore.h)
+ * and started again (snapshots are stateless: a crash-consistent
+ * rollback).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,8 +13,8 @@
 
 #include "box/box.h"
 #include "box/life.h"
+#include "box/restore.h"
 #include "cmd/cmd.h"
-#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/opt.h"
@@ -56,12 +57,7 @@ cmd_restore(int argc, char **argv, struct box_err *e)
 	    res.pos[1]);
 	if ((rc = consent_or_force(q, force, "--force", e)) < 0)
 		goto out;
-	rc = incus_snapshot_restore(&c, res.pos[0], res.pos[1], LIFE_OP_S, e);
-	if (rc == 0)
-		life_say("restored %s to %s", res.pos[0], res.pos[1]);
-	/* the snapshot's config is back, its egress policy with it */
-	if (rc == 0)
-		rc = egress_sync_box(&c, res.pos[0], e);
+	rc = box_restore(&c, res.pos[0], res.pos[1], e);
 out:
 	incus_close(&c);
 	return rc;

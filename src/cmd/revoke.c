@@ -2,8 +2,11 @@
  * revoke.c - `box revoke <user> [--purge] [--force]`.
  *
  * The group goes first (it is what opens incus-user's socket to new
- * sessions), checked in the group database.  Sessions already running keep
- * the socket until they end: a bare revoke names them and keeps the boxes.
+ * sessions), checked in the group database; then incus-user is made to
+ * refuse the uid and its trust entry goes (host/stack/grant_cut.h), so no
+ * program of the user's reaches the daemon, a setgid-'incus' copy of a
+ * client included.  A bare revoke names the user's live processes and
+ * keeps the boxes.
  * --purge asks (terminal, --force or BOX_YES), ends the user's processes
  * and refuses under any it cannot end (a live session could touch
  * incus-user and have a stock project made again), deletes what the tier
@@ -17,6 +20,7 @@
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/stack/grant.h"
+#include "host/stack/grant_cut.h"
 #include "host/stack/grant_project.h"
 #include "host/stack/grant_purge.h"
 #include "host/stack/sysd.h"
@@ -171,6 +175,8 @@ cmd_revoke(int argc, char **argv, struct box_err *e)
 		return rc;
 	note("revoke: %s (uid %u), project %s\n", u.name, u.uid, u.project);
 	rc = drop_group(&u, e);
+	if (rc == 0)
+		rc = grant_cut(&c, &u, e);
 	if (rc == 0)
 		rc = purge_all ? purge(&c, &u, e) : keep(&c, &u, e);
 	if (rc == 0 && grant_in_group(&u, TIER_GROUP_ADMIN))

@@ -1,5 +1,5 @@
 /*
- * box rm <box> [--force] - delete a box and its snapshots.  Destructive:
+ * box rm <box>... [--force] - delete boxes and their snapshots.  Destructive:
  * asks on a terminal, or needs --force (BOX_YES is deliberately not read).
  * The ingress rules its doors opened on the box network's ACL go with it.
  */
@@ -9,6 +9,7 @@
 
 #include "box/box.h"
 #include "box/discard.h"
+#include "box/each.h"
 #include "box/life.h"
 #include "cmd/cmd.h"
 #include "host/stack/egress_host.h"
@@ -16,16 +17,34 @@
 #include "util/opt.h"
 #include "util/prompt.h"
 
+static int
+rm_one(struct incus *c, const struct box_info *bi, void *arg,
+    struct box_err *e)
+{
+	struct incus_instance in;
+	int rc;
+
+	(void)arg;
+	if ((rc = box_get(c, bi->name, 0, &in, NULL, e)) < 0)
+		return rc;
+	rc = box_remove(c, &in, e);
+	incus_instance_free(&in);
+	if (rc == 0)
+		life_say("removed %s", bi->name);
+	return rc;
+}
+
 int
 cmd_rm(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	struct incus_instance in;
+	struct box_pick p;
 	struct incus c;
 	char q[200];
 	int rc, force;
 	const struct opt rows[] = {
-		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<box>", 1, OPT_ANY, OC_BOX, "boxes, or glob patterns "
+		    "('w-*'; all is every box)"),
 		OPT_FLAG("--force", "-f", &force, "delete without asking "
 		    "(needed without a terminal)"),
 		OPT_END
@@ -36,19 +55,24 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if ((rc = box_get(&c, res.pos[0], 0, &in, NULL, e)) < 0)
+	if ((rc = box_pick(&c, res.pos, res.npos, &p, e)) < 0)
 		goto out;
-	snprintf(q, sizeof(q), "delete %s and all its snapshots", res.pos[0]);
-	rc = consent_or_force(q, force, "--force", e);
-	if (rc == 0)
-		rc = box_remove(&c, &in, e);
-	incus_instance_free(&in);
-	if (rc == 0)
-		life_say("removed %s", res.pos[0]);
-	/* its sets and resolver lines go with it (when it had any) */
-	if (rc == 0)
+	if (p.n == 1 && !p.wide) {
+		snprintf(q, sizeof(q), "delete %s and all its snapshots",
+		    p.v[0].name);
+		if ((rc = consent_or_force(q, force, "--force", e)) == 0)
+			rc = box_pick_run(&c, &p, "delete", 1, 0, rm_one, NULL,
+			    e);
+	} else {
+		p.wide = 1;	/* several: one question for all of them */
+		rc = box_pick_run(&c, &p, "delete (with their snapshots)",
+		    force, 0, rm_one, NULL, e);
+	}
+	/* their sets and resolver lines go with them (when they had any) */
+	if (rc == 0 && p.n > 0)
 		rc = egress_sync_if(&c, 0, e);
 out:
+	box_pick_free(&p);
 	incus_close(&c);
 	return rc;
 }

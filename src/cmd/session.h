@@ -22,4 +22,16 @@
 int session_run(const char *name, char *const *cmd, int ncmd, int flags,
     struct box_err *e);
 
+/* What box exec's options change about a session (NULL/0: as above). */
+struct session_opts {
+	const char *user;		/* --user: a user of the box, or root */
+	const char *cwd;		/* --cwd: where the command starts */
+	const char *const *env;		/* -e K=V..., after the login */
+	int nenv;
+	int tty;			/* -1 as the terminal is, 0 -T, 1 -t */
+};
+
+int session_run_opts(const char *name, char *const *cmd, int ncmd,
+    int flags, const struct session_opts *so, struct box_err *e);
+
 #endif

@@ -25,24 +25,27 @@ start_one(struct incus *c, const struct box_info *bi, void *arg,
 int
 cmd_start(int argc, char **argv, struct box_err *e)
 {
+	struct opt_result res;
+	struct box_pick p;
+	struct incus c;
+	int rc, force;
 	const struct opt rows[] = {
-		OPT_ARG("<box>|all", 1, 1, OC_BOX, NULL),
+		OPT_ARG("<box>|all", 1, OPT_ANY, OC_BOX, "boxes, glob "
+		    "patterns ('w-*') or all; all, or a pattern naming more "
+		    "than one box, asks first"),
+		OPT_FLAG("--force", "-f", &force, "start them without asking"),
 		OPT_END
 	};
-	struct opt_result res;
-	struct box_info bi;
-	struct incus c;
-	int rc;
 
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	if (box_is_all(res.pos[0]))
-		rc = box_each(&c, "start", start_one, NULL, e);
-	else if ((rc = box_resolve(&c, res.pos[0], &bi, e)) == 0)
-		rc = start_one(&c, &bi, NULL, e);
+	if ((rc = box_pick(&c, res.pos, res.npos, &p, e)) == 0)
+		rc = box_pick_run(&c, &p, "start", force, 1, start_one, NULL,
+		    e);
+	box_pick_free(&p);
 	incus_close(&c);
 	return rc;
 }

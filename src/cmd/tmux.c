@@ -9,6 +9,9 @@
 #include "cmd/cmd.h"
 #include "cmd/session.h"
 
+#define NO_TMUX 119	/* what the check below exits with */
+#define NO_TMUX_S "119"
+
 static int
 session_name_ok(const char *s)
 {
@@ -31,7 +34,14 @@ cmd_tmux(int argc, char **argv, struct box_err *e)
 		OPT_ARG("<session>", 0, 1, OC_NONE, "default main"),
 		OPT_END
 	};
-	char *cmd[] = { "tmux", "new-session", "-A", "-s", NULL };
+	/*
+	 * tmux looked for first, in the user's login PATH: an image without
+	 * it ends with NO_TMUX, which becomes a message with the fix instead
+	 * of the shell's raw "tmux: not found" and 127.
+	 */
+	char *cmd[] = { "/bin/sh", "-c", "command -v tmux >/dev/null 2>&1 || "
+	    "exit " NO_TMUX_S "; exec tmux new-session -A -s \"$1\"",
+	    "box-tmux", NULL };
 	struct opt_result res;
 	const char *session;
 	int rc;
@@ -43,5 +53,14 @@ cmd_tmux(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "session names are letters, digits, '-' "
 		    "and '_' — got '%s'", session);
 	cmd[4] = (char *)session;
-	return session_run(res.pos[0], cmd, 5, SESSION_NEED_TTY, e);
+	rc = session_run(res.pos[0], cmd, 5, SESSION_NEED_TTY, e);
+	if (rc == NO_TMUX) {
+		err_set(e, -ENOENT, "%s has no tmux (not on its user's PATH)",
+		    res.pos[0]);
+		err_fix(e, "install it in the box (box root %s -- apt-get "
+		    "install -y tmux), or use box shell %s", res.pos[0],
+		    res.pos[0]);
+		return -ENOENT;
+	}
+	return rc;
 }

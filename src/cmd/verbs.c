@@ -82,8 +82,12 @@ verb_suggest(const char *name)
 	const struct verb *v, *best = NULL;
 	const struct verb_alias *a;
 	size_t len = strlen(name);
-	/* within two edits, and never a total rewrite of a short word */
-	int bestd = len > 2 ? 3 : (int)len, d;
+	/*
+	 * One edit for a word of four letters or fewer, two for a longer one
+	 * (a swap of neighbours is one): `box foo` is two edits from root,
+	 * which is no guess worth making.
+	 */
+	int bestd = len > 4 ? 3 : len > 1 ? 2 : 1, d;
 
 	for (v = box_verbs; v->name != NULL; v++) {
 		if (v->flags & V_HIDDEN)
@@ -109,6 +113,188 @@ verb_suggest(const char *name)
 		}
 	}
 	return best;
+}
+
+/*
+ * One to three examples per verb, each "command\twhat it does": the end
+ * of `box help <verb>`, its --man page and box.1's EXAMPLES.  A verb
+ * without a row here gets none, and tests/cli/run.sh says so.
+ */
+static const struct {
+	const char *verb, *ex;
+} box_examples[] = {
+	{ "new", "box new\ta box with a made-up name, printed\n"
+	  "box new work --template claude --memory 4G\tnamed, from a template\n"
+	  "box new w2 --from work/authed\ta clone of a snapshot" },
+	{ "templates", "box templates\tthe templates and what they are for" },
+	{ "list", "box list\tthe boxes, as a table\n"
+	  "box list -q\tthe names only\n"
+	  "box list --format csv\tfor a spreadsheet" },
+	{ "info", "box info work\teverything about one box\n"
+	  "box info work --json\tthe same as box's model" },
+	{ "shell", "box shell work\ta login shell as the box's user\n"
+	  "box ssh work uptime\tone command, ssh-style" },
+	{ "root", "box root work\ta root shell\n"
+	  "box root work -- apt-get install -y tmux\tone command as root" },
+	{ "exec", "box exec work -- make test\ta command; its exit status is "
+	  "box's\n"
+	  "box exec -e CI=1 --cwd /src work -- make\twith a variable, "
+	  "elsewhere\n"
+	  "box exec -T work -- cat log > log.txt\tno terminal" },
+	{ "tmux", "box tmux work\tattach to (or start) session main\n"
+	  "box tmux work agent\tanother session" },
+	{ "snapshot", "box snapshot work authed\ta snapshot named authed\n"
+	  "box snapshot work --list\tthe box's snapshots\n"
+	  "box snapshot work --delete authed\tremove one (asks)" },
+	{ "restore", "box restore work authed\troll back (asks)" },
+	{ "export", "box export work\tto work-<time>.tar.gz and .sha256" },
+	{ "import", "box import work.tar.gz\tback, under its own name\n"
+	  "box import work.tar.gz --name work2\tunder another" },
+	{ "rename", "box rename work old-work\ta stopped box" },
+	{ "down", "box down work\tstop one\n"
+	  "box down 'test-*'\tevery box matching (asks)\n"
+	  "box down all --force\tevery box, at once" },
+	{ "start", "box start work\tstart one\n"
+	  "box start a b c\tseveral" },
+	{ "restart", "box restart work\tdown, then start" },
+	{ "rm", "box rm work\tdelete one (asks)\n"
+	  "box rm 'test-*' --force\tevery box matching, asking nothing" },
+	{ "egress", "box egress work\tits policy and what the kernel holds\n"
+	  "box egress work allow pypi.org github.com\tonly these names" },
+	{ "expose", "box expose work 8080\t127.0.0.1:8080 here to 8080 in "
+	  "it\n"
+	  "box expose work --list\tits doors" },
+	{ "incus", "box incus work -- config show {}\tthe raw instance" },
+	{ "setup-host", "sudo box setup-host\tbuild or converge the stack\n"
+	  "box setup-host --dry-run\twhat it would do" },
+	{ "teardown-host", "sudo box teardown-host\tevery box and the "
+	  "stack, gone (asks)" },
+	{ "migrate-host", "sudo box migrate-host --all-boxes\tre-home the "
+	  "legacy boxes" },
+	{ "firewall", "box firewall\tthe kernel's rules against the "
+	  "contract" },
+	{ "grant", "sudo box grant alice\tboxes of her own" },
+	{ "revoke", "sudo box revoke alice\ttake them away" },
+	{ "doctor", "box doctor\tthe host, then every running box\n"
+	  "box doctor work\tone box" },
+	{ "verify", "sudo box verify work\tprobe the contract from inside" },
+	{ "whereami", "box whereami\thost, instance or box?" },
+	{ "versions", "box versions\twhat is installed" },
+	{ "use", "box use 0.9.0\tmake it the default" },
+	{ "uninstall", "box uninstall 0.8.0\tone version\n"
+	  "box uninstall --all\tthe whole install (asks)" },
+	{ "completion", "source <(box completion bash)\tin this shell" },
+	{ "help", "box help new\tone command's page\n"
+	  "box help new --man | man -l -\tas a manual page" },
+	{ "version", "box version\tthe version and where it runs from" },
+	{ NULL, NULL }
+};
+
+const char *
+verb_examples(const char *name)
+{
+	int i;
+
+	for (i = 0; box_examples[i].verb != NULL; i++)
+		if (strcmp(box_examples[i].verb, name) == 0)
+			return box_examples[i].ex;
+	return NULL;
+}
+
+/* "EXAMPLES" and each example, the command padded to its comment. */
+static void
+print_examples(const char *name)
+{
+	const char *x = verb_examples(name), *tab, *nl;
+
+	if (x == NULL)
+		return;
+	fputs("\nEXAMPLES\n", stdout);
+	for (; *x != '\0'; x = *nl ? nl + 1 : nl) {
+		nl = x + strcspn(x, "\n");
+		tab = memchr(x, '\t', (size_t)(nl - x));
+		if (tab == NULL)
+			tab = nl;
+		if (tab - x > 40)
+			printf("  %.*s\n%44s", (int)(tab - x), x, "");
+		else
+			printf("  %-42.*s", (int)(tab - x), x);
+		printf("%.*s\n", tab < nl ? (int)(nl - tab - 1) : 0,
+		    tab < nl ? tab + 1 : "");
+	}
+}
+
+/*
+ * The words people try that box has no verb for, each with what to run
+ * instead: said, never run (they are near verbs that do something else).
+ */
+static const struct {
+	const char *word, *instead;
+} box_hints[] = {
+	{ "attach",	"box tmux <box> (a session that survives), or box "
+			  "shell <box>" },
+	{ "enter",	"box shell <box>" },
+	{ "login",	"box shell <box>, or box root <box>" },
+	{ "kill",	"box down <box> --force" },
+	{ "pause",	"box down <box> (box has no frozen state)" },
+	{ "freeze",	"box down <box> (box has no frozen state)" },
+	{ "top",	"box info <box>" },
+	{ "stats",	"box info <box>" },
+	{ "inspect",	"box info <box> (--json for the model)" },
+	{ "copy",	"box cp <box>:<path> <local> (files), or box new <new> "
+			  "--from <box> (a box)" },
+	{ "clone",	"box new <new> --from <box>[/<snapshot>]" },
+	{ "pull",	"box cp <box>:<path> <local>" },
+	{ "push",	"box cp <local> <box>:<path>" },
+	{ "scp",	"box cp <box>:<path> <local>" },
+	{ "mv",		"box rename <box> <new>" },
+	{ "commit",	"box snapshot <box> <label>" },
+	{ "rollback",	"box restore <box> <label>" },
+	{ "revert",	"box restore <box> <label>" },
+	{ "images",	"box templates" },
+	{ "port",	"box expose <box> <port>" },
+	{ "publish",	"box expose <box> <port>" },
+	{ "forward",	"box expose <box> <port>" },
+	{ "network",	"box egress <box> (what it may reach)" },
+	{ "firewall-show", "box firewall show" },
+	{ NULL,		NULL }
+};
+
+int
+verb_unknown(const char *name, struct box_err *e)
+{
+	const struct verb *v;
+	char list[1024];
+	size_t at = 0;
+	int i;
+
+	for (i = 0; box_hints[i].word != NULL; i++)
+		if (strcmp(box_hints[i].word, name) == 0) {
+			err_usage(e, "box has no '%s' command", name);
+			err_fix(e, "%s", box_hints[i].instead);
+			return -EINVAL;
+		}
+	if ((v = verb_suggest(name)) != NULL) {
+		err_usage(e, "unknown command: %s — did you mean '%s'?", name,
+		    v->name);
+		err_fix(e, "box help %s (box help lists the commands)",
+		    v->name);
+		return -EINVAL;
+	}
+	err_usage(e, "unknown command: %s", name);
+	for (v = box_verbs; v->name != NULL; v++) {
+		int n;
+
+		if ((v->flags & V_HIDDEN) || (v->group != VG_BOXES &&
+		    v->group != VG_LIFECYCLE))
+			continue;
+		n = snprintf(list + at, at < sizeof(list) ? sizeof(list) - at :
+		    0, "%s%s", at ? " " : "", v->name);
+		at += n > 0 ? (size_t)n : 0;
+	}
+	err_fix(e, "the commands for boxes: %.300s (box help lists them "
+	    "all)", list);
+	return -EINVAL;
 }
 
 const char *
@@ -183,6 +369,7 @@ usage_hook(const char *verb, const struct opt *rows, void *ctx)
 	if (v->page == NULL)
 		putchar('\n');
 	opt_help(rows, stdout);
+	print_examples(v->name);
 }
 
 /* The page, then the rows' own help: both from what the verb parses. */
@@ -195,6 +382,7 @@ verb_usage(const struct verb *v)
 	fputs(v->page != NULL ? v->page : v->summary, stdout);
 	if (v->page == NULL)
 		putchar('\n');
+	print_examples(v->name);
 }
 
 static const char *const verb_groups[] = {
@@ -237,6 +425,8 @@ static const struct box_env box_env[] = {
 	  "(IPv4 prefixes no box reaches) and each box's connection cap "
 	  "(2048)" },
 	{ "BOX_FIREWALL_DATA", "the firewall data file (an absolute path)" },
+	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "
+	  "the pool's free space, else 65536)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "
 	  "and name doctor probes" },
 	{ "BOX_VERIFY_*", "verify's targets and timeout (see box help "
@@ -385,14 +575,18 @@ cmd_help(int argc, char **argv, struct box_err *e)
 	const struct opt rows[] = {
 		OPT_ARG("<command>", 0, 1, OC_VERB, "one command's page"),
 		OPT_FLAG("--man", NULL, &man, "the manual page, as roff (man "
-		    "-l reads it)"),
+		    "-l reads it); with a command, that command's own"),
 		OPT_END
 	};
 
 	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	if (man && res.npos > 0)
-		return err_usage(e, "help takes a command or --man, not both");
+	if (man && res.npos > 0) {
+		if ((v = verb_find(res.pos[0])) == NULL)
+			return verb_unknown(res.pos[0], e);
+		verb_manpage(v);
+		return 0;
+	}
 	if (man) {
 		box_manpage();
 		return 0;
@@ -402,13 +596,8 @@ cmd_help(int argc, char **argv, struct box_err *e)
 		return 0;
 	}
 	v = verb_find(res.pos[0]);
-	if (v == NULL) {
-		v = verb_suggest(res.pos[0]);
-		if (v != NULL)
-			return err_usage(e, "unknown command: %s — did you "
-			    "mean '%s'?", res.pos[0], v->name);
-		return err_usage(e, "unknown command: %s", res.pos[0]);
-	}
+	if (v == NULL)
+		return verb_unknown(res.pos[0], e);
 	verb_usage(v);
 	return 0;
 }

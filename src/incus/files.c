@@ -122,3 +122,49 @@ incus_template_arm(struct incus *c, const char *name, const char *target,
 	json_w_end(&w, '}');
 	return inst_send_w(c, "PATCH", path, &w, wait_s, e);
 }
+
+int
+incus_metadata_property(struct incus *c, const char *name, const char *key,
+    char *buf, size_t cap, struct box_err *e)
+{
+	struct incus_reply r;
+	char path[256];
+	int rc, props;
+
+	buf[0] = '\0';
+	if (incus_inst_path(path, sizeof(path), name, "/metadata") < 0)
+		return ODD_NAME(e, name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	props = json_get(&r.doc, r.metadata, "properties");
+	if (props >= 0 && json_type(&r.doc, props) == JSON_OBJECT)
+		json_gets(&r.doc, props, key, buf, cap, "");
+	incus_reply_free(&r);
+	return 0;
+}
+
+int
+incus_template_listed(struct incus *c, const char *name, const char *tpl,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char path[256];
+	int rc, i, found = 0;
+
+	if (incus_inst_path(path, sizeof(path), name, "/metadata/templates") <
+	    0)
+		return ODD_NAME(e, name);
+	rc = incus_call(c, "GET", path, NULL, &r, e);
+	if (rc < 0)
+		return rc;
+	if (json_type(&r.doc, r.metadata) != JSON_ARRAY)
+		rc = err_set(e, -EBOX_PROTO, "the daemon's template list of %s "
+		    "is not a list", name);
+	for (i = json_child(&r.doc, r.metadata); rc == 0 && i >= 0;
+	    i = json_next(&r.doc, i))
+		if (json_streq(&r.doc, i, tpl))
+			found = 1;
+	incus_reply_free(&r);
+	return rc < 0 ? rc : found;
+}

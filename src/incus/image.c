@@ -222,3 +222,45 @@ incus_image_alias_get(struct incus *c, const char *name,
 	incus_reply_free(&r);
 	return rc < 0 ? bad_reply(e, rc, "image alias") : 0;
 }
+
+int
+incus_image_upload(struct incus *c, const void *tar, size_t n,
+    const char *alias, char *fp, int timeout_s, struct box_err *e)
+{
+	struct incus_reply r;
+	struct json_w w;
+	char op[sizeof(r.operation)];
+	int rc, md;
+
+	fp[0] = '\0';
+	rc = incus_call_raw(c, "POST", "/1.0/images",
+	    "application/octet-stream", tar, n, &r, e);
+	if (rc < 0)
+		return rc;
+	if (r.type != INCUS_ASYNC) {
+		incus_reply_free(&r);
+		return err_set(e, -EBOX_PROTO, "the image upload was not an "
+		    "operation");
+	}
+	memcpy(op, r.operation, sizeof(op));
+	incus_reply_free(&r);
+	rc = incus_wait(c, op, timeout_s, &r, e);
+	if (rc < 0)
+		return rc;
+	md = json_get(&r.doc, r.metadata, "metadata");
+	if (md >= 0)
+		json_gets(&r.doc, md, "fingerprint", fp, INCUS_IMAGE_FP, "");
+	incus_reply_free(&r);
+	if (!is_fingerprint(fp))
+		return err_set(e, -EBOX_PROTO, "the image upload named no "
+		    "fingerprint");
+	json_w_init(&w, 1024);
+	json_w_obj(&w);
+	json_w_key(&w, "name");
+	json_w_str(&w, alias);
+	json_w_key(&w, "target");
+	json_w_str(&w, fp);
+	json_w_end(&w, '}');
+	return incus_send_json(c, "POST", "/1.0/images/aliases", &w, timeout_s,
+	    e);
+}

@@ -1,6 +1,6 @@
 /*
  * image.h - local images as structs: the list in the caller's project,
- * deleting one by fingerprint, and an alias looked up.
+ * an upload, deleting one by fingerprint, and an alias looked up.
  *
  * A fingerprint goes into a URL: one that is not 1..64 hex digits is
  * refused with the whole reply.
@@ -47,6 +47,13 @@ int incus_image_delete(struct incus *c, const char *fp, int timeout_s,
 /* Look up alias name: 0, -ENOENT when there is none, or -errno. */
 int incus_image_alias_get(struct incus *c, const char *name,
     struct incus_image_alias *a, struct box_err *e);
+/*
+ * Upload tar[0..n) (a unified image tarball) into the caller's project,
+ * wait at most timeout_s, put alias on it: 0 with its fingerprint in fp
+ * (INCUS_IMAGE_FP bytes), or -errno.
+ */
+int incus_image_upload(struct incus *c, const void *tar, size_t n,
+    const char *alias, char *fp, int timeout_s, struct box_err *e);
 void incus_images_free(struct incus_images *l);
 void incus_image_alias_free(struct incus_image_alias *a);
 

@@ -137,6 +137,23 @@ nic_from_json(const struct json_doc *d, int k, struct incus_nic_state *n,
 	return 0;
 }
 
+/* "status_code", when present: a small number, else refused. */
+static int
+status_code(const struct json_doc *d, int obj, int *code, struct box_err *e)
+{
+	int k = json_get(d, obj, "status_code");
+	long long v;
+
+	*code = 0;
+	if (k == JSON_NONE || json_type(d, k) == JSON_NULL)
+		return 0;
+	if (json_int(d, k, &v) < 0 || v < 0 || v > 999)
+		return err_set(e, -EBADMSG, "the daemon's status_code is not "
+		    "a status code");
+	*code = (int)v;
+	return 0;
+}
+
 int
 incus_state_from_json(const struct json_doc *d, int obj,
     struct incus_inst_state *st, struct box_err *e)
@@ -149,6 +166,8 @@ incus_state_from_json(const struct json_doc *d, int obj,
 		    "state");
 	if ((rc = inst_field(d, obj, "status", st->status, sizeof(st->status),
 	    e)) < 0)
+		return rc;
+	if ((rc = status_code(d, obj, &st->status_code, e)) < 0)
 		return rc;
 	pid = json_get(d, obj, "pid");
 	if (pid != JSON_NONE && json_type(d, pid) != JSON_NULL &&
@@ -247,6 +266,7 @@ inst_parse(const struct json_doc *d, int obj, unsigned flags,
 	if ((rc = inst_field(d, obj, "name", in->name, sizeof(in->name), e)) < 0 ||
 	    (rc = inst_field(d, obj, "status", in->status, sizeof(in->status),
 	    e)) < 0 ||
+	    (rc = status_code(d, obj, &in->status_code, e)) < 0 ||
 	    (rc = inst_field(d, obj, "type", in->type, sizeof(in->type), e)) < 0 ||
 	    (rc = inst_field(d, obj, "project", in->project, sizeof(in->project),
 	    e)) < 0 ||

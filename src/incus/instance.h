@@ -52,6 +52,7 @@ struct incus_nic_state {
 
 struct incus_inst_state {
 	char status[32];
+	int status_code;	/* the daemon's code (103 Running, ...), 0 unsaid */
 	long long pid;		/* 0 when stopped or unsaid */
 	struct incus_nic_state *nic;
 	size_t nnic;
@@ -60,6 +61,9 @@ struct incus_inst_state {
 struct incus_instance {
 	char name[INCUS_INST_NAME_MAX];
 	char status[32];	/* "Running", "Stopped", ... */
+	int status_code;	/* 102 Stopped, 103 Running, 110 Frozen, 112
+				   Error, 113 Ready (a guest can set it), ...;
+				   0 when the daemon did not say */
 	char type[32];		/* "container" / "virtual-machine" */
 	char project[64];
 	char architecture[32];
@@ -202,6 +206,7 @@ struct incus_snapshot {
 	char name[256];
 	char created_at[64];
 	int stateful;
+	long long size;		/* bytes, as the pool counts them; -1 unknown */
 };
 
 struct incus_snapshot_list {
@@ -259,5 +264,14 @@ int incus_template_push(struct incus *c, const char *name, const char *tpl,
  */
 int incus_template_arm(struct incus *c, const char *name, const char *target,
     const char *trigger, const char *tpl, int wait_s, struct box_err *e);
+/*
+ * The string properties.<key> of the instance's metadata (GET .../metadata)
+ * into buf ("" when it has none): 0, or the daemon's refusal.
+ */
+int incus_metadata_property(struct incus *c, const char *name,
+    const char *key, char *buf, size_t cap, struct box_err *e);
+/* Does the instance's template list name tpl?  1, 0, or < 0. */
+int incus_template_listed(struct incus *c, const char *name, const char *tpl,
+    struct box_err *e);
 
 #endif

@@ -26,7 +26,7 @@ static int
 snap_from_json(const struct json_doc *d, int obj, struct incus_snapshot *s,
     struct box_err *e)
 {
-	int rc;
+	int rc, k;
 
 	memset(s, 0, sizeof(*s));
 	if (json_type(d, obj) != JSON_OBJECT)
@@ -36,6 +36,11 @@ snap_from_json(const struct json_doc *d, int obj, struct incus_snapshot *s,
 	    sizeof(s->created_at), e)) < 0 ||
 	    (rc = inst_flag(d, obj, "stateful", &s->stateful, e)) < 0)
 		return rc;
+	/* "size" (API snapshot_disk_usage): absent or not a count is unknown */
+	s->size = -1;
+	if ((k = json_get(d, obj, "size")) >= 0 &&
+	    (json_int(d, k, &s->size) < 0 || s->size < 0))
+		s->size = -1;
 	return 0;
 }
 

@@ -300,3 +300,29 @@ incus_volume_delete(struct incus *c, const char *pool, const char *name,
 		incus_reply_free(&r);
 	return rc;
 }
+
+int
+incus_pool_space(struct incus *c, const char *name, long long *avail,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	long long total, used;
+	char path[600];
+	int rc, sp;
+
+	*avail = -1;
+	if ((rc = res_path(path, sizeof(path), POOLS, name, "/resources")) < 0)
+		return err_set(e, rc, "odd pool name '%.64s'", name);
+	if ((rc = res_get(c, path, JSON_OBJECT, &r, e)) < 0)
+		return rc;
+	sp = json_get(&r.doc, r.metadata, "space");
+	if (sp < 0 || json_int(&r.doc, json_get(&r.doc, sp, "total"),
+	    &total) < 0 || json_int(&r.doc, json_get(&r.doc, sp, "used"),
+	    &used) < 0 || total <= 0 || used < 0)
+		rc = err_set(e, -EBOX_PROTO, "the daemon gave no space for "
+		    "pool %s", name);
+	else
+		*avail = used >= total ? 0 : total - used;
+	incus_reply_free(&r);
+	return rc;
+}

@@ -44,6 +44,10 @@ int incus_pool_create(struct incus *c, const struct incus_pool *p,
 int incus_pool_driver(struct incus *c, const char *name, char *buf,
     size_t cap, struct box_err *e);
 /* The names of every pool (decoded from their URLs). */
+/* The pool's free bytes (GET .../resources: space.total - space.used):
+ * 0 with *avail, or < 0 (*avail -1). */
+int incus_pool_space(struct incus *c, const char *name, long long *avail,
+    struct box_err *e);
 int incus_pool_names(struct incus *c, char ***names, size_t *n,
     struct box_err *e);
 void incus_names_free(char **names, size_t n);

@@ -60,6 +60,28 @@ sniff_open(struct sniff *s, const char *ifname, struct box_err *e)
 }
 
 int
+sniff_next_any(struct sniff *s, uint8_t *buf, size_t cap, size_t *len,
+    int *out)
+{
+	struct sockaddr_ll from;
+	socklen_t fl;
+	ssize_t n;
+
+	for (;;) {
+		fl = sizeof(from);
+		n = recvfrom(s->fd, buf, cap, MSG_DONTWAIT,
+		    (struct sockaddr *)&from, &fl);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return 0;
+		*out = from.sll_pkttype == PACKET_OUTGOING;
+		*len = (size_t)n;
+		return 1;
+	}
+}
+
+int
 sniff_next(struct sniff *s, uint8_t *buf, size_t cap, size_t *len)
 {
 	struct sockaddr_ll from;
@@ -106,9 +128,10 @@ parse_arp(const uint8_t *p, size_t n, struct sniff_frame *o)
 }
 
 static int
-parse_udp4(const uint8_t *p, size_t n, struct sniff_frame *o)
+parse_ip4(const uint8_t *p, size_t n, struct sniff_frame *o)
 {
 	size_t ihl, tot, ulen;
+	const uint8_t *l4;
 
 	if (n < 20 || p[0] >> 4 != 4)
 		return -EBOX_PROTO;
@@ -116,19 +139,61 @@ parse_udp4(const uint8_t *p, size_t n, struct sniff_frame *o)
 	tot = be16(p + 2);
 	if (ihl < 20 || tot < ihl || tot > n)
 		return -EBOX_PROTO;
-	if (p[9] != IPPROTO_UDP || (be16(p + 6) & 0x1fff) != 0)
-		return 0;	/* not UDP, or a later fragment */
-	if (tot - ihl < 8)
-		return -EBOX_PROTO;
-	ulen = be16(p + ihl + 4);
-	if (ulen < 8 || ulen > tot - ihl)
-		return -EBOX_PROTO;
-	o->kind = SNIFF_UDP4;
+	if ((be16(p + 6) & 0x1fff) != 0)
+		return 0;	/* a later fragment */
 	o->saddr = be32(p + 12);
 	o->daddr = be32(p + 16);
-	o->dport = be16(p + ihl + 2);
-	o->payload = p + ihl + 8;
-	o->plen = ulen - 8;
+	l4 = p + ihl;
+	switch (p[9]) {
+	case IPPROTO_UDP:
+		if (tot - ihl < 8)
+			return -EBOX_PROTO;
+		ulen = be16(l4 + 4);
+		if (ulen < 8 || ulen > tot - ihl)
+			return -EBOX_PROTO;
+		o->kind = SNIFF_UDP4;
+		o->sport = be16(l4);
+		o->dport = be16(l4 + 2);
+		o->payload = l4 + 8;
+		o->plen = ulen - 8;
+		return 1;
+	case IPPROTO_TCP:
+		if (tot - ihl < 20)
+			return -EBOX_PROTO;
+		o->kind = SNIFF_TCP4;
+		o->sport = be16(l4);
+		o->dport = be16(l4 + 2);
+		o->tcpflags = l4[13];
+		return 1;
+	case IPPROTO_ICMP:
+		if (tot - ihl < 8)
+			return -EBOX_PROTO;
+		o->kind = SNIFF_ICMP4;
+		o->icmptype = l4[0];
+		o->icmpid = be16(l4 + 4);
+		return 1;
+	}
+	return 0;
+}
+
+/* ICMPv6 right after the fixed header (no extension headers). */
+static int
+parse_ip6(const uint8_t *p, size_t n, struct sniff_frame *o)
+{
+	size_t plen;
+
+	if (n < 40 || p[0] >> 4 != 6)
+		return -EBOX_PROTO;
+	plen = be16(p + 4);
+	if (plen > n - 40)
+		return -EBOX_PROTO;
+	if (p[6] != 58)
+		return 0;
+	if (plen < 8)
+		return -EBOX_PROTO;
+	o->kind = SNIFF_ICMP6;
+	o->icmptype = p[40];
+	o->icmpid = be16(p + 44);
 	return 1;
 }
 
@@ -152,7 +217,9 @@ sniff_parse(const uint8_t *f, size_t n, struct sniff_frame *o)
 	if (type == ETH_P_ARP)
 		return parse_arp(f + off, n - off, o);
 	if (type == ETH_P_IP)
-		return parse_udp4(f + off, n - off, o);
+		return parse_ip4(f + off, n - off, o);
+	if (type == ETH_P_IPV6)
+		return parse_ip6(f + off, n - off, o);
 	return 0;
 }
 

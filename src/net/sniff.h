@@ -17,14 +17,22 @@
 
 #define SNIFF_FRAME_MAX	2048	/* longer frames are read truncated */
 
-enum { SNIFF_OTHER = 0, SNIFF_UDP4, SNIFF_ARP };
+enum { SNIFF_OTHER = 0, SNIFF_UDP4, SNIFF_ARP, SNIFF_TCP4, SNIFF_ICMP4,
+    SNIFF_ICMP6 };
+
+#define SNIFF_TCP_SYN	0x02
+#define SNIFF_TCP_RST	0x04
+#define SNIFF_TCP_ACK	0x10
 
 /* What one Ethernet frame says; addresses in host order. */
 struct sniff_frame {
 	int kind;
 	uint8_t src[6];			/* the Ethernet source */
-	uint32_t saddr, daddr;		/* UDP4: the IPv4 header's */
-	uint16_t dport;
+	uint32_t saddr, daddr;		/* UDP4, TCP4, ICMP4: the IPv4 header's */
+	uint16_t sport, dport;		/* UDP4, TCP4 */
+	uint8_t tcpflags;		/* TCP4: SNIFF_TCP_* */
+	uint8_t icmptype;		/* ICMP4, ICMP6 */
+	uint16_t icmpid;		/* ICMP4, ICMP6 echo: its identifier */
 	const uint8_t *payload;		/* UDP4: into the frame */
 	size_t plen;
 	uint16_t op;			/* ARP: 1 request, 2 reply */
@@ -48,11 +56,20 @@ int sniff_open(struct sniff *s, const char *ifname, struct box_err *e);
  */
 int sniff_next(struct sniff *s, uint8_t *buf, size_t cap, size_t *len);
 
+/*
+ * Either way: the next queued frame, *out 1 when this host sent it out of
+ * the interface (on a box's host-side veth: toward the box), 0 when it
+ * came in (from the box).
+ */
+int sniff_next_any(struct sniff *s, uint8_t *buf, size_t cap, size_t *len,
+    int *out);
+
 void sniff_close(struct sniff *s);
 
 /*
- * Decode an Ethernet frame: 1 a UDP/IPv4 datagram or an IPv4 ARP (kind
- * set), 0 anything else, -EBOX_PROTO when it claims to be one and is
+ * Decode an Ethernet frame: 1 a UDP, TCP or ICMP IPv4 packet (a first
+ * fragment), an ICMPv6 message right after the IPv6 header, or an IPv4 ARP
+ * (kind set), 0 anything else, -EBOX_PROTO when it claims to be one and is
  * malformed.
  */
 int sniff_parse(const uint8_t *f, size_t n, struct sniff_frame *out);

@@ -6,34 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Optimal string alignment distance (Levenshtein plus a swap of two
+ * neighbours as one edit: "lsit" is one edit from "list").
+ */
 int
 str_distance(const char *a, const char *b, int limit)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
-	int row[64], prev, tmp;
+	int d[64][64];
 
 	if (la >= 64 || lb >= 64)
 		return limit + 1;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
 	for (j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = (int)i;
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
 		for (j = 1; j <= lb; j++) {
-			int cost = tolower((unsigned char)a[i - 1]) !=
-			    tolower((unsigned char)b[j - 1]);
-			int best = prev + cost;
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			int best = d[i - 1][j - 1] + (ca != cb);
 
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && ca ==
+			    tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
-	}
-	return row[lb] > limit ? limit + 1 : row[lb];
+	return d[la][lb] > limit ? limit + 1 : d[la][lb];
 }
 
 static opt_hook *describe_hook;

@@ -3,6 +3,7 @@
  */
 #include "util/clock.h"
 #include "util/progress.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,7 @@ progress_start(struct progress *p, const char *what)
 	if (p->tty && ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
 		p->cols = ws.ws_col;
 	p->t0 = p->last = clock_ms();
-	snprintf(p->what, sizeof(p->what), "%s", what);
+	text_shown(what, strlen(what), p->what, sizeof(p->what));
 }
 
 long
@@ -37,8 +38,12 @@ progress_note(struct progress *p, const char *detail)
 	char line[512];
 	int n;
 
+	char shown[256];
+
 	if (detail == NULL)
 		detail = "";
+	text_shown(detail, strlen(detail), shown, sizeof(shown));
+	detail = shown;
 	if (p->tty) {
 		if (p->shown && now - p->last < 200)
 			return;

@@ -12,7 +12,7 @@
 
 #include "util/clock.h"
 
-#define PROGRESS_PERIOD_MS 15000
+#define PROGRESS_PERIOD_MS 10000
 
 struct progress {
 	int tty;		/* stderr is a terminal */

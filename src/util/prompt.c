@@ -8,8 +8,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-int
-consent_ask(const char *question, const char *flag, struct box_err *e)
+static int
+ask(const char *question, const char *tail, const char *flag,
+    struct box_err *e)
 {
 	char line[64];
 	size_t n = 0;
@@ -28,7 +29,7 @@ consent_ask(const char *question, const char *flag, struct box_err *e)
 		return -ENOTTY;
 	}
 	fflush(stdout);
-	fprintf(stderr, "box: %s? this cannot be undone. [y/N] ", question);
+	fprintf(stderr, "box: %s? %s[y/N] ", question, tail);
 	fflush(stderr);
 	/* byte by byte: what follows the answer stays for its reader */
 	for (;;) {
@@ -51,6 +52,18 @@ consent_ask(const char *question, const char *flag, struct box_err *e)
 	if (strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0)
 		return 0;
 	return err_set(e, -ECANCELED, "aborted");
+}
+
+int
+consent_ask(const char *question, const char *flag, struct box_err *e)
+{
+	return ask(question, "this cannot be undone. ", flag, e);
+}
+
+int
+consent_confirm(const char *question, const char *flag, struct box_err *e)
+{
+	return ask(question, "", flag, e);
 }
 
 int

@@ -20,6 +20,11 @@
  */
 int consent_ask(const char *question, const char *flag, struct box_err *e);
 
+/* The same question for an act that can be undone (stop 3 boxes): no
+ * "cannot be undone". */
+int consent_confirm(const char *question, const char *flag,
+    struct box_err *e);
+
 /* force proceeds (0); else consent_ask(question, flag). */
 int consent_or_force(const char *question, int force, const char *flag,
     struct box_err *e);

@@ -1,4 +1,5 @@
 #include "util/table.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ table_row(struct table *t, const char *const *cells)
 	}
 	t->rows[t->nrows++] = row;
 	for (i = 0; i < t->ncols; i++) {
-		row[i] = strdup(cells[i] ? cells[i] : "");
+		/* cells hold what daemons, boxes and files said: shown */
+		row[i] = text_shown_dup(cells[i] ? cells[i] : "");
 		if (row[i] == NULL)
 			t->err = -ENOMEM;
 	}

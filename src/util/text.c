@@ -64,6 +64,124 @@ text_sanitize(char *s, size_t n)
 	return o;
 }
 
+/* One UTF-8 character at s[0..n): its code point and length, or -1. */
+static long
+utf8_one(const unsigned char *s, size_t n, size_t *len)
+{
+	long cp, min;
+	size_t k, i;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return -1;		/* continuation, overlong lead, > U+10FFFF */
+	k = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	min = k == 2 ? 0x80 : k == 3 ? 0x800 : 0x10000;
+	if (n < k)
+		return -1;
+	cp = s[0] & (0x7f >> k);
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*len = k;
+	return cp;
+}
+
+/* A character a terminal acts on, or one that reorders or breaks lines. */
+static int
+shown_escaped(long cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c ||
+	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t
+text_shown(const char *s, size_t n, char *out, size_t cap)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0, len;
+	char esc[12];
+	int full = 0;
+
+	if (cap > 0)
+		out[0] = '\0';
+	while (i < n) {
+		const char *piece = esc;
+		size_t pn;
+		long cp;
+
+		if (u[i] == '\\') {
+			piece = "\\\\";
+			pn = 2;
+			len = 1;
+		} else if (u[i] == '\n' || u[i] == '\r' || u[i] == '\t') {
+			esc[0] = '\\';
+			esc[1] = u[i] == '\n' ? 'n' : u[i] == '\r' ? 'r' : 't';
+			pn = 2;
+			len = 1;
+		} else if (u[i] < 0x20 || u[i] == 0x7f) {
+			pn = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+			len = 1;
+		} else if (u[i] < 0x80) {
+			piece = s + i;
+			pn = len = 1;
+		} else if ((cp = utf8_one(u + i, n - i, &len)) < 0) {
+			pn = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+			len = 1;
+		} else if (shown_escaped(cp)) {
+			pn = (size_t)snprintf(esc, sizeof(esc), "\\u%04lx", cp);
+		} else {
+			piece = s + i;
+			pn = len;
+		}
+		if (!full && o + pn < cap)
+			memcpy(out + o, piece, pn);
+		else
+			full = 1;
+		if (!full)
+			out[o + pn] = '\0';
+		o += pn;
+		i += len;
+	}
+	return o;
+}
+
+char *
+text_shown_dup(const char *s)
+{
+	size_t n = strlen(s), need;
+	char small[1], *out;
+
+	need = text_shown(s, n, small, sizeof(small));
+	if ((out = malloc(need + 1)) != NULL)
+		text_shown(s, n, out, need + 1);
+	return out;
+}
+
+int
+text_plain(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, len;
+	long cp;
+
+	while (i < n) {
+		if (u[i] == '\\' || u[i] < 0x20 || u[i] == 0x7f)
+			return 0;
+		if (u[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((cp = utf8_one(u + i, n - i, &len)) < 0 || shown_escaped(cp))
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
 static int
 blank(const char *s, size_t n)
 {

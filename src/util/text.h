@@ -21,6 +21,25 @@
 size_t text_sanitize(char *s, size_t n);
 
 /*
+ * THE sanitiser for every string that came from a daemon, a box or a file
+ * on its way to a terminal (tables, info, errors, progress, notes): the
+ * string shown, escaped, on one line.  C0 controls and DEL as \xNN (\n,
+ * \r, \t for those three: a newline must not forge a row), a backslash
+ * as \\, bytes that are not UTF-8 as \xNN, C1 controls, bidi overrides,
+ * isolates and marks and the line/paragraph separators as \uNNNN; any
+ * other character as it is.  s[0..n) into out[0..cap), always
+ * NUL-terminated when cap > 0 and cut only between two characters or
+ * escapes; returns the length the whole would need (so >= cap: cut).
+ */
+size_t text_shown(const char *s, size_t n, char *out, size_t cap);
+
+/* The same for a C string into a new heap string; NULL: no memory. */
+char *text_shown_dup(const char *s);
+
+/* 1 when s shows as it is (text_shown would change nothing). */
+int text_plain(const char *s);
+
+/*
  * The start of the last `lines` non-blank lines of s[0..n) (a pointer into
  * s; s itself when it has fewer).
  */

@@ -32,6 +32,67 @@ for sh in bash zsh fish; do
 done
 surface box.1 "$BOX" help --man
 
+# Everyday use (issue 25): what a new user types, answered before any
+# daemon is asked; the output is the point, so it is golden.
+ux()	# name: each following line of stdin is box's arguments
+{
+	_n=$1
+	: >"$T/$_n"
+	while IFS= read -r _a; do
+		echo "\$ box $_a" >>"$T/$_n"
+		# shellcheck disable=SC2086
+		INCUS_SOCKET=$T/no.socket "$BOX" $_a >>"$T/$_n" 2>&1 </dev/null
+		echo "(exit $?)" >>"$T/$_n"
+	done
+}
+ux ux-suggest.txt <<'UX'
+cp
+logs
+foo
+attach
+pull
+lsit
+strat
+dwn
+help foo
+--json
+UX
+ux ux-new.txt <<'UX'
+new a --name b
+new --memory 2G --cpu lots
+new --memory 2X
+new --memory 2
+new --memory 1M
+new --memory 200%
+new --disk 10MiB
+new --cpu 0
+new --cpu 0-3,
+new all
+new x --egress allow:https://GitHub.com/foo,PyPI.org:443 --cpu lots
+new x --egress allow:https://10.0.0.1/
+UX
+ux ux-snapshot.txt <<'UX'
+snapshot b list
+snapshot b ls
+snapshot b delete
+snapshot b rm
+snapshot b restore
+snapshot b --list s1
+snapshot b --list --delete s1
+snapshot b --force
+snapshot b --delete a/b
+UX
+ux ux-exec.txt <<'UX'
+exec b ls -la
+exec --cdw / b
+exec -e 1X=2 b -- env
+exec -e FOO b -- env
+exec --cwd tmp b -- pwd
+exec --user -x b -- id
+exec -t -T b -- id
+exec -t b -- id
+UX
+
 if [ "${1:-}" = --update ]; then
 	rm -f "$G"/*
 	cp "$T"/* "$G"/
@@ -128,6 +189,27 @@ done
 [ -z "$missing" ] && ok "box.1 documents every verb box help lists" ||
     fail "box.1 does not document:$missing"
 
+# Every help page ends with one to three examples; box.1 has them all;
+# `box help <verb> --man` is a page of its own that renders cleanly.
+bad= badm=
+for v in $verbs; do
+	n=$(sed -n '/^EXAMPLES$/,$p' "$T/help-$v.txt" | grep -c '^  box \|^  sudo box \|^  source ')
+	last=$(tail -n 1 "$T/help-$v.txt")
+	case $n:$last in
+	[123]:"  "*) ;;
+	*) bad="$bad $v($n)" ;;
+	esac
+	"$BOX" help "$v" --man >"$T/v.1" 2>&1 || badm="$badm $v"
+	w=$(groff -ww -z -man -Tutf8 "$T/v.1" 2>&1)
+	[ -z "$w" ] && grep -q "^\.TH BOX" "$T/v.1" || badm="$badm $v"
+done
+[ -z "$bad" ] && ok "every help page ends with 1-3 examples" ||
+    fail "help pages without 1-3 examples at the end (add them to box_examples[] in src/cmd/verbs.c):$bad"
+[ -z "$badm" ] && ok "box help <verb> --man: a clean page for every verb" ||
+    fail "box help <verb> --man:$badm"
+grep -q '^EXAMPLES' "$T/man.txt" && grep -q 'box snapshot work authed' "$T/man.txt" &&
+    ok "box.1 has an EXAMPLES section" || fail "box.1: no EXAMPLES"
+
 # The usage errors come from the same rows: no daemon is asked, exit 2,
 # and the synopsis quoted is the one `box help <verb>` shows.
 NOSOCK=$T/no.socket
@@ -142,10 +224,12 @@ done
 [ -z "${bad:-}" ] && ok "every verb refuses an unknown option before anything (exit 2)" ||
     fail "unknown option not refused by:$bad"
 usage_of() { sed -n 's/^box: usage: //p'; }
-syn_of() { head -n 1 "$T/help-$1.txt" | sed 's/^usage: //'; }
+# the synopsis may wrap over lines in help: joined back
+syn_of() { sed -n '1,/^$/p' "$T/help-$1.txt" | tr '\n' ' ' | tr -s ' ' |
+    sed 's/^usage: box [a-z-]* //; s/ $//'; }
 for v in info rename restore start down rm snapshot egress expose import tmux; do
 	got=$(INCUS_SOCKET=$NOSOCK "$BOX" "$v" 2>&1 </dev/null | usage_of)
-	[ "$got" = "$(syn_of "$v")" ] || badu="$badu $v"
+	[ "$got" = "box $v $(syn_of "$v")" ] || badu="$badu $v"
 done
 [ -z "${badu:-}" ] && ok "usage errors quote the synopsis box help shows" ||
     fail "usage error differs from box help for:$badu"
@@ -161,10 +245,10 @@ typo()	# want-rc want-text desc words...
 	*) fail "typo: $_d: exit $_got: $_out" ;;
 	esac
 }
-typo 2 "usage: box start <box>|all" "box up runs start" up
-typo 2 "usage: box down <box>|all [--force]" "box stop runs down" stop
-typo 2 "usage: box rm <box> [--force]" "box delete runs rm (its consent), no suggestion" delete
-typo 2 "new needs --name <box>" "box launch runs new" launch
+typo 2 "usage: box start <box>|all..." "box up runs start" up
+typo 2 "usage: box down <box>|all... [--force]" "box stop runs down" stop
+typo 2 "usage: box rm <box>... [--force]" "box delete runs rm (its consent), no suggestion" delete
+typo 2 "'lots' is not a CPU count" "box launch runs new (its checks)" launch --cpu lots
 typo 2 "did you mean 'list'" "box lsit suggests list" lsit
 typo 2 "did you mean 'start'" "box strat suggests start" strat
 out=$(INCUS_SOCKET=$NOSOCK "$BOX" delete 2>&1)

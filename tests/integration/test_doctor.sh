@@ -89,9 +89,12 @@ n=$(printf '%s\n' "$out" | grep -E '^(FAIL|WARN)' | grep -vc "the gateway answer
 expect_eq "$n" 0 "converged host: no FAIL or WARN line (but the names one)"
 [ "$n" = 0 ] || printf '%s\n' "$out" | grep -E '^(FAIL|WARN)'
 j=$(djson ${P}a ${P}b)
-for id in host.signature incus bridge.dns_mode bridge.dns_pinned bridge.ipv6 \
-    bridge.acl bridge.ingress bridge.kernel dnsmasq resolver \
-    firewall.rules firewall.sibling acl.egress profile.nic ports box.nic \
+for id in host.signature incus bridge.dns.mode bridge.raw.dnsmasq \
+    bridge.ipv6.address bridge.ipv6.nat bridge.ipv4.nat bridge.ipv4.dhcp \
+    bridge.ipv4.address bridge.security.acls \
+    bridge.security.acls.default.ingress.action \
+    bridge.security.acls.default.egress.action bridge.kernel dnsmasq resolver \
+    firewall.rules firewall.sibling acl.egress profile.nic profile.root ports box.nic \
     box.port box.filter box.shape box.signature box.lease box.ipv6 box.routing box.dns \
     box.host_drop; do
 	expect_eq "$(echo "$j" | status $id)" pass "converged host: $id passes"
@@ -129,15 +132,31 @@ fixed_ok "inet table deleted" "firewall"
 api_wait PATCH /1.0/networks/boxnet '{"config":{"dns.mode":"managed"}}' >/dev/null
 j=$(djson ${P}a ${P}b); rc=$?
 expect_eq "$rc" 1 "dns.mode managed: exit 1"
-expect_eq "$(echo "$j" | status bridge.dns_mode)" fail "dns.mode managed: bridge.dns_mode fails"
+expect_eq "$(echo "$j" | status bridge.dns.mode)" fail "dns.mode managed: bridge.dns.mode fails"
 fixed_ok "dns.mode managed" "box keys put back"
 expect_eq "$(api GET /1.0/networks/boxnet | json "j['metadata']['config'].get('dns.mode')")" none "dns.mode is none again"
 
 api_wait PATCH /1.0/networks/boxnet '{"config":{"security.acls":""}}' >/dev/null
 j=$(djson ${P}a ${P}b); rc=$?
 expect_eq "$rc" 1 "ACL taken off the network: exit 1"
-expect_eq "$(echo "$j" | status bridge.acl)" fail "ACL taken off the network: bridge.acl fails"
+expect_eq "$(echo "$j" | status bridge.security.acls)" fail "ACL taken off the network: bridge.security.acls fails"
 fixed_ok "ACL taken off the network" "box keys put back"
+
+# The ACL's drops, each read back from the daemon by content against the
+# contract's own table: one removed behind doctor's back, one narrowed to
+# TCP alone — each FAILs naming it, and --fix puts the ACL back.
+acl=$(api GET /1.0/network-acls/box-isolate | json "json.dumps({'description': j['metadata']['description'], 'config': j['metadata']['config'], 'ingress': j['metadata']['ingress'], 'egress': j['metadata']['egress']})")
+api_wait PUT /1.0/network-acls/box-isolate "$(echo "$acl" | json "json.dumps(dict(j, egress=[r for r in j['egress'] if r.get('destination') != '100.64.0.0/10']))")" >/dev/null
+j=$(djson ${P}a ${P}b); rc=$?
+expect_eq "$rc" 1 "an ACL drop removed: exit 1"
+expect_eq "$(echo "$j" | status acl.egress)" fail "an ACL drop removed: acl.egress fails"
+expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'acl.egress'][0]")" "drop 100.64.0.0/10" "an ACL drop removed: the drop is named"
+fixed_ok "an ACL drop removed" "ACL"
+api_wait PUT /1.0/network-acls/box-isolate "$(echo "$acl" | json "json.dumps(dict(j, egress=[dict(r, protocol='tcp') if r.get('destination') == '172.16.0.0/12' else r for r in j['egress']]))")" >/dev/null
+j=$(djson ${P}a ${P}b); rc=$?
+expect_eq "$rc" 1 "an ACL drop narrowed to TCP: exit 1"
+expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'acl.egress'][0]")" "drop 172.16.0.0/12" "an ACL drop narrowed to TCP: the drop is named"
+fixed_ok "an ACL drop narrowed to TCP" "ACL"
 
 old=$(dnsmasq_pid)
 kill $old
@@ -169,7 +188,7 @@ fixed_ok "mac_filtering missing from the profile" "profile box-net"
 api_wait PATCH /1.0/networks/boxnet '{"config":{"raw.dnsmasq":""}}' >/dev/null
 j=$(djson ${P}a ${P}b); rc=$?
 expect_eq "$rc" 1 "an unpinned resolver: exit 1"
-expect_eq "$(echo "$j" | status bridge.dns_pinned)" fail "an unpinned resolver: bridge.dns_pinned fails"
+expect_eq "$(echo "$j" | status bridge.raw.dnsmasq)" fail "an unpinned resolver: bridge.raw.dnsmasq fails"
 expect_eq "$(echo "$j" | status resolver)" fail "an unpinned resolver: the running dnsmasq forwards to the host's resolvers"
 j=$($BOX doctor --pin-dns --json ${P}a ${P}b 2>&1)
 expect_eq "$(echo "$j" | others)" "" "--pin-dns re-pins: nothing else fails"
@@ -188,9 +207,11 @@ expect_eq "$(echo "$j" | status bridge.names)" fail "a box's DHCP name is publis
 expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'bridge.names'][0]")" "'${P}c' (" "the published name is named"
 $D delete ${P}c
 raw="no-resolv
-server=$W_INET
+no-hosts
 domain-needed
-dhcp-ignore-names"
+dhcp-ignore-names
+max-cache-ttl=300
+server=$W_INET"
 api_wait PATCH /1.0/networks/boxnet "$(python3 -c 'import json,sys; print(json.dumps({"config": {"raw.dnsmasq": sys.argv[1]}}))' "$raw")" >/dev/null
 for b in a b; do $D delete ${P}$b; $D launch ${P}$b box-test-busybox box-net; done
 wait_ipv4 ${P}a 30 >/dev/null && wait_ipv4 ${P}b 30 >/dev/null || fail "boxes got no lease"
@@ -282,6 +303,35 @@ j=$(djson ${P}a); rc=$?
 expect_eq "$rc" 1 "a box holding its gateway's address: exit 1"
 expect_eq "$(echo "$j" | status box.signature)" fail "a box holding its gateway's address: box.signature fails"
 $D exec ${P}a 10 -- ip addr del "$gw/32" dev eth0
+
+# --- a box that sets its own status: Ready -----------------------------------------
+# A guest PATCHes /1.0 {"state":"Ready"} on /dev/incus (tests/drill/agent.c):
+# its status turns Ready (code 113), which doctor once took for "not
+# running" and skipped.  doctor keys on the code and on the box's init
+# being alive: the box is still probed, and one of its NIC-filter rules
+# deleted behind doctor's back FAILs.
+AG=/tmp/${P}agent
+if musl-gcc -static -Os -o $AG tests/drill/agent.c >/dev/null 2>&1 &&
+    $D push ${P}a $AG /root/agent 0755 >/dev/null 2>&1 &&
+    $D exec ${P}a 10 -- /root/agent ready >/dev/null 2>&1; then
+	expect_eq "$(api GET /1.0/instances/${P}a | json "str(j['metadata']['status']) + ' ' + str(j['metadata']['status_code'])")" "Ready 113" "the box set its own status: Ready (113)"
+	veth=$($D veth ${P}a)
+	set -- $(nft -a list table bridge incus | awk -v v="\"$veth\"" '/chain /{c=$2} index($0, v) && /ip saddr !=/ && c ~ /^fwd\./ {print c, $NF; exit}')
+	if [ $# = 2 ] && nft delete rule bridge incus "$1" handle "$2"; then
+		j=$(djson ${P}a); rc=$?
+		expect_eq "$rc" 1 "a Ready box with a NIC-filter rule deleted: exit 1"
+		expect_eq "$(echo "$j" | status box.filter)" fail "a Ready box with a NIC-filter rule deleted: box.filter fails"
+		expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'box.state'][0]")" "(code 113), its init" "a Ready box: doctor keyed on the code and the live init, and probed it"
+		out=$($BOX doctor ${P}a 2>&1)
+		expect_contains "$(printf '%s\n' "$out" | sed -n 2p)" "FAIL" "FAILs print first"
+	else
+		fail "finding/deleting ${P}a's NIC-filter rule (ip saddr) in table bridge incus"
+	fi
+	$D delete ${P}a
+else
+	fail "the box setting its own status Ready (musl-gcc, push, agent ready)"
+fi
+rm -f $AG
 
 # --- inside a box ---------------------------------------------------------------------
 $D push ${P}b "$BOX" /tmp/box 0755

@@ -45,6 +45,9 @@ ensure_stack()
 
 nft list table inet box_test_guard >/dev/null 2>&1 ||
     { fail "egress guard missing (sh ci/egress-guard.sh install)"; summary; }
+# The vet runs over the upload's own bytes, so every refusal below needs
+# the stack an upload goes to.
+ensure_stack || { fail "no host stack (box-net/boxnet): the vet is never reached"; summary; }
 
 # --- the base: a busybox instance of ours, started once, a snapshot ----------
 # No profile and no NIC: it needs nothing of the host stack, and a box
@@ -209,6 +212,114 @@ rm -rf "$tmp/c" && cp -a "$tmp/x" "$tmp/c" && mkdir -p "$tmp/d/backup/container"
     gzip -f "$tmp/dup.tar"
 refused "$tmp/dup.tar.gz" ${P}dup "two backup.yaml" "appears twice"
 
+# --- issue 22: files -----------------------------------------------------------
+# Each probe beside its control (the same file with the one thing right).
+PIN='"type":"nic","network":"boxnet","name":"eth0","security.port_isolation":"true","security.mac_filtering":"true","security.ipv4_filtering":"true","security.ipv6_filtering":"true","ipv4.address":"10.88.0.9"'
+# vetted (exit 0 or a failure after the vet): no refusal by the vet
+vetted()
+{
+	_out=$("$BOX" import "$1" --name "$2" </dev/null 2>&1)
+	case $_out in
+	*"$MSG"* | *"the export holds"* | *"unpacks to more than"*)
+	    fail "$3: refused by the vet: $_out" ;;
+	*) ok "$3: the vet lets it by" ;;
+	esac
+	cleanup_prefix "$2" >/dev/null 2>&1
+}
+
+# a snapshot eth0 of type, network and address takes the filters off
+craft "$tmp/snapnic.tar.gz" '{"sn_dev":{"eth0":{"type":"nic","network":"boxnet","ipv4.address":"10.88.0.9"}}}'
+refused "$tmp/snapnic.tar.gz" ${P}snapnic "a snapshot eth0 without the filters" \
+    'device "eth0" (nic on network boxnet, snapshot snap0)'
+craft "$tmp/snappin.tar.gz" '{"sn_dev":{"eth0":{'"$PIN"'}}}'
+SNAPPIN_OUT=$("$BOX" import "$tmp/snappin.tar.gz" --name ${P}snappin </dev/null 2>&1)
+case $SNAPPIN_OUT in
+*'device "eth0"'*) fail "control: the contract's NIC plus a pin is refused: $SNAPPIN_OUT" ;;
+*) ok "control: a snapshot eth0 that is the contract's NIC plus a pin is not refused" ;;
+esac
+cleanup_prefix ${P}snappin >/dev/null 2>&1
+
+# a snapshot's door would come back on restore
+craft "$tmp/snapdoor.tar.gz" '{"sn_dev":{"expose-8080":{"type":"proxy","listen":"tcp:127.0.0.1:18080","connect":"tcp:127.0.0.1:8080","bind":"host"}}}'
+refused "$tmp/snapdoor.tar.gz" ${P}snapdoor "a snapshot door" \
+    'device "expose-8080" (a door, snapshot snap0: a file carries no doors)'
+
+# hardlinks and links out of the rootfs, device nodes
+relink()
+{
+	# relink OUT MEMBER TYPE TARGET: the clean repack plus one member
+	python3 - "$tmp/clean0.tar.gz" "$1" "$2" "$3" "$4" <<'PYEOF'
+import sys, tarfile
+src, out, name, typ, target = sys.argv[1:]
+with tarfile.open(src, "r:gz") as a, tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT) as b:
+    for m in a.getmembers():
+        b.addfile(m, a.extractfile(m) if m.isreg() else None)
+    t = tarfile.TarInfo(name)
+    t.type = {"hard": tarfile.LNKTYPE, "sym": tarfile.SYMTYPE, "chr": tarfile.CHRTYPE}[typ]
+    t.linkname = target
+    if typ == "chr":
+        t.devmajor, t.devminor = 1, 3
+    b.addfile(t)
+PYEOF
+	[ $? -eq 0 ] || fail "crafting $1"
+}
+craft "$tmp/clean0.tar.gz" '{}'
+relink "$tmp/hard.tar.gz" backup/container/rootfs/hl hard backup/container/backup.yaml
+refused "$tmp/hard.tar.gz" ${P}hard "a rootfs hardlink to backup.yaml" \
+    "a hard link out of the box's root filesystem"
+relink "$tmp/hardok.tar.gz" backup/container/rootfs/hl hard backup/container/rootfs/bin/busybox
+vetted "$tmp/hardok.tar.gz" ${P}hardok "control: a hardlink inside the rootfs"
+relink "$tmp/symout.tar.gz" backup/container/rootfs/etc/sl sym ../../backup.yaml
+refused "$tmp/symout.tar.gz" ${P}symout "a symlink climbing out of the rootfs" \
+    "a symbolic link out of the box's root filesystem"
+relink "$tmp/symcfg.tar.gz" backup/container/notes sym /etc/shadow
+refused "$tmp/symcfg.tar.gz" ${P}symcfg "a symlink outside the rootfs" \
+    "a link or FIFO outside the box's root filesystem"
+relink "$tmp/chr.tar.gz" backup/container/rootfs/dev/mem chr ""
+refused "$tmp/chr.tar.gz" ${P}chr "a device node" "a device node"
+
+# size: 96 MiB of zeros in a small file, against a 64 MiB cap
+python3 - "$tmp/clean0.tar.gz" "$tmp/big.tar.gz" <<'PYEOF'
+import io, sys, tarfile
+class Zeros(io.RawIOBase):
+    def __init__(s, n): s.n = n
+    def readable(s): return True
+    def readinto(s, b):
+        k = min(len(b), s.n); b[:k] = bytes(k); s.n -= k; return k
+with tarfile.open(sys.argv[1], "r:gz") as a, tarfile.open(sys.argv[2], "w:gz", compresslevel=1) as b:
+    for m in a.getmembers():
+        b.addfile(m, a.extractfile(m) if m.isreg() else None)
+    t = tarfile.TarInfo("backup/container/rootfs/big"); t.size = 96 << 20
+    b.addfile(t, io.BufferedReader(Zeros(t.size)))
+PYEOF
+[ $? -eq 0 ] || fail "making the 96 MiB export"
+ok "a $(($(stat -c %s "$tmp/big.tar.gz") / 1024)) KiB export holding 96 MiB"
+export BOX_IMPORT_MAX_MB=64
+refused "$tmp/big.tar.gz" ${P}big "96 MiB unpacked over a 64 MiB cap" \
+    "unpacks to more than 64 MiB"
+unset BOX_IMPORT_MAX_MB
+
+# the sidecar: a FIFO there must not hang the import
+cp "$tmp/clean0.tar.gz" "$tmp/fifo.tar.gz" && mkfifo "$tmp/fifo.tar.gz.sha256"
+_t=$(date +%s)
+_out=$(timeout 20 "$BOX" import "$tmp/fifo.tar.gz" --name ${P}fifo </dev/null 2>&1)
+_rc=$?
+[ "$_rc" -ne 124 ] && ok "a FIFO sidecar does not hang import ($(($(date +%s) - _t)) s)" ||
+    fail "import hung on a FIFO sidecar"
+expect_contains "$_out" "not a regular file" "the FIFO sidecar is named"
+cleanup_prefix ${P}fifo >/dev/null 2>&1
+# one open: a symlink to an export is not followed
+ln -s "$tmp/clean0.tar.gz" "$tmp/link.tar.gz"
+_out=$("$BOX" import "$tmp/link.tar.gz" --name ${P}link </dev/null 2>&1)
+expect_eq "$?" 1 "a symlinked export: exit 1"
+expect_contains "$_out" "is a symbolic link" "a symlinked export is refused"
+cleanup_prefix ${P}link >/dev/null 2>&1
+
+# stamps outside their grammar: a CSI, a newline
+craft "$tmp/stamp.tar.gz" '{"ct_cfg":{"user.box.template":"\u001b[2Jx","user.box.role":"a\nFAKE RUNNING"}}'
+refused "$tmp/stamp.tar.gz" ${P}stamp "stamps with a CSI and a newline" \
+    "user.box.template (instance: not a name)" "user.box.role (instance: not a name)"
+
 # --- the clean repack imports --------------------------------------------------
 craft "$tmp/clean.tar.gz" '{}'
 if ensure_stack; then
@@ -224,6 +335,48 @@ if ensure_stack; then
 	    box-net "the clean import is on box-net alone"
 	expect_eq "$(api GET /1.0/instances/${P}clean/snapshots | json "len(j['metadata'])")" 1 \
 	    "its snapshot came with it"
+	# provenance is this host's; the file's word a claim
+	expect_eq "$(api GET /1.0/instances/${P}clean | json "j['metadata']['config'].get('user.box.origin')")" \
+	    import "origin is this host's (import)"
+	# the sanitiser: hostile values set through the daemon reach no terminal raw
+	api PATCH /1.0/instances/${P}clean '{"config":{"user.box.template":"t\u001b[2J\u001b]0;owned\u0007\nFAKE RUNNING","user.box.origin.from":"x\u202ey\u009b31m"}}' >/dev/null
+	expect_contains "$(api GET /1.0/instances/${P}clean)" '\u001b[2J' "control: the daemon holds the raw ESC"
+	for _v in list info; do
+		if [ $_v = list ]; then "$BOX" list >"$tmp/$_v.out" 2>&1; else "$BOX" info ${P}clean >"$tmp/$_v.out" 2>&1; fi
+		_raw=$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(sum(1 for c in b if (c < 32 and c != 10) or c == 127) + b.count(b"\xe2\x80\xae") + b.count(b"\xc2\x9b"))' "$tmp/$_v.out")
+		expect_eq "$_raw" 0 "box $_v: no raw control byte or bidi override on its output"
+		grep -q '^FAKE RUNNING' "$tmp/$_v.out" && fail "box $_v: a newline forged a row" ||
+		    ok "box $_v: no forged row"
+		expect_contains "$(cat "$tmp/$_v.out")" 't\x1b[2J' "box $_v: the ESC shown escaped"
+	done
+	# restore re-asserts the shape: a snapshot made behind box's back with
+	# an eth0 of type, network and address and a door
+	api PATCH /1.0/instances/${P}clean '{"config":{"user.box.template":"blank","user.box.origin.from":""}}' >/dev/null
+	api_wait PUT /1.0/instances/${P}clean/state '{"action":"stop","force":true}' >/dev/null
+	api_wait PATCH /1.0/instances/${P}clean '{"devices":{"eth0":{"type":"nic","network":"boxnet","ipv4.address":"10.88.0.250"},
+	 "expose-7":{"type":"proxy","listen":"tcp:127.0.0.1:38107","connect":"tcp:127.0.0.1:7","bind":"host"}}}' >/dev/null &&
+	    api_wait POST /1.0/instances/${P}clean/snapshots '{"name":"bad"}' >/dev/null ||
+	    fail "making the snapshot with a bare eth0 and a door"
+	api GET /1.0/instances/${P}clean | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["metadata"]
+for k in ("eth0", "expose-7"):
+    m["devices"].pop(k, None)
+print(json.dumps({k: m[k] for k in ("config", "devices", "profiles", "description", "architecture", "ephemeral", "stateful")}))' >"$tmp/put.json"
+	api_wait PUT /1.0/instances/${P}clean "$(cat "$tmp/put.json")" >/dev/null &&
+	    api_wait PUT /1.0/instances/${P}clean/state '{"action":"start"}' >/dev/null ||
+	    fail "putting the box back to its shape"
+	expect_contains "$(api GET /1.0/instances/${P}clean/snapshots/bad)" '"ipv4.address":"10.88.0.250"' \
+	    "control: the snapshot holds the bare eth0"
+	_out=$("$BOX" restore ${P}clean bad --force 2>&1)
+	expect_eq "$?" 0 "restore of that snapshot: exit 0"
+	expect_contains "$_out" "removed the snapshot's NIC eth0" "restore says it removed the bare eth0"
+	expect_contains "$_out" "closed door expose-7" "restore says it closed the door"
+	expect_eq "$(api GET /1.0/instances/${P}clean | json "','.join(sorted(k for k in j['metadata']['devices'] if k == 'eth0' or k.startswith('expose-')))")" \
+	    "" "after restore: no local eth0, no door"
+	expect_eq "$(api GET /1.0/instances/${P}clean | json "j['metadata']['expanded_devices']['eth0'].get('security.port_isolation')")" \
+	    true "after restore: eth0 is the profile's, isolated"
+	expect_eq "$(api GET /1.0/instances/${P}clean | json "j['metadata']['status']")" Running "after restore: running again"
 else
 	ok "skipped: no stack (box-net/boxnet absent): the clean import is not tried"
 fi

@@ -107,8 +107,8 @@ BOX_PROJECT=$PROJ run 0 "stopped ${P}p2" "down all" -- down all --force
 expect_contains "$_out" "stopped ${P}p1" "down all: p1 too"
 expect_eq "$(state ${P}p1 $PROJ)/$(state ${P}p2 $PROJ)" Stopped/Stopped "down all: both stopped"
 expect_eq "$(state ${P}a)" Running "down all in a project leaves other projects' boxes alone"
-BOX_PROJECT=$PROJ run 0 "already stopped" "down all again: already stopped is fine" -- down all
-BOX_PROJECT=$PROJ run 0 "started ${P}p1" "start all" -- start all
+BOX_PROJECT=$PROJ run 0 "already stopped" "down all again: already stopped is fine" -- down all --force
+BOX_PROJECT=$PROJ run 0 "started ${P}p1" "start all" -- start all --force
 expect_eq "$(state ${P}p1 $PROJ)/$(state ${P}p2 $PROJ)" Running/Running "start all: both running"
 BOX_PROJECT=$PROJ run 0 "stopped ${P}p2" "down one" -- down ${P}p2 --force
 BOX_PROJECT=$PROJ run 0 "restarted ${P}p1" "restart all" -- restart all --force

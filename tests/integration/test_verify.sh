@@ -184,6 +184,7 @@ done
 expect_contains "$(probe ok inet)" "held connected" "healthy: the internet by address connected"
 expect_contains "$(probe ok inetname)" "held connected" "healthy: the internet by name connected"
 expect_contains "$(probe ok forge)" "held did not arrive" "healthy: the forged source did not reach the bridge"
+expect_eq "$(python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); print(sorted(set(p["observed_by"] for p in j["probes"])))' "$OUT/ok.json")" "['host bridge', 'host port', 'the box says']" "healthy: every verdict is the host's (its port, its bridge) but the one labelled the box's word"
 expect_contains "$(probe ok arpsib)" "held did not arrive" "healthy: the forged ARP for the sibling did not reach the bridge"
 $BOX verify $A >"$OUT/ok.txt" 2>&1
 expect_eq "$?" 0 "healthy: the table form exits 0 too"
@@ -200,6 +201,49 @@ if [ -n "$h" ] && nft delete rule inet box input handle "$h"; then
 	expect_judge host2 0 "" "box firewall apply: verify passes again"
 else
 	fail "finding/deleting the input chain's drop rule"
+fi
+
+# --- a hostile agent: a swapper in the box's /tmp ---------------------------
+# tests/drill/agent.c watches /tmp (inotify) and renames a script of its
+# own over every file named .box-* the host pushes there; the script
+# reports every probe held.  With a real hole open (the input chain's drop
+# deleted, the host's listener at $W_LINK_HOST:$W_HOST_PORT), the push-run
+# path box verify used before (push the binary into /tmp, run it, read its
+# report) is fooled: shown here as the control, by hand.  verify's own run
+# (this host's process in the box's network namespace) sees the breach.
+AG=$OUT/agent
+if musl-gcc -static -Os -o "$AG" tests/drill/agent.c >"$OUT/agent.cc" 2>&1 &&
+    $D push $A "$AG" /root/agent 0755 >/dev/null 2>&1 &&
+    $D exec $A 10 -- sh -c 'setsid /root/agent swap /tmp >/root/agent.log 2>&1 </dev/null &' >/dev/null 2>&1; then
+	ok "hostile: the swapper runs in $A (watching /tmp)"
+	h=$(nft -a list chain inet box input 2>/dev/null | sed -n 's/.*"box: a box never reaches the host".*# handle \([0-9]*\).*/\1/p')
+	if [ -n "$h" ] && nft delete rule inet box input handle "$h"; then
+		# the control: the old path, by hand, with the same binary
+		cp=/tmp/.box-verify.ctl$$
+		plan=$(printf 'verify-plan 1\nt 2000\np h1\nk tcp\na %s\nport %s\n' "$W_LINK_HOST" "$W_HOST_PORT")
+		$D push $A "$BOX" $cp 0755 >/dev/null 2>&1
+		sleep 1
+		$D exec $A 30 -- env "BOX_VERIFY_PLAN=$plan" BOX_VERIFY_REPORT=$cp.json $cp verify --inside >"$OUT/ctl.out" 2>&1
+		ctl=$($D exec $A 10 -- cat $cp.json 2>/dev/null)
+		$D exec $A 10 -- rm -f $cp $cp.json >/dev/null 2>&1
+		expect_contains "$($D exec $A 10 -- cat /root/agent.log)" "swapped $cp" "control: the swapper replaced the pushed binary"
+		expect_contains "$ctl" "v dropped (the swapper)" "control: the push-run path is fooled (the box's report says $W_LINK_HOST:$W_HOST_PORT was dropped while it is open)"
+		before=$($D exec $A 10 -- ls -a /tmp)
+		verify $A swap
+		expect_eq "$($D exec $A 10 -- ls -a /tmp)" "$before" "hostile swapper: verify put no file into the box's /tmp"
+		expect_judge swap 1 "host" "hostile swapper, hole open: verify reports the host breach, exit 1"
+		expect_contains "$(probe_at swap $W_LINK_HOST $W_HOST_PORT)" "breach connected" "hostile swapper: the host's listener connected, seen on the box's port"
+		expect_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["probes_run_by"])' "$OUT/swap.json")" host "hostile swapper: the probes ran in this host's process"
+		$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply"
+		verify $A swap2
+		expect_judge swap2 0 "" "hostile swapper, hole closed: every probe held"
+	else
+		fail "finding/deleting the input chain's drop rule"
+	fi
+	$D exec $A 10 -- sh -c 'kill $(pidof agent) 2>/dev/null' >/dev/null 2>&1
+else
+	cat "$OUT/agent.cc"
+	fail "hostile: starting the swapper in $A (musl-gcc, push, exec)"
 fi
 
 # --- control: forged source and ARP (the NIC's filtering off) ------------

@@ -36,3 +36,21 @@ TEST(box_name_one_rule_one_message)
 	err_clear(&a);
 	CHECK_INT(box_name_check("good-name1", "", &a), 0);
 }
+
+TEST(box_glob_matches_as_the_shell_does)
+{
+	CHECK_INT(box_glob("w-*", "w-1"), 1);
+	CHECK_INT(box_glob("w-*", "w-"), 1);
+	CHECK_INT(box_glob("w-*", "x-1"), 0);
+	CHECK_INT(box_glob("*", "anything"), 1);
+	CHECK_INT(box_glob("a?c", "abc"), 1);
+	CHECK_INT(box_glob("a?c", "ac"), 0);
+	CHECK_INT(box_glob("t[0-9]", "t7"), 1);
+	CHECK_INT(box_glob("t[0-9]", "tx"), 0);
+	CHECK_INT(box_glob("t[!0-9]", "tx"), 1);
+	CHECK_INT(box_glob("t[!0-9]", "t1"), 0);
+	CHECK_INT(box_glob("*-a*-b", "x-aa-yy-b"), 1);
+	CHECK_INT(box_glob("*-a*-b", "x-aa-yy-c"), 0);
+	CHECK_INT(box_glob("t[", "t["), 1);	/* no ]: a plain [ */
+	CHECK_INT(box_glob("**x", "abx"), 1);
+}

@@ -166,7 +166,8 @@ TEST(opt_counts_required_ints_lists)
 
 TEST(str_distance_bounds)
 {
-	CHECK_INT(str_distance("list", "lsit", 2), 2);
+	CHECK_INT(str_distance("list", "lsit", 2), 1);
+	CHECK_INT(str_distance("lsit", "lits", 2), 2);
 	CHECK_INT(str_distance("LIST", "list", 2), 0);
 	CHECK_INT(str_distance("", "abc", 2), 3);
 	CHECK_INT(str_distance("abcdefgh", "zzzzzzzz", 2), 3);

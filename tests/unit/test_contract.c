@@ -431,3 +431,321 @@ TEST(fw_compare_names_what_the_kernel_changed)
 	CHECK(!st.ok);
 	CHECK(st.held < st.want);
 }
+
+/*
+ * The known answer: every rule of the contract, in order, for each of the
+ * two bridge variants, as the kernel's bytecode (the canonical text of
+ * net/nft.h: expression(attribute=value,...), numbers as the kernel holds
+ * them).  Written down by hand from the nft text of each rule (see
+ * tests/integration/contract.nft) and checked against `nft --debug=netlink`
+ * for the same text - never computed from contract.c.  A rule added to,
+ * changed in or moved within contract.c fails here until its known answer
+ * is written below.
+ */
+#define BOXNET	"626f786e657400000000000000000000"	/* "boxnet", IFNAMSIZ */
+#define EQ(v)	"cmp(1=00000001,2=00000000,3{1=" v "}) "
+#define NEQ(v)	"cmp(1=00000001,2=00000001,3{1=" v "}) "
+#define META(k)	"meta(1=00000001,2=" k ") "
+#define K_IIFNAME	"00000006"
+#define K_OIFNAME	"00000007"
+#define K_NFPROTO	"0000000f"
+#define K_L4PROTO	"00000010"
+#define K_PROTOCOL	"00000001"
+#define K_IBRNAME	"00000011"
+#define K_OBRNAME	"00000012"
+/* iifname "boxnet", oifname "boxnet" */
+#define A_IIF	META(K_IIFNAME) EQ(BOXNET)
+#define A_OIF	META(K_OIFNAME) EQ(BOXNET)
+/* the implicit "meta nfproto ipv4" of an ip match in table inet */
+#define A_V4	META(K_NFPROTO) EQ("02")
+/* payload load <len> bytes at <off> of the network header */
+#define NH(off, len) "payload(1=00000001,2=00000001,3=" off ",4=" len ") "
+#define DADDR	"00000010"
+#define SADDR	"0000000c"
+/* ip daddr a.b.c.d (32 bits) */
+#define TO32(hex)	A_V4 NH(DADDR, "00000004") EQ(hex)
+/* ip daddr on a byte boundary: the prefix's bytes alone */
+#define TOB(len, hex)	A_V4 NH(DADDR, len) EQ(hex)
+/* ip daddr off a byte boundary: masked, then compared */
+#define TOM(mask, hex)	A_V4 NH(DADDR, "00000004") \
+	"bitwise(1=00000001,2=00000001,3=00000004,4{1=" mask "},5{1=00000000}) " \
+	EQ(hex)
+/* <proto> dport <port>: meta l4proto, then the transport header's bytes 2-3 */
+#define DPORT(proto, port) META(K_L4PROTO) EQ(proto) \
+	"payload(1=00000001,2=00000002,3=00000002,4=00000002) " EQ(port)
+#define UDP	"11"
+#define TCP	"06"
+/* ct state established,related (bits 2|4, in the kernel's byte order) */
+#define A_EST_REL "ct(1=00000001,2=00000000) " \
+	"bitwise(1=00000001,2=00000001,3=00000004,4{1=06000000},5{1=00000000}) " \
+	NEQ("00000000")
+#define ACCEPT	"immediate(1=00000000,2{2{1=00000001}})"
+#define DROP	"immediate(1=00000000,2{2{1=00000000}})"
+/* ct state new, ct state invalid */
+#define A_NEW "ct(1=00000001,2=00000000) " \
+	"bitwise(1=00000001,2=00000001,3=00000004,4{1=08000000},5{1=00000000}) " \
+	NEQ("00000000")
+#define A_INVALID "ct(1=00000001,2=00000000) " \
+	"bitwise(1=00000001,2=00000001,3=00000004,4{1=01000000},5{1=00000000}) " \
+	NEQ("00000000")
+/* add @box_conns { ip saddr ct count over 2048 }: dynset op add, key in
+ * reg 1, its expression connlimit count 0x800 flags 1 (over) */
+#define A_CONNCAP A_V4 NH(SADDR, "00000004") \
+	"dynset(1=626f785f636f6e6e7300,3=00000000,4=00000001," \
+	"7{1=636f6e6e6c696d697400,2{1=00000800,2=00000001}}) "
+/* payload load <len> bytes at <off> into <reg>, link / transport header */
+#define LL(reg, off, len) "payload(1=" reg ",2=00000000,3=" off ",4=" len ") "
+#define TH(reg, off, len) "payload(1=" reg ",2=00000002,3=" off ",4=" len ") "
+#define NHR(reg, off, len) "payload(1=" reg ",2=00000001,3=" off ",4=" len ") "
+#define R1	"00000001"
+#define R2	"00000002"
+#define R32_02	"0000000a"
+#define R32_06	"0000000e"
+/* lookup reg 1 in a set (its name with the NUL), and the inverted one */
+#define IN(set)	"lookup(1=" set ",2=00000001) "
+#define NOTIN(set) "lookup(1=" set ",2=00000001,5=00000001) "
+#define S_MACS		"626f785f6d61637300"
+#define S_CHADDRS	"626f785f6368616464727300"
+#define S_SELF		"626f785f73656c6600"
+#define S_PORTS		"626f785f706f72747300"
+#define S_PORTNAMES	"626f785f706f72746e616d657300"
+#define S_PINS		"626f785f70696e7300"
+#define ETHER_ARP	LL(R1, "0000000c", "00000002") EQ("0806")
+/* jump egress: NFT_JUMP (-3) and the chain's name */
+#define JUMP_EGRESS "immediate(1=00000000,2{2{1=fffffffd,2=65677265737300}})"
+
+struct ka_rule {
+	int family;
+	const char *chain, *comment, *canon;
+};
+
+/* 10.88.0.0/24: the gateway 0a580001, the net's first three bytes 0a5800 */
+#define KA_INET \
+	{ NFT_FAM_INET, "input", "box: replies to connections the host opened", \
+	  A_IIF A_EST_REL ACCEPT }, \
+	{ NFT_FAM_INET, "input", "box: a box's share of conntrack is capped", \
+	  A_IIF A_NEW A_CONNCAP DROP }, \
+	{ NFT_FAM_INET, "input", "box: DNS to the gateway", \
+	  A_IIF TO32("0a580001") DPORT(UDP, "0035") ACCEPT }, \
+	{ NFT_FAM_INET, "input", "box: DNS over TCP to the gateway", \
+	  A_IIF TO32("0a580001") DPORT(TCP, "0035") ACCEPT }, \
+	{ NFT_FAM_INET, "input", "box: DHCP to the gateway", \
+	  A_IIF TO32("0a580001") DPORT(UDP, "0043") ACCEPT }, \
+	{ NFT_FAM_INET, "input", "box: DHCP broadcast", \
+	  A_IIF TO32("ffffffff") DPORT(UDP, "0043") ACCEPT }, \
+	{ NFT_FAM_INET, "input", "box: a box never reaches the host", \
+	  A_IIF DROP }, \
+	{ NFT_FAM_INET, "forward", "box: no IPv6 from a box", \
+	  A_IIF META(K_NFPROTO) EQ("0a") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: no IPv6 to a box", \
+	  A_OIF META(K_NFPROTO) EQ("0a") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: a box sends only from its subnet", \
+	  A_IIF A_V4 NH(SADDR, "00000003") NEQ("0a5800") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: nothing conntrack finds invalid leaves a box", \
+	  A_IIF A_INVALID DROP }, \
+	{ NFT_FAM_INET, "forward", "box: a box's share of conntrack is capped", \
+	  A_IIF A_NEW A_CONNCAP DROP }, \
+	{ NFT_FAM_INET, "forward", "box: no routed traffic between boxes", \
+	  A_IIF A_OIF DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 0.0.0.0/8 (this network)", \
+	  A_IIF TOB("00000001", "00") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 10.0.0.0/8 (private)", \
+	  A_IIF TOB("00000001", "0a") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 100.64.0.0/10 (CGNAT)", \
+	  A_IIF TOM("ffc00000", "64400000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 127.0.0.0/8 (loopback)", \
+	  A_IIF TOB("00000001", "7f") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 169.254.0.0/16 (link-local)", \
+	  A_IIF TOB("00000002", "a9fe") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 172.16.0.0/12 (private)", \
+	  A_IIF TOM("fff00000", "ac100000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 192.0.0.0/24 (IETF protocol)", \
+	  A_IIF TOB("00000003", "c00000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 192.168.0.0/16 (private)", \
+	  A_IIF TOB("00000002", "c0a8") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 198.18.0.0/15 (benchmarking)", \
+	  A_IIF TOM("fffe0000", "c6120000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 224.0.0.0/4 (multicast)", \
+	  A_IIF TOM("f0000000", "e0000000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 240.0.0.0/4 (reserved)", \
+	  A_IIF TOM("f0000000", "f0000000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 168.63.129.16 (Azure's host platform service)", \
+	  A_IIF TO32("a83f8110") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: each box's egress policy (chain egress)", \
+	  A_IIF JUMP_EGRESS }, \
+	{ NFT_FAM_INET, "forward", "box: replies into a box", \
+	  A_OIF A_EST_REL ACCEPT }, \
+	{ NFT_FAM_INET, "forward", "box: nothing else enters a box", \
+	  A_OIF DROP }, \
+	{ NFT_FAM_INET, "expose-snat", \
+	  "box: loopback-sourced expose traffic leaves as the gateway", \
+	  A_OIF A_V4 NH(SADDR, "00000001") EQ("7f") "masq()" }
+
+/*
+ * bridge box prerouting, the same in both variants: DHCP's giaddr at
+ * transport header byte 32 (8 + 24), chaddr at 36, the first option at 248
+ * (8 + 236 + the cookie); concatenations laid out as nft does: ifname in
+ * reg 1, a MAC in reg 2 (or 32-bit reg 2 after a MAC), an address in 32-bit
+ * reg 6.  Checked against nft --debug=netlink of contract.nft's text.
+ */
+#define KA_PRE \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: no DHCP relay address", \
+	  DPORT(UDP, "0043") TH(R1, "00000020", "00000004") NEQ("00000000") \
+	  DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a pinned MAC as DHCP chaddr only from that MAC", \
+	  DPORT(UDP, "0043") TH(R1, "00000024", "00000006") IN(S_CHADDRS) \
+	  LL(R1, "00000006", "00000006") TH(R32_02, "00000024", "00000006") \
+	  NOTIN(S_SELF) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a pinned MAC's first DHCP from a port not yet bound", \
+	  META(K_IIFNAME) NOTIN(S_PORTNAMES) \
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000004") EQ("00000000") \
+	  DPORT(UDP, "0043") LL(R1, "00000006", "00000006") IN(S_MACS) \
+	  TH(R1, "000000f8", "00000003") \
+	  "bitwise(1=00000001,2=00000001,3=00000003,4{1=fffffd},5{1=000000}) " \
+	  EQ("350101") ACCEPT }, \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: a pinned MAC only from its own port", \
+	  LL(R1, "00000006", "00000006") IN(S_MACS) META(K_IIFNAME) \
+	  LL(R2, "00000006", "00000006") NOTIN(S_PORTS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a box's IPv4 only with its pinned port, MAC and address", \
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000003") EQ("0a5800") \
+	  META(K_IIFNAME) LL(R2, "00000006", "00000006") \
+	  NHR(R32_06, "0000000c", "00000004") NOTIN(S_PINS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a box's ARP only with its pinned port, MAC and address", \
+	  ETHER_ARP NH("0000000e", "00000003") EQ("0a5800") META(K_IIFNAME) \
+	  NHR(R2, "00000008", "00000006") NHR(R32_06, "0000000e", "00000004") \
+	  NOTIN(S_PINS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: a box ARPs for the gateway only", \
+	  ETHER_ARP NH("0000000e", "00000003") EQ("0a5800") \
+	  NH("00000018", "00000004") NEQ("0a580001") DROP }
+
+/* the kernel refuses meta ibrname/obrname: by subnet, IPv4 and ARP */
+static const struct ka_rule ka_subnet[] = {
+	KA_INET,
+	{ NFT_FAM_BRIDGE, "forward", "box: no IPv4 from one box to another",
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000003") EQ("0a5800")
+	  NH(DADDR, "00000003") EQ("0a5800") DROP },
+	/* ether type arp (link header bytes 12-13), then the ARP sender's
+	 * (bytes 14-16) and target's (24-26) protocol addresses */
+	{ NFT_FAM_BRIDGE, "forward", "box: no ARP from one box to another",
+	  "payload(1=00000001,2=00000000,3=0000000c,4=00000002) " EQ("0806")
+	  NH("0000000e", "00000003") EQ("0a5800")
+	  NH("00000018", "00000003") EQ("0a5800") DROP },
+	KA_PRE,
+};
+
+/* it takes them: every frame between two ports of the bridge */
+static const struct ka_rule ka_brname[] = {
+	KA_INET,
+	{ NFT_FAM_BRIDGE, "forward", "box: no frame from one box to another",
+	  META(K_IBRNAME) EQ(BOXNET) META(K_OBRNAME) EQ(BOXNET) DROP },
+	KA_PRE,
+};
+
+#define NKA(a) (sizeof(a) / sizeof(a[0]))
+
+/* Every rule of both variants, by content, against the written answer. */
+TEST(contract_rules_equal_the_known_answer)
+{
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
+	struct contract_rule_ref ref;
+	const struct ka_rule *ka;
+	size_t nka, i;
+	int n;
+
+	for (env.brname = 0; env.brname <= 1; env.brname++) {
+		ka = env.brname ? ka_brname : ka_subnet;
+		nka = env.brname ? NKA(ka_brname) : NKA(ka_subnet);
+		n = contract_expect(&env, want, 96);
+		CHECK_INT(n, (long long)nka);
+		for (i = 0; i < (size_t)n; i++) {
+			CHECK_INT(contract_rule_ref(&env, i, &ref), 0);
+			if (i >= nka) {
+				t_fail(__FILE__, __LINE__, "variant %d: rule "
+				    "\"%s\" has no known answer here",
+				    env.brname, ref.comment);
+				continue;
+			}
+			CHECK_INT(ref.family, ka[i].family);
+			CHECK_STR(ref.chain, ka[i].chain);
+			CHECK_STR(ref.comment, ka[i].comment);
+			CHECK_STR(want[i].chain, ka[i].chain);
+			CHECK_STR(want[i].comment, ka[i].comment);
+			CHECK_STR(want[i].canon, ka[i].canon);
+		}
+	}
+}
+
+/* The addresses derived from the bridge's /24 follow it: another subnet. */
+TEST(contract_rules_follow_the_subnet)
+{
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = 0xc0a80700u };	/* 192.168.7.0 */
+	int n = contract_expect(&env, want, 96);
+
+	CHECK(n > 8);
+	if (n <= 8)
+		return;
+	CHECK_STR(want[2].canon, A_IIF TO32("c0a80701") DPORT(UDP, "0035")
+	    ACCEPT);
+	CHECK_STR(want[9].canon, A_IIF A_V4 NH(SADDR, "00000003")
+	    NEQ("c0a807") DROP);
+}
+
+/* The Incus side of the contract, key by key, against the written answer. */
+TEST(contract_keys_equal_the_known_answer)
+{
+	static const char *const bridge[][2] = {
+		{ "ipv4.address", NULL }, { "ipv4.nat", "true" },
+		{ "ipv4.dhcp", "true" }, { "ipv6.address", "none" },
+		{ "ipv6.nat", "false" }, { "dns.mode", "none" },
+		{ "raw.dnsmasq", NULL }, { "security.acls", "box-isolate" },
+		{ "security.acls.default.egress.action", "allow" },
+		{ "security.acls.default.ingress.action", "drop" },
+	};
+	static const char *const nic[][2] = {
+		{ "type", "nic" }, { "network", "boxnet" }, { "name", "eth0" },
+		{ "security.port_isolation", "true" },
+		{ "security.mac_filtering", "true" },
+		{ "security.ipv4_filtering", "true" },
+		{ "security.ipv6_filtering", "true" },
+	};
+	static const char *const root[][2] = {
+		{ "type", "disk" }, { "pool", "default" }, { "path", "/" },
+	};
+	static const char *const acl[][2] = {
+		{ "allow", NULL }, { "drop", "10.0.0.0/8" },
+		{ "drop", "172.16.0.0/12" }, { "drop", "192.168.0.0/16" },
+		{ "drop", "169.254.0.0/16" }, { "drop", "100.64.0.0/10" },
+	};
+	size_t i;
+
+	CHECK_INT(contract_nbridge_keys, NKA(bridge));
+	for (i = 0; i < contract_nbridge_keys && i < NKA(bridge); i++) {
+		CHECK_STR(contract_bridge_keys[i].key, bridge[i][0]);
+		if (bridge[i][1] != NULL)
+			CHECK_STR(contract_bridge_keys[i].value, bridge[i][1]);
+		else
+			CHECK(contract_bridge_keys[i].how != CV_FIXED);
+	}
+	CHECK_INT(contract_nnic_keys, NKA(nic));
+	for (i = 0; i < contract_nnic_keys && i < NKA(nic); i++) {
+		CHECK_STR(contract_nic_keys[i].key, nic[i][0]);
+		CHECK_STR(contract_nic_keys[i].value, nic[i][1]);
+	}
+	CHECK_INT(contract_nroot_keys, NKA(root));
+	for (i = 0; i < contract_nroot_keys && i < NKA(root); i++) {
+		CHECK_STR(contract_root_keys[i].key, root[i][0]);
+		CHECK_STR(contract_root_keys[i].value, root[i][1]);
+	}
+	CHECK_INT(contract_nacl_egress, NKA(acl));
+	for (i = 0; i < contract_nacl_egress && i < NKA(acl); i++) {
+		CHECK_STR(contract_acl_egress[i].action, acl[i][0]);
+		if (acl[i][1] != NULL)
+			CHECK_STR(contract_acl_egress[i].destination, acl[i][1]);
+		else
+			CHECK(contract_acl_egress[i].destination == NULL);
+	}
+}

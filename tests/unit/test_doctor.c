@@ -394,3 +394,43 @@ TEST(doctor_brport_message)
 	CHECK_MEM(buf, (size_t)n, want, sizeof(want));
 	CHECK_INT(brport_isolated_msg(buf, 20, 42, 1, 7), -ENOSPC);
 }
+
+/*
+ * One box's flood cannot push another's findings out: at most DR_BOX_MAX
+ * per box, and a FAIL past a cap takes a lesser finding's place.
+ */
+TEST(doctor_report_caps_per_box_and_keeps_fails)
+{
+	struct dr_report r;
+	int i, a = 0, bfail = 0, afail = 0;
+
+	CHECK_INT(dr_report_init(&r), 0);
+	for (i = 0; i < 520; i++)
+		dr_add(&r, "box.flood", "box a", DR_PASS, NULL, "pass %d", i);
+	dr_add(&r, "box.late", "box a", DR_FAIL, NULL, "a's own FAIL, late");
+	dr_add(&r, "box.filter", "box b", DR_FAIL, NULL, "b's FAIL");
+	dr_add(&r, "box.port", "box b", DR_PASS, NULL, "b's PASS");
+	for (i = 0; i < r.n; i++) {
+		a += strcmp(r.f[i].subject, "box a") == 0;
+		afail += strcmp(r.f[i].id, "box.late") == 0;
+		bfail += strcmp(r.f[i].id, "box.filter") == 0;
+	}
+	CHECK_INT(a, DR_BOX_MAX);
+	CHECK_INT(afail, 1);
+	CHECK_INT(bfail, 1);
+	CHECK_INT(r.f[r.n - 1].status, DR_PASS);	/* b's PASS, kept too */
+	CHECK_STR(r.f[r.n - 1].subject, "box b");
+	CHECK_INT(r.dropped, 520 + 1 - DR_BOX_MAX);
+	CHECK_INT(r.fails, 2);
+	/* the whole report full: a FAIL still takes a PASS's place */
+	dr_report_reset(&r);
+	for (i = 0; i < DR_MAX; i++)
+		dr_add(&r, "x", "host", DR_PASS, NULL, "pass %d", i);
+	dr_add(&r, "y", "host", DR_FAIL, NULL, "the FAIL");
+	CHECK_INT(r.n, DR_MAX);
+	CHECK_STR(r.f[r.n - 1].id, "y");
+	CHECK(dr_last(&r) == &r.f[r.n - 1]);
+	dr_add(&r, "z", "host", DR_PASS, NULL, "one more pass");
+	CHECK(dr_last(&r) == NULL);
+	dr_report_free(&r);
+}

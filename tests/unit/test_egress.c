@@ -239,3 +239,37 @@ TEST(egress_ptr_reads_an_answer)
 	a[3] = 0x83;			/* NXDOMAIN */
 	CHECK_INT(ptr_reply(a, (size_t)n, 0x4242, name, sizeof(name)), 0);
 }
+
+TEST(egress_names_as_people_paste_them)
+{
+	static const struct {
+		const char *in, *out;
+		int changed;
+	} t[] = {
+		{ "github.com", "github.com", 0 },
+		{ "https://github.com", "github.com", 1 },
+		{ "GitHub.com", "github.com", 1 },
+		{ "https://GitHub.com/org/repo?x=1#y", "github.com", 1 },
+		{ "pypi.org:443", "pypi.org", 1 },
+		{ "git+ssh://git@github.com:22/x", "github.com", 1 },
+		{ "*.Example.COM", "*.example.com", 1 },
+		{ "Files.PyPI.org.", "files.pypi.org", 1 },
+		{ "a:b", "a:b", 0 },	/* not a port: left for the parser */
+	};
+	char buf[300], note[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", t[i].in);
+		note[0] = '\0';
+		CHECK_INT(egress_normalise(buf, note, sizeof(note)),
+		    t[i].changed);
+		CHECK_STR(buf, t[i].out);
+		if (t[i].changed)
+			CHECK(strstr(note, t[i].in) != NULL);
+	}
+	snprintf(buf, sizeof(buf), "https://GitHub.com/x");
+	egress_normalise(buf, note, sizeof(note));
+	CHECK_STR(note, "'https://GitHub.com/x' read as github.com (scheme, "
+	    "path, case dropped: a policy names hosts, every port of them)");
+}

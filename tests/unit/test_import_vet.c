@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "box/vet.h"
@@ -206,6 +207,40 @@ TEST(yaml_bounds)
 #define IDMAP_ROOT "[{\"Isuid\":true,\"Isgid\":true,\"Hostid\":0," \
 	"\"Nsid\":0,\"Maprange\":65536}]"
 
+/* issue 22: each stamp has its grammar; a CSI or a newline is refused */
+TEST(vet_key_stamp_grammar)
+{
+	static const char *const ok[][2] = {
+		{ "user.box.created", "2026-11-30T13:03:53Z" },
+		{ "user.box.version", "0.4.0-dev+3f2a" },
+		{ "user.box.template", "claude-box" },
+		{ "user.box.user", "dev" }, { "user.box.mode", "vm" },
+		{ "user.box.mode.asked", "" }, { "user.box.schema", "1" },
+		{ "user.box.origin", "clone" },
+		{ "user.box.origin.from", "a/s1" },
+		{ "user.box.image", "box-test-busybox" },
+		{ "user.box.egress", "allow:pypi.org,*.npmjs.org" },
+		{ "user.box.expose.pinned", "10.88.0.9" },
+		{ "user.box.future", "plain words" },
+	};
+	static const char *const bad[][2] = {
+		{ "user.box.template", "\x1b[2Jx" },
+		{ "user.box.template", "a\nFAKE RUNNING" },
+		{ "user.box.created", "yesterday" },
+		{ "user.box.origin", "mint\x1b]0;t\x07" },
+		{ "user.box.user", "ROOT" }, { "user.box", "2" },
+		{ "user.box.egress", "allow:\x1b" },
+		{ "user.box.future", "a\x9b" }, { "user.box.future", "a\\x" },
+		{ "user.claudebox.x", "\x1b[2J" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		CHECK(vet_key(ok[i][0], ok[i][1], 0) == NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(vet_key(bad[i][0], bad[i][1], 0) != NULL);
+}
+
 TEST(vet_key_allowlist)
 {
 	static const char *const ok[][2] = {
@@ -337,7 +372,57 @@ TEST(vet_inst_devices_and_profiles)
 	    "(instance), device \"data\" (disk /mnt from the host), device "
 	    "\"eth1\" (nic macvlan), device \"p\" (proxy tcp:0.0.0.0:22), "
 	    "device \"c\" (unix-char), device \"g\" (gpu), device "
-	    "\"expose-22\" (proxy tcp:127.0.0.1:2222)");
+	    "\"expose-22\" (proxy tcp:127.0.0.1:2222), device \"eth0\" (nic "
+	    "on network boxnet)");
+	/*
+	 * The pin: the contract's NIC whole, plus the address (issue 22: an
+	 * eth0 of type, network and address took the filters off on
+	 * restore); a door only on the file's instance (import drops it).
+	 */
+	{
+		const struct vet_dev pins[] = {
+			DEV("eth0", { "type", "nic" }, { "network", "boxnet" },
+			    { "name", "eth0" },
+			    { "security.port_isolation", "true" },
+			    { "security.mac_filtering", "true" },
+			    { "security.ipv4_filtering", "true" },
+			    { "security.ipv6_filtering", "true" },
+			    { "ipv4.address", "10.88.0.9" }),
+			DEV("expose-3000", { "type", "proxy" },
+			    { "listen", "tcp:127.0.0.1:3000" },
+			    { "connect", "tcp:127.0.0.1:3000" },
+			    { "bind", "host" }),
+		};
+		const struct vet_dev off[] = {
+			DEV("eth0", { "type", "nic" }, { "network", "boxnet" },
+			    { "name", "eth0" },
+			    { "security.port_isolation", "true" },
+			    { "security.mac_filtering", "false" },
+			    { "security.ipv4_filtering", "true" },
+			    { "security.ipv6_filtering", "true" },
+			    { "ipv4.address", "10.88.0.9" }),
+		};
+		struct vet_inst p;
+
+		memset(&p, 0, sizeof(p));
+		p.dev = pins;
+		p.ndev = 2;
+		vet_init(&v);
+		vet_inst(&v, &p);
+		CHECK_INT(v.n, 0);
+		p.snapshot = "s0";
+		p.prof_rule = VET_PROFILES_SUBSET;
+		vet_init(&v);
+		vet_inst(&v, &p);
+		CHECK_STR(list(&v), "device \"expose-3000\" (a door, snapshot "
+		    "s0: a file carries no doors)");
+		p.dev = off;
+		p.ndev = 1;
+		vet_init(&v);
+		vet_inst(&v, &p);
+		CHECK_STR(list(&v), "device \"eth0\" (nic on network boxnet, "
+		    "snapshot s0)");
+	}
 	/* the same in a snapshot, which also may not name other profiles */
 	vet_init(&v);
 	in.snapshot = "snap0";
@@ -1038,11 +1123,13 @@ TEST(vet_export_id_template_only_when_nothing_is_planted)
 	CHECK_INT(id_ok(p_mid_twice), 0);
 	CHECK_INT(id_ok(p_mid_dir), 0);
 	CHECK_INT(id_ok(p_etc_link), 0);
-	CHECK_INT(id_ok(p_rootfs_link), 0);
-	CHECK_INT(id_ok(p_meta_link), 0);
-	CHECK_INT(id_ok(p_tpl_link), 0);
-	CHECK_INT(id_ok(p_tpl_hard), 0);
-	CHECK_INT(id_ok(p_tpl_fifo), 0);
+	/* issue 22: a link or FIFO outside the rootfs is no longer merely
+	 * the slow identity path: the whole file is refused */
+	CHECK_INT(id_ok(p_rootfs_link), -1);
+	CHECK_INT(id_ok(p_meta_link), -1);
+	CHECK_INT(id_ok(p_tpl_link), -1);
+	CHECK_INT(id_ok(p_tpl_hard), -1);
+	CHECK_INT(id_ok(p_tpl_fifo), -1);
 	CHECK_INT(id_ok(p_dbus_else), 0);
 	CHECK_INT(id_ok(p_dbus_file), 0);
 }
@@ -1063,19 +1150,108 @@ TEST(vet_export_name_reads_the_head)
 	fd = mkstemp(path);
 	CHECK(fd >= 0);
 	CHECK(write(fd, g.b, g.n) == (ssize_t)g.n);
-	close(fd);
-	CHECK_INT(vet_export_name(path, name, sizeof(name)), 0);
+	CHECK_INT(vet_export_name(fd, name, sizeof(name)), 0);
 	CHECK_STR(name, "clean");
+	/* pread: the descriptor's offset (the upload's) is untouched */
+	CHECK_INT((int)lseek(fd, 0, SEEK_CUR), (int)g.n);
+	close(fd);
 	/* no index.yaml first (a tar of something else): no name */
 	memset(&t, 0, sizeof(t));
 	tb_member(&t, "etc/passwd", '0', "root\n", 5);
 	tb_end(&t);
-	fd = open(path, O_WRONLY | O_TRUNC);
+	fd = open(path, O_RDWR | O_TRUNC);
 	CHECK(write(fd, t.b, t.n) == (ssize_t)t.n);
-	close(fd);
-	CHECK_INT(vet_export_name(path, name, sizeof(name)), -ENOENT);
+	CHECK_INT(vet_export_name(fd, name, sizeof(name)), -ENOENT);
 	CHECK_STR(name, "");
+	close(fd);
 	unlink(path);
 	free(t.b);
 	free(g.b);
+}
+
+/* issue 22: every member's type and target, and what it unpacks to */
+static int
+members_ok(void (*plant)(struct tarb *), unsigned long long bound)
+{
+	struct box_err e;
+	struct tarb t;
+	struct vet v;
+	char name[64];
+	int rc;
+
+	export_tar(&t, index_y, backup_y);
+	plant(&t);
+	tb_end(&t);
+	err_clear(&e);
+	vet_init(&v);
+	v.bound = bound;
+	rc = vet_export_mem(t.b, t.n, &v, name, sizeof(name), &e);
+	free(t.b);
+	return rc;
+}
+
+static void m_hard_cfg(struct tarb *t) { tb_link(t, CT "rootfs/x", '1', CT "backup.yaml"); }
+static void m_hard_in(struct tarb *t) { tb_member(t, CT "rootfs/a", '0', "a", 1); tb_link(t, CT "rootfs/b", '1', CT "rootfs/a"); }
+static void m_hard_dots(struct tarb *t) { tb_link(t, CT "rootfs/x", '1', CT "rootfs/../backup.yaml"); }
+static void m_sym_abs(struct tarb *t) { tb_link(t, CT "rootfs/etc/localtime", '2', "/usr/share/zoneinfo/UTC"); }
+static void m_sym_rel(struct tarb *t) { tb_link(t, CT "rootfs/bin", '2', "usr/bin"); tb_link(t, CT "rootfs/etc/x", '2', "../usr/lib/x"); }
+static void m_sym_out(struct tarb *t) { tb_link(t, CT "rootfs/etc/x", '2', "../../backup.yaml"); }
+static void m_sym_cfg(struct tarb *t) { tb_link(t, CT "notes", '2', "rootfs/etc"); }
+static void m_snap_sym(struct tarb *t) { tb_link(t, "backup/snapshots/s0/rootfs/bin", '2', "usr/bin"); }
+static void m_chr(struct tarb *t) { tb_link(t, CT "rootfs/dev/kmsg", '3', ""); }
+static void m_blk(struct tarb *t) { tb_link(t, CT "rootfs/dev/sda", '4', ""); }
+static void m_big(struct tarb *t) { tb_member(t, CT "rootfs/big", '0', "0123456789", 10); }
+
+TEST(vet_export_members_types_and_targets)
+{
+	CHECK_INT(members_ok(m_hard_cfg, 0), -EBOX_PROTO);
+	CHECK_INT(members_ok(m_hard_in, 0), 0);
+	CHECK_INT(members_ok(m_hard_dots, 0), -EBOX_PROTO);
+	CHECK_INT(members_ok(m_sym_abs, 0), 0);
+	CHECK_INT(members_ok(m_sym_rel, 0), 0);
+	CHECK_INT(members_ok(m_sym_out, 0), -EBOX_PROTO);
+	CHECK_INT(members_ok(m_sym_cfg, 0), -EBOX_PROTO);
+	CHECK_INT(members_ok(m_snap_sym, 0), 0);
+	CHECK_INT(members_ok(m_chr, 0), -EBOX_PROTO);
+	CHECK_INT(members_ok(m_blk, 0), -EBOX_PROTO);
+	/* the bound counts every regular member's size */
+	CHECK_INT(members_ok(m_big, 0), 0);
+	CHECK_INT(members_ok(m_big, 1u << 20), 0);
+	CHECK_INT(members_ok(m_big, 12), -EFBIG);
+}
+
+/* the bound holds on the stream path the upload feeds (box/vet_bg.h) */
+TEST(vet_export_fd_stream_is_bounded)
+{
+	struct box_err e;
+	struct tarb t;
+	struct vet v;
+	char name[64], *z = calloc(1, 3 << 20);
+	int p[2];
+	pid_t pid;
+
+	export_tar(&t, index_y, backup_y);
+	struct tarb g;
+
+	tb_member(&t, CT "rootfs/big", '0', z, 3 << 20);
+	tb_end(&t);
+	gzip_stored(&t, &g);
+	free(t.b);
+	t = g;
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		(void)!write(p[1], t.b, t.n);
+		_exit(0);
+	}
+	close(p[1]);
+	err_clear(&e);
+	vet_init(&v);
+	v.bound = 2 << 20;
+	CHECK_INT(vet_export_fd(p[0], 1, &v, name, sizeof(name), &e), -EFBIG);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	free(t.b);
+	free(z);
 }

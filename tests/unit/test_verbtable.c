@@ -145,7 +145,7 @@ TEST(verb_synopsis_is_written_from_the_rows)
 	CHECK_INT(verb_synopsis(verb_find("info"), syn, sizeof(syn)), 0);
 	CHECK_STR(syn, "<box> [--json]");
 	CHECK_INT(verb_synopsis(verb_find("stop"), syn, sizeof(syn)), 0);
-	CHECK_STR(syn, "<box>|all [--force]");
+	CHECK_STR(syn, "<box>|all... [--force]");
 	CHECK_INT(verb_synopsis(verb_find("root"), syn, sizeof(syn)), 0);
 	CHECK_STR(syn, "<box> [-- <cmd...>]");
 	CHECK_INT(verb_synopsis(verb_find("list"), syn, sizeof(syn)), 0);

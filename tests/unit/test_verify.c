@@ -131,7 +131,9 @@ TEST(sniff_parse_udp4_and_token)
 	CHECK(!sniff_has_token(fr.payload, fr.plen, ""));
 	/* an IPv4 total length past the frame */
 	CHECK_INT(sniff_parse(f, sizeof(hdr) - 1, &fr), -EBOX_PROTO);
-	f[23] = 6;	/* TCP: not ours */
+	f[23] = 6;	/* TCP, shorter than its own header */
+	CHECK_INT(sniff_parse(f, sizeof(hdr), &fr), -EBOX_PROTO);
+	f[23] = 47;	/* GRE: not ours */
 	CHECK_INT(sniff_parse(f, sizeof(hdr), &fr), 0);
 	f[23] = 17;
 	f[14] = 0x44;	/* an IHL under 20 bytes */
@@ -154,4 +156,33 @@ TEST(neigh_del_msg_is_what_iproute2_sends)
 	CHECK(n > 0);
 	CHECK_MEM(buf, (size_t)n, want, sizeof(want));
 	CHECK_INT(neigh_del_msg(buf, 20, 42, 0xc0000263, 7), -ENOSPC);
+}
+
+/* A TCP SYN-ACK and an ICMP echo reply, as the host sees them on a port. */
+TEST(sniff_parse_tcp4_icmp4)
+{
+	static const uint8_t syn[] = {
+		0, 1, 2, 3, 4, 5, 0x10, 0x66, 0x6a, 1, 2, 3, 0x08, 0x00,
+		0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6, 0, 0,
+		10, 88, 0, 1, 10, 88, 0, 7,
+		0, 22, 0x9c, 0x41, 0, 0, 0, 1, 0, 0, 0, 2, 0x50, 0x12, 0, 0,
+		0, 0, 0, 0 };
+	static const uint8_t echo[] = {
+		0, 1, 2, 3, 4, 5, 0x10, 0x66, 0x6a, 1, 2, 3, 0x08, 0x00,
+		0x45, 0, 0, 28, 0, 0, 0, 0, 64, 1, 0, 0,
+		10, 88, 0, 1, 10, 88, 0, 7,
+		0, 0, 0, 0, 0x12, 0x34, 0, 1 };
+	struct sniff_frame fr;
+
+	CHECK_INT(sniff_parse(syn, sizeof(syn), &fr), 1);
+	CHECK_INT(fr.kind, SNIFF_TCP4);
+	CHECK_INT(fr.saddr, 0x0a580001);
+	CHECK_INT(fr.sport, 22);
+	CHECK_INT(fr.dport, 40001);
+	CHECK_INT(fr.tcpflags, SNIFF_TCP_SYN | SNIFF_TCP_ACK);
+	CHECK_INT(sniff_parse(echo, sizeof(echo), &fr), 1);
+	CHECK_INT(fr.kind, SNIFF_ICMP4);
+	CHECK_INT(fr.icmptype, 0);
+	CHECK_INT(fr.icmpid, 0x1234);
+	CHECK_INT(sniff_parse(echo, sizeof(echo) - 1, &fr), -EBOX_PROTO);
 }

@@ -52,21 +52,59 @@ dr_report_free(struct dr_report *r)
 	r->f = NULL;
 }
 
+static int
+is_box_subject(const char *subject)
+{
+	return strncmp(subject, "box ", 4) == 0;
+}
+
+/*
+ * The slot a new finding of status may take when a cap is reached: the
+ * latest finding of lower status (of subject when subject is not NULL),
+ * or -1 when there is none.
+ */
+static int
+evictable(const struct dr_report *r, const char *subject, int status)
+{
+	static const int rank[] = { 0, 0, 1, 2 };	/* PASS INFO WARN FAIL */
+	int i;
+
+	for (i = r->n - 1; i >= 0; i--)
+		if ((subject == NULL || strcmp(r->f[i].subject, subject) == 0) &&
+		    rank[r->f[i].status] < rank[status])
+			return i;
+	return -1;
+}
+
 static void
 put(struct dr_report *r, const char *id, const char *subject, int status,
     const char *fix, const char *text)
 {
 	struct dr_finding *f;
+	int i, slot = -1, mine = 0;
 
 	if (status == DR_FAIL)
 		r->fails++;
 	else if (status == DR_WARN)
 		r->warns++;
-	if (r->n >= DR_MAX) {
+	if (is_box_subject(subject))
+		for (i = 0; i < r->n; i++)
+			mine += strcmp(r->f[i].subject, subject) == 0;
+	if (mine >= DR_BOX_MAX || r->n >= DR_MAX) {
+		if (status == DR_FAIL || status == DR_WARN)
+			slot = evictable(r, mine >= DR_BOX_MAX ? subject : NULL,
+			    status);
 		r->dropped++;
-		return;
+		r->last_kept = 0;
+		if (slot < 0)
+			return;
+		/* the lesser finding goes; later findings keep their order */
+		memmove(&r->f[slot], &r->f[slot + 1], (size_t)(r->n - slot - 1) *
+		    sizeof(r->f[0]));
+		r->n--;
 	}
 	f = &r->f[r->n++];
+	r->last_kept = 1;
 	memset(f, 0, sizeof(*f));
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	snprintf(f->subject, sizeof(f->subject), "%s", subject);
@@ -91,7 +129,7 @@ dr_add(struct dr_report *r, const char *id, const char *subject, int status,
 struct dr_finding *
 dr_last(struct dr_report *r)
 {
-	return r->n > 0 && r->dropped == 0 ? &r->f[r->n - 1] : NULL;
+	return r->n > 0 && r->last_kept ? &r->f[r->n - 1] : NULL;
 }
 
 void
@@ -880,10 +918,17 @@ int
 dr_dns_ask(uint32_t server, const char *name, int timeout_ms, uint32_t *a,
     char *why, size_t cap)
 {
+	return dr_dns_ask_id(server, name, (uint16_t)(getpid() ^ 0x6472),
+	    timeout_ms, a, why, cap);
+}
+
+int
+dr_dns_ask_id(uint32_t server, const char *name, uint16_t id, int timeout_ms,
+    uint32_t *a, char *why, size_t cap)
+{
 	unsigned char q[300], rep[1500];
 	struct sockaddr_in sa;
 	struct pollfd p;
-	uint16_t id = (uint16_t)(getpid() ^ 0x6472);
 	ssize_t k;
 	int fd, n, rc, rcode;
 

@@ -38,7 +38,15 @@
 
 enum dr_status { DR_PASS = 0, DR_INFO, DR_WARN, DR_FAIL };
 
-#define DR_MAX		512	/* findings kept; more are counted, dropped */
+/*
+ * Findings kept: DR_MAX in all, DR_BOX_MAX for any one box (a subject
+ * "box <name>"), so one box's findings cannot push another's out.  Past
+ * either cap a FAIL or a WARN takes the place of the latest lesser finding
+ * (of that box, or of any subject), so no FAIL is lost while a PASS is
+ * kept; what cannot be kept is counted in dropped.
+ */
+#define DR_MAX		1024
+#define DR_BOX_MAX	48
 #define DR_MAX_FIXED	16
 
 struct dr_finding {
@@ -57,6 +65,7 @@ struct dr_report {
 	char where_text[160];	/* "on a host", "inside a box (...)" */
 	int fresh;		/* host: no box stack here yet */
 	int n, dropped;
+	int last_kept;		/* the latest dr_add's finding is r->f[n-1] */
 	int fails, warns;
 	struct dr_finding *f;	/* heap, DR_MAX */
 	int nfixed;
@@ -222,6 +231,10 @@ const char *dr_verdict_name(int v);
  */
 int dr_dns_ask(uint32_t server, const char *name, int timeout_ms,
     uint32_t *a, char *why, size_t cap);
+/* The same with the query's id chosen by the caller (a capture can then
+ * tell its answer from any other). */
+int dr_dns_ask_id(uint32_t server, const char *name, uint16_t id,
+    int timeout_ms, uint32_t *a, char *why, size_t cap);
 
 /* ---------------------------------------------------------------- running */
 

@@ -25,6 +25,7 @@
 
 #include "box/box.h"
 #include "host/doctor/doctor_shape.h"
+#include "host/stack/contract.h"
 #include "host/stack/firewall.h"
 #include "incus/acl.h"
 #include "incus/instance.h"
@@ -33,6 +34,7 @@
 #include "incus/server.h"
 #include "net/ip4.h"
 #include "net/nl.h"
+#include "util/text.h"
 
 #define BR		DH_BR
 #define S_HOST		"this machine"
@@ -49,11 +51,6 @@ static const char *const keys[] = {
 	"security.acls.default.egress.action", "ipv4.address",
 };
 
-static const char *const acl_drops[] = {
-	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
-	"100.64.0.0/10",
-};
-#define NDROPS (sizeof(acl_drops) / sizeof(acl_drops[0]))
 
 void
 dh_fmt4(uint32_t a, char *buf, size_t cap)
@@ -186,14 +183,17 @@ dh_read_kernel(struct dh_ctx *h)
 int
 dh_read_network(struct dh_ctx *h)
 {
-	struct incus_network n;
+	const struct incus_network *n = &h->net;
 	struct box_err e;
 	unsigned a, b, d, x;
 	size_t i;
 	int rc;
 
 	err_clear(&e);
-	rc = incus_network_get(&h->c, BR, &n, &e);
+	if (h->net_exists)	/* read again (after --fix) */
+		incus_network_free(&h->net);
+	h->net_exists = 0;
+	rc = incus_network_get(&h->c, BR, &h->net, &e);
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0) {
@@ -204,11 +204,10 @@ dh_read_network(struct dh_ctx *h)
 	h->net_exists = 1;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		snprintf(h->cfg[i], sizeof(h->cfg[0]), "%s",
-		    incus_kv_or(&n.config, keys[i], ""));
+		    incus_kv_or(&n->config, keys[i], ""));
 	if (sscanf(h->cfg[K_ADDR], "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 &&
 	    a < 256 && b < 256 && d < 256)
 		h->cfg_net = a << 24 | b << 16 | d << 8;
-	incus_network_free(&n);
 	return 1;
 }
 
@@ -227,69 +226,107 @@ acl_listed(const char *list, const char *name)
 	return 0;
 }
 
+/* A key's value fit to print: "unset" when absent, cut, sanitised. */
+static void
+shown(const char *v, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", v == NULL ? "unset" : v[0] == '\0' ?
+	    "empty" : v);
+	text_sanitize(buf, strlen(buf));
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Is line a whole line of text? */
+static int
+has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line)) != NULL) {
+		if ((p == text || p[-1] == '\n') && (p[n] == '\0' ||
+		    p[n] == '\n' || p[n] == '\r'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* raw.dnsmasq: every fixed line of the contract, and pinned upstreams. */
+static void
+check_dnsmasq_key(struct dh_ctx *h, const struct contract_key *k,
+    const char *v)
+{
+	char missing[200] = "";
+	struct dr_dns d;
+	size_t i;
+
+	v = v != NULL ? v : "";
+	for (i = 0; i < contract_ndnsmasq_lines; i++)
+		if (!has_line(v, contract_dnsmasq_lines[i]))
+			snprintf(missing + strlen(missing), sizeof(missing) -
+			    strlen(missing), " %s", contract_dnsmasq_lines[i]);
+	dr_dns_parse(v, strlen(v), &d);
+	if (missing[0] == '\0' && d.nserver > 0)
+		dr_add(h->r, "bridge.raw.dnsmasq", S_NET, DR_PASS, NULL,
+		    "raw.dnsmasq holds every line of the contract and pins "
+		    "the upstream resolvers (%d server= line%s): %s",
+		    d.nserver, d.nserver == 1 ? "" : "s", k->why);
+	else
+		dr_add(h->r, "bridge.raw.dnsmasq", S_NET, DR_FAIL, "box doctor "
+		    "--pin-dns (servers from BOX_DNS)", "raw.dnsmasq %s%s%s: "
+		    "the contract says %s", missing[0] ? "lacks" : "",
+		    missing, d.nserver > 0 ? "" : missing[0] ? " and pins "
+		    "no upstream (no server= line)" : "pins no upstream (no "
+		    "server= line)", k->why);
+	fixable(h->r);
+}
+
+/*
+ * The bridge's keys, each against the contract's own table
+ * (contract_bridge_keys): a key added there is checked here.
+ */
 static void
 check_net_keys(struct dh_ctx *h)
 {
-	struct dr_report *r = h->r;
-	struct dr_dns d;
+	char id[48], got[96], want[32];
+	size_t i;
+	int ok;
 
-	if (strcmp(h->cfg[K_DNSMODE], "none") == 0)
-		dr_add(r, "bridge.dns_mode", S_NET, DR_PASS, NULL, "dns.mode "
-		    "none: Incus registers no box in the gateway's DNS (the "
-		    "names boxes send in DHCP are checked below)");
-	else
-		dr_add(r, "bridge.dns_mode", S_NET, DR_FAIL, "box doctor --fix",
-		    "dns.mode is '%s': the gateway's dnsmasq registers every "
-		    "box by name, so a box can enumerate its siblings",
-		    h->cfg[K_DNSMODE][0] ? h->cfg[K_DNSMODE] : "managed "
-		    "(unset)");
-	fixable(r);
-	dr_dns_parse(h->cfg[K_RAW], strlen(h->cfg[K_RAW]), &d);
-	if (d.no_resolv && d.nserver > 0)
-		dr_add(r, "bridge.dns_pinned", S_NET, DR_PASS, NULL,
-		    "raw.dnsmasq pins the upstream resolvers (no-resolv, %d "
-		    "server= line%s)", d.nserver, d.nserver == 1 ? "" : "s");
-	else
-		dr_add(r, "bridge.dns_pinned", S_NET, DR_FAIL, "box doctor "
-		    "--pin-dns (servers from BOX_DNS)", "raw.dnsmasq does "
-		    "not pin the upstreams (%s): box DNS follows this host's "
-		    "resolvers (a VPN's, a tailnet's)", !d.no_resolv ?
-		    "no no-resolv" : "no server= line");
-	fixable(r);
-	if (strcmp(h->cfg[K_V6], "none") == 0)
-		dr_add(r, "bridge.ipv6", S_NET, DR_PASS, NULL, "ipv6.address "
-		    "none: no IPv6 path (every rule box sets is IPv4)");
-	else
-		dr_add(r, "bridge.ipv6", S_NET, DR_FAIL, "incus network set "
-		    "boxnet ipv6.address none", "ipv6.address is '%s': boxes "
-		    "get an IPv6 path that no box rule covers",
-		    h->cfg[K_V6][0] ? h->cfg[K_V6] : "unset (Incus picks one)");
-	if (strcmp(h->cfg[K_NAT], "true") == 0)
-		dr_add(r, "bridge.nat", S_NET, DR_PASS, NULL, "ipv4.nat true: "
-		    "boxes reach the internet through this host");
-	else
-		dr_add(r, "bridge.nat", S_NET, DR_FAIL, "incus network set "
-		    "boxnet ipv4.nat true", "ipv4.nat is '%s': boxes have "
-		    "no way out", h->cfg[K_NAT]);
-	if (acl_listed(h->cfg[K_ACLS], STACK_ACL))
-		dr_add(r, "bridge.acl", S_NET, DR_PASS, NULL, "security.acls "
-		    "holds %s (on the network, where this kernel can run it)",
-		    STACK_ACL);
-	else
-		dr_add(r, "bridge.acl", S_NET, DR_FAIL, "box doctor --fix",
-		    "security.acls is '%s': the %s ACL is not applied, so "
-		    "nothing drops box traffic to private ranges",
-		    h->cfg[K_ACLS], STACK_ACL);
-	fixable(r);
-	if (strcmp(h->cfg[K_INGRESS], "drop") == 0)
-		dr_add(r, "bridge.ingress", S_NET, DR_PASS, NULL, "default "
-		    "ingress action drop: nothing reaches a box uninvited");
-	else
-		dr_add(r, "bridge.ingress", S_NET, DR_FAIL, "box doctor --fix",
-		    "security.acls.default.ingress.action is '%s': the host "
-		    "and the LAN can reach boxes", h->cfg[K_INGRESS][0] ?
-		    h->cfg[K_INGRESS] : "unset (reject)");
-	fixable(r);
+	for (i = 0; i < contract_nbridge_keys; i++) {
+		const struct contract_key *k = &contract_bridge_keys[i];
+		const char *v = incus_kv_get(&h->net.config, k->key);
+
+		snprintf(id, sizeof(id), "bridge.%s", k->key);
+		if (k->how == CV_DNSMASQ) {
+			check_dnsmasq_key(h, k, v);
+			continue;
+		}
+		shown(v, got, sizeof(got));
+		if (k->how == CV_GATEWAY_CIDR) {
+			/* set at creation, never re-addressed: it must be
+			 * the gateway the kernel holds, as a /24 */
+			snprintf(want, sizeof(want), "%s/24", h->gw);
+			ok = v != NULL && h->live_gw != 0 &&
+			    strcmp(v, want) == 0;
+			dr_add(h->r, id, S_NET, ok ? DR_PASS : DR_FAIL, ok ?
+			    NULL : "box doctor --fix (restarts the network "
+			    "through Incus)", "%s is %s, the kernel's gateway "
+			    "%s: %s", k->key, got, want, k->why);
+			continue;
+		}
+		/* security.acls is a list: the contract's ACL among them */
+		ok = v != NULL && (strcmp(k->key, "security.acls") == 0 ?
+		    acl_listed(v, k->value) : strcmp(v, k->value) == 0);
+		if (ok)
+			dr_add(h->r, id, S_NET, DR_PASS, NULL, "%s %s: %s",
+			    k->key, k->value, k->why);
+		else
+			dr_add(h->r, id, S_NET, DR_FAIL, "box doctor --fix",
+			    "%s is %s, not %s (the contract: %s)", k->key, got,
+			    k->value, k->why);
+		fixable(h->r);
+	}
 }
 
 static void
@@ -685,64 +722,70 @@ or_empty(const char *s)
 	return s != NULL ? s : "";
 }
 
-/* A drop of dest for every protocol and source, in force. */
+/* A rule of action to dest for every protocol, source and port, in force. */
 static int
-acl_has_drop(const struct incus_acl_rules *eg, const char *dest)
+acl_has(const struct incus_acl_rules *eg, const char *action,
+    const char *dest)
 {
 	size_t i;
 
 	for (i = 0; i < eg->n; i++) {
 		const struct incus_acl_rule *r = &eg->v[i];
 
-		if (strcmp(or_empty(r->action), "drop") == 0 &&
+		if (strcmp(or_empty(r->action), action) == 0 &&
 		    strcmp(or_empty(r->destination), dest) == 0 &&
 		    strcmp(r->state ? r->state : "enabled", "enabled") == 0 &&
-		    r->protocol == NULL && r->source == NULL)
+		    or_empty(r->protocol)[0] == '\0' &&
+		    or_empty(r->source)[0] == '\0' &&
+		    or_empty(r->source_port)[0] == '\0' &&
+		    or_empty(r->destination_port)[0] == '\0' &&
+		    or_empty(r->icmp_type)[0] == '\0')
 			return 1;
 	}
 	return 0;
 }
 
+/*
+ * The ACL's egress rules, each of the contract's own table
+ * (contract_acl_egress) looked for by content: a drop added there is
+ * checked here.  The allow names the gateway the kernel holds.
+ */
 static void
 acl_judge(struct dh_ctx *h, const struct incus_acl *acl)
 {
 	const struct incus_acl_rules *eg = &acl->egress;
-	char missing[128] = "", first[64] = "", want[32];
+	char missing[400] = "", held[400] = "", dest[40];
 	size_t k, i;
 
-	for (i = 0; i < eg->n; i++) {
-		const char *v = or_empty(eg->v[i].destination);
-
-		if (strstr(v, "@internal") != NULL) {
+	for (i = 0; i < eg->n; i++)
+		if (strstr(or_empty(eg->v[i].destination), "@internal") !=
+		    NULL) {
 			dr_add(h->r, "acl.internal", S_ACL, DR_FAIL,
 			    "box doctor --fix", "an egress rule names "
 			    "@internal, which a bridge ACL rejects");
 			fixable(h->r);
 		}
-		if (first[0] == '\0' && strcmp(or_empty(eg->v[i].action),
-		    "allow") == 0)
-			snprintf(first, sizeof(first), "%s", v);
+	for (k = 0; k < contract_nacl_egress; k++) {
+		const struct contract_acl_rule *c = &contract_acl_egress[k];
+		char *to;
+
+		if (c->destination != NULL)
+			snprintf(dest, sizeof(dest), "%s", c->destination);
+		else
+			snprintf(dest, sizeof(dest), "%s/32", h->gw);
+		to = acl_has(eg, c->action, dest) ? held : missing;
+		snprintf(to + strlen(to), sizeof(held) - strlen(to), "%s%s %s",
+		    to[0] ? ", " : "", c->action, dest);
 	}
-	for (k = 0; k < NDROPS; k++)
-		if (!acl_has_drop(eg, acl_drops[k]))
-			snprintf(missing + strlen(missing), sizeof(missing) -
-			    strlen(missing), " %s", acl_drops[k]);
-	snprintf(want, sizeof(want), "%s/32", h->gw);
 	if (missing[0] != '\0') {
 		dr_add(h->r, "acl.egress", S_ACL, DR_FAIL, "box doctor --fix",
-		    "egress drops missing:%s — boxes reach those ranges",
-		    missing);
-		fixable(h->r);
-	} else if (h->live_gw != 0 && strcmp(first, want) != 0) {
-		dr_add(h->r, "acl.egress", S_ACL, DR_FAIL, "box doctor --fix",
-		    "the allow rule names '%s' but the gateway the kernel "
-		    "holds is %s", first, h->gw);
+		    "egress rules of the contract missing (or narrowed, or "
+		    "disabled): %s — boxes reach what they drop", missing);
 		fixable(h->r);
 	} else {
-		dr_add(h->r, "acl.egress", S_ACL, DR_PASS, NULL, "egress: "
-		    "allow %s, drop 10/8 172.16/12 192.168/16 169.254/16 "
-		    "100.64/10; %d ingress rule(s) (expose doors)", first,
-		    (int)acl->ingress.n);
+		dr_add(h->r, "acl.egress", S_ACL, DR_PASS, NULL, "egress: %s "
+		    "(every rule of the contract); %d ingress rule(s) (expose "
+		    "doors)", held, (int)acl->ingress.n);
 	}
 }
 
@@ -773,13 +816,17 @@ check_acl(struct dh_ctx *h)
 
 /* --- the profile, and a NIC's keys ---------------------------------------- */
 
+/*
+ * The profile's devices, each against the contract's own tables
+ * (contract_nic_keys, contract_root_keys), key by key.
+ */
 static void
 check_profile(struct dh_ctx *h)
 {
 	struct incus_profile p;
-	const struct incus_kvs *eth;
+	const struct incus_kvs *eth, *root;
 	struct box_err e;
-	char why[320];
+	char why[320], rwhy[320];
 	int rc;
 
 	err_clear(&e);
@@ -793,21 +840,34 @@ check_profile(struct dh_ctx *h)
 			fixable(h->r);
 		return;
 	}
-	eth = incus_dev_get(&p.devices, "eth0");
-	if (eth == NULL || strcmp(incus_kv_or(eth, "network", ""), BR) != 0 ||
-	    strcmp(incus_kv_or(eth, "type", ""), "nic") != 0)
-		snprintf(why, sizeof(why), "eth0 is not a NIC on %s", BR);
+	eth = incus_dev_get(&p.devices, CONTRACT_NIC);
+	if (eth == NULL)
+		snprintf(why, sizeof(why), "no device %s", CONTRACT_NIC);
 	else
 		shape_nic_kv(eth, NULL, why, sizeof(why));
+	root = incus_dev_get(&p.devices, "root");
+	if (root == NULL)
+		snprintf(rwhy, sizeof(rwhy), "no device root");
+	else
+		shape_root_kv(root, rwhy, sizeof(rwhy));
 	incus_profile_free(&p);
 	if (why[0] != '\0')
 		dr_add(h->r, "profile.nic", S_PROF, DR_FAIL, "box doctor --fix "
 		    "(boxes already running keep their NIC until restarted)",
 		    "%s", why);
 	else
-		dr_add(h->r, "profile.nic", S_PROF, DR_PASS, NULL, "eth0 on %s "
-		    "with exactly the contract's keys (port isolation, MAC, "
-		    "IPv4 and IPv6 filtering)", BR);
+		dr_add(h->r, "profile.nic", S_PROF, DR_PASS, NULL, "%s on %s "
+		    "with exactly the contract's %zu keys (port isolation, MAC, "
+		    "IPv4 and IPv6 filtering)", CONTRACT_NIC, BR,
+		    contract_nnic_keys);
+	fixable(h->r);
+	if (rwhy[0] != '\0')
+		dr_add(h->r, "profile.root", S_PROF, DR_FAIL, "box doctor "
+		    "--fix", "the root disk: %s", rwhy);
+	else
+		dr_add(h->r, "profile.root", S_PROF, DR_PASS, NULL, "the root "
+		    "disk with exactly the contract's %zu keys",
+		    contract_nroot_keys);
 	fixable(h->r);
 }
 
@@ -998,6 +1058,56 @@ box_port(struct dh_ctx *h, const struct incus_instance *in,
 	box_filter(h, in, subject, veth);
 }
 
+/* Is pid a live process of this host (not a zombie)? */
+static int
+init_alive(long long pid)
+{
+	char path[64];
+
+	if (pid <= 0 || pid > 0x7fffffff)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%lld", pid);
+	return access(path, F_OK) == 0 && !zombie((int)pid);
+}
+
+/*
+ * What runs, keyed on the daemon's status code and on whether the
+ * instance's init is alive on this host, never on the status text alone
+ * (a guest sets its own status to Ready).  1: something runs, probe it; 0:
+ * stopped, nothing to probe (INFO); -1: it cannot be probed (a WARN says
+ * why).
+ */
+static int
+box_state(struct dh_ctx *h, const struct incus_instance *in,
+    const char *subject)
+{
+	long long pid = in->state.pid;
+	int code = in->status_code ? in->status_code : in->state.status_code;
+	int alive = init_alive(pid);
+	char st[40];
+
+	snprintf(st, sizeof(st), "%s", in->status[0] ? in->status : "unsaid");
+	text_sanitize(st, strlen(st));
+	if (alive) {
+		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "status %s "
+		    "(code %d), its init (pid %lld) alive: probed%s", st, code,
+		    pid, code == BOX_CODE_RUNNING ? "" : code ==
+		    BOX_CODE_READY ? " (Ready is a status a box can set "
+		    "itself: it changes nothing here)" : " as a running box");
+		return 1;
+	}
+	if (code == BOX_CODE_STOPPED && pid <= 0) {
+		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "stopped "
+		    "(code %d): nothing runs, no network to probe", code);
+		return 0;
+	}
+	dr_add(h->r, "box.state", subject, DR_WARN, "box down <box>; box "
+	    "start <box>", "status %s (code %d) but %s: its network NOT "
+	    "probed", st, code, pid > 0 ? "its init is not alive on this "
+	    "host" : "the daemon names no init process");
+	return -1;
+}
+
 static void
 check_box(struct dh_ctx *h, const struct incus_instance *in)
 {
@@ -1026,11 +1136,8 @@ check_box(struct dh_ctx *h, const struct incus_instance *in)
 	else
 		dr_add(h->r, "box.nic", subject, DR_PASS, NULL, "its NIC %s is "
 		    "on %s with the contract's keys", nicname, BR);
-	if (strcmp(in->status, "Running") != 0) {
-		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "not running: "
-		    "nothing inside to probe");
+	if (box_state(h, in, subject) <= 0)
 		return;
-	}
 	box_port(h, in, subject, nicname);
 	if (h->o->probe_boxes)
 		dr_box_probe(&h->c, in->name, h->r, h->o);
@@ -1078,6 +1185,8 @@ dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o)
 void
 dh_free(struct dh_ctx *h)
 {
+	if (h->net_exists)
+		incus_network_free(&h->net);
 	incus_close(&h->c);
 	free(h->ports);
 }

@@ -13,6 +13,7 @@
 #include "host/stack/stack.h"
 #include "incus/api.h"
 #include "incus/json.h"
+#include "incus/network.h"
 #include "net/rtnl.h"
 
 #define DH_BR		STACK_BRIDGE
@@ -29,6 +30,7 @@ struct dh_ctx {
 	int daemon;
 	int net_exists;
 	char cfg[K_NKEYS][256];	/* the bridge's keys ("" when unset) */
+	struct incus_network net;	/* the bridge as read (net_exists) */
 	uint32_t cfg_net;	/* /24 of ipv4.address (config) */
 	int br_ifindex;		/* the kernel's bridge, 0 when absent */
 	int br_up;

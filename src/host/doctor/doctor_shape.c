@@ -158,6 +158,13 @@ shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
 	    cap);
 }
 
+void
+shape_root_kv(const struct incus_kvs *root, char *buf, size_t cap)
+{
+	keys_vs(root, contract_root_keys, contract_nroot_keys, NULL, 1, buf,
+	    cap);
+}
+
 /* "tcp:127.0.0.1:<port>": the port, else -1. */
 static int
 loopback_port(const char *s)

@@ -74,6 +74,9 @@ int shape_check(const struct incus_instance *in, struct shape_report *s);
 void shape_nic_kv(const struct incus_kvs *nic, const char *pinned, char *buf,
     size_t cap);
 
+/* A root disk's keys against the contract's (size allowed), likewise. */
+void shape_root_kv(const struct incus_kvs *root, char *buf, size_t cap);
+
 /* The address a VM door pinned (user.box.expose.pinned), or NULL. */
 const char *shape_pinned(const struct incus_instance *in);
 

@@ -6,7 +6,9 @@
  * what decides its boxes' isolation: its project's box-net by content,
  * boxnet visible, and its first running box from inside.  On the host,
  * the admin's doctor lists each granted user's project and holds its
- * restrictions and box-net against the contract.
+ * restrictions and box-net against the contract, asks the daemon whether
+ * it follows an image's symlinks (grant_probe.h) once a user holds the
+ * tier, and judges the shape of every other project's instance on boxnet.
  */
 #include "host/doctor/doctor_tier.h"
 
@@ -15,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/doctor/doctor_shape.h"
 #include "host/stack/contract.h"
+#include "host/stack/grant_probe.h"
 #include "host/stack/grant_project.h"
 #include "host/stack/stack.h"
 #include "incus/api.h"
@@ -120,8 +124,91 @@ one_project(struct incus *c, const char *project, struct dr_report *r)
 	else
 		dr_add(r, "tier.project", subject, DR_PASS, "", "(%s): "
 		    "restricted to " CONTRACT_BRIDGE ", snapshots and backups "
-		    "allowed, no NIC on its default profile, box-net the "
-		    "contract's by content", who);
+		    "allowed, disks from pools only, GPUs as granted, no NIC on "
+		    "its default profile, box-net the contract's by content",
+		    who);
+}
+
+/* Is any of the instance's NICs (expanded) on boxnet? */
+static int
+on_boxnet(const struct incus_instance *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->expanded_devices.n; i++) {
+		const struct incus_kvs *kv = &in->expanded_devices.v[i].kv;
+
+		if (strcmp(incus_kv_or(kv, "type", ""), "nic") == 0 &&
+		    (strcmp(incus_kv_or(kv, "network", ""), CONTRACT_BRIDGE) ==
+		    0 || strcmp(incus_kv_or(kv, "parent", ""),
+		    CONTRACT_BRIDGE) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Every instance on boxnet in a project other than the default one (the
+ * host's box checks hold those) judged by the one shape rule: a granted
+ * user can launch one with `incus` itself, filters off, whatever box new
+ * would have made.
+ */
+static void
+other_projects_shape(struct incus *c, struct dr_report *r)
+{
+	struct incus_instance_list l;
+	struct box_err e;
+	char subject[160];
+	size_t i;
+	int n = 0;
+
+	err_clear(&e);
+	if (incus_instance_list(c, NULL, INCUS_INST_ALL, &l, &e) < 0) {
+		dr_add(r, "tier.shape", "other projects", DR_FAIL, "", "their "
+		    "instances on " CONTRACT_BRIDGE " could not be listed: %s",
+		    e.msg);
+		return;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (l.v[i].project[0] == '\0' ||
+		    strcmp(l.v[i].project, "default") == 0 ||
+		    !on_boxnet(&l.v[i]))
+			continue;
+		snprintf(subject, sizeof(subject), "box %.60s/%.64s",
+		    l.v[i].project, l.v[i].name);
+		dr_shape(r, &l.v[i], subject);
+		n++;
+	}
+	incus_instance_list_free(&l);
+	if (n == 0)
+		dr_add(r, "tier.shape", "other projects", DR_INFO, "", "no "
+		    "instance of another project is on " CONTRACT_BRIDGE);
+}
+
+/* The daemon's symlink behaviour matters once a user holds the tier. */
+static void
+daemon_symlinks(struct incus *c, struct dr_report *r)
+{
+	struct grant_probe v;
+	struct box_err e;
+
+	err_clear(&e);
+	if (grant_probe_daemon(c, 0, &v, &e) < 0)
+		dr_add(r, "tier.daemon", "daemon symlinks", DR_FAIL, "fix the "
+		    "cause and run box doctor again", "the probe did not run "
+		    "(%s): whether a granted user can reach host files as "
+		    "root through the daemon is NOT known", e.msg);
+	else if (v.follows)
+		dr_add(r, "tier.daemon", "daemon symlinks", DR_FAIL, "upgrade "
+		    "Incus (CVE-2026-48752, CVE-2026-63343: fixed in 7.3.0)",
+		    "Incus %s follows symlinks out of an instance's directory "
+		    "(%s): every granted user can read and write any host file "
+		    "as root with an image of their own", v.version, v.how);
+	else
+		dr_add(r, "tier.daemon", "daemon symlinks", DR_PASS, "", "Incus "
+		    "%s confines an instance's metadata and templates to its "
+		    "directory (probed%s)", v.version, v.cached ? "; cached "
+		    "for this daemon" : "");
 }
 
 int
@@ -138,6 +225,9 @@ dr_granted(struct incus *c, struct dr_report *r, struct box_err *e)
 	if (n == 0)
 		dr_add(r, "tier.project", "granted users", DR_INFO, "",
 		    "none (box grant <user> gives one boxes of their own)");
+	else
+		daemon_symlinks(c, r);
+	other_projects_shape(c, r);
 	return 0;
 }
 

@@ -15,7 +15,11 @@
 int dr_restricted(struct dr_report *r, const struct dr_opts *o,
     struct box_err *e);
 
-/* Host: one finding per user-* project (whose; contract by content). */
+/*
+ * Host: one finding per user-* project (whose; contract by content), the
+ * daemon's symlink verdict when there is one, and the shape of every
+ * instance on boxnet in a project other than the default one.
+ */
 int dr_granted(struct incus *c, struct dr_report *r, struct box_err *e);
 
 /* The names of the user-* projects: count (names holds up to max). */

@@ -23,8 +23,25 @@ static const struct { const char *key, *value; } project_keys[] = {
 	{ "restricted.networks.access", CONTRACT_BRIDGE },
 	{ "restricted.snapshots", "allow" },
 	{ "restricted.backups", "allow" },
+	/* incus-user's "allow" with its .paths = the user's home: a host
+	 * directory in a box.  A box is one root disk: pool volumes only. */
+	{ "restricted.devices.disk", "managed" },
 };
 #define NPROJECT_KEYS (sizeof(project_keys) / sizeof(project_keys[0]))
+
+/* incus-user's: a box is one NIC and one root disk, never a host path. */
+static const char *const project_gone[] = {
+	"restricted.devices.disk.paths",
+};
+#define NPROJECT_GONE (sizeof(project_gone) / sizeof(project_gone[0]))
+
+/* The GPU rule the project must hold: what the grant recorded. */
+static const char *
+gpu_rule(const struct incus_kvs *config)
+{
+	return strcmp(incus_kv_or(config, GRANT_KEY_GPU, ""), "true") == 0 ?
+	    "allow" : "block";
+}
 
 int
 grant_network_exists(struct incus *c, const char *name, struct box_err *e)
@@ -117,7 +134,7 @@ grant_preempt_bridge(struct incus *c, const struct grant_user *u,
 }
 
 int
-grant_create_project(struct incus *c, const struct grant_user *u,
+grant_create_project(struct incus *c, const struct grant_user *u, int gpu,
     struct box_err *e)
 {
 	/* incus-user's own keys (cmd/incus-user/server.go), then box's. */
@@ -129,8 +146,6 @@ grant_create_project(struct incus *c, const struct grant_user *u,
 		{ "features.storage.volumes", "true" },
 		{ "features.storage.buckets", "true" },
 		{ "restricted.containers.nesting", "allow" },
-		{ "restricted.devices.disk", "allow" },
-		{ "restricted.devices.gpu", "allow" },
 	};
 	struct incus_kvs cfg = { 0 };
 	char desc[160], uid[16], gid[16];
@@ -144,8 +159,10 @@ grant_create_project(struct incus *c, const struct grant_user *u,
 	for (i = 0; i < sizeof(stock) / sizeof(stock[0]) && rc == 0; i++)
 		rc = incus_kv_set(&cfg, stock[i].key, stock[i].value);
 	if (rc == 0)
-		rc = incus_kv_set(&cfg, "restricted.devices.disk.paths",
-		    u->home);
+		rc = incus_kv_set(&cfg, "restricted.devices.gpu", gpu ? "allow" :
+		    "block");
+	if (rc == 0 && gpu)
+		rc = incus_kv_set(&cfg, GRANT_KEY_GPU, "true");
 	if (rc == 0)
 		rc = incus_kv_set(&cfg, "restricted.idmap.uid", uid);
 	if (rc == 0)
@@ -214,7 +231,8 @@ default_drop_nics(struct incus *pc, int *changed, struct box_err *e)
  * keys and move the project's profiles into the default project.
  */
 static int
-project_config(struct incus *c, const struct grant_user *u, struct box_err *e)
+project_config(struct incus *c, const struct grant_user *u, int gpu,
+    struct box_err *e)
 {
 	struct incus_project p;
 	int rc;
@@ -226,6 +244,15 @@ project_config(struct incus *c, const struct grant_user *u, struct box_err *e)
 	for (i = 0; i < NPROJECT_KEYS && rc == 0; i++)
 		rc = incus_kv_set(&p.config, project_keys[i].key,
 		    project_keys[i].value);
+	for (i = 0; i < NPROJECT_GONE; i++)
+		(void)incus_kv_del(&p.config, project_gone[i]);
+	if (gpu)
+		rc = rc < 0 ? rc : incus_kv_set(&p.config, GRANT_KEY_GPU, "true");
+	else
+		(void)incus_kv_del(&p.config, GRANT_KEY_GPU);
+	if (rc == 0)
+		rc = incus_kv_set(&p.config, "restricted.devices.gpu",
+		    gpu ? "allow" : "block");
 	if (rc == 0)
 		rc = incus_project_put(c, &p, e);
 	else
@@ -249,7 +276,8 @@ grant_project_client(const struct incus *admin, const char *project,
 }
 
 int
-grant_converge(struct incus *c, const struct grant_user *u, struct box_err *e)
+grant_converge(struct incus *c, const struct grant_user *u, int gpu,
+    struct box_err *e)
 {
 	struct incus pc;
 	int rc, changed, own;
@@ -274,7 +302,7 @@ grant_converge(struct incus *c, const struct grant_user *u, struct box_err *e)
 	if (changed)
 		fprintf(stderr, "  profile: %s's default profile has no NIC "
 		    "now (incus-user put one on %s)\n", u->project, u->bridge);
-	rc = project_config(c, u, e);
+	rc = project_config(c, u, gpu, e);
 	if (rc < 0) {
 		err_context(e, "restricting %s to " CONTRACT_BRIDGE,
 		    u->project);
@@ -286,6 +314,10 @@ grant_converge(struct incus *c, const struct grant_user *u, struct box_err *e)
 	fprintf(stderr, "  network: %s restricted to " CONTRACT_BRIDGE
 	    " (the private %s has no address and is unreachable from it); "
 	    "snapshots and backups allowed\n", u->project, u->bridge);
+	fprintf(stderr, "  devices: %s: disks from pools only (no host "
+	    "path, incus-user allowed %s), GPUs %s\n", u->project, u->home,
+	    gpu ? "ALLOWED (--gpu: a box may hold the host's GPU)" :
+	    "blocked (box grant --gpu allows them)");
 	rc = stack_ensure_profile(&pc, &changed, e);
 	if (rc < 0) {
 		err_context(e, "writing box-net in %s", u->project);
@@ -342,6 +374,21 @@ grant_project_check(struct incus *c, const char *project, char *bad,
 			note(bad, cap, line);
 			problems++;
 		}
+	for (size_t i = 0; i < NPROJECT_GONE; i++)
+		if (incus_kv_get(&p.config, project_gone[i]) != NULL) {
+			snprintf(line, sizeof(line), "%s is set (a host path "
+			    "in a box)", project_gone[i]);
+			note(bad, cap, line);
+			problems++;
+		}
+	if (strcmp(incus_kv_or(&p.config, "restricted.devices.gpu", "block"),
+	    gpu_rule(&p.config)) != 0) {
+		snprintf(line, sizeof(line), "restricted.devices.gpu is not "
+		    "'%s'%s", gpu_rule(&p.config), strcmp(gpu_rule(&p.config),
+		    "block") == 0 ? " (granted without --gpu)" : "");
+		note(bad, cap, line);
+		problems++;
+	}
 	incus_project_free(&p);
 	rc = grant_project_client(c, project, &pc, e);
 	if (rc < 0)

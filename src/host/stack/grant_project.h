@@ -2,8 +2,9 @@
  * grant_project.h - a granted user's Incus objects, as the admin sees
  * them: the pre-empted private bridge, the project converged to the
  * contract (no NIC on its default profile, restricted to boxnet,
- * snapshots and backups allowed, box-net written from the contract
- * table), and all of it read back by content.
+ * snapshots and backups allowed, disks from pools only, GPUs blocked
+ * unless the admin asked, box-net written from the contract table), and
+ * all of it read back by content.
  */
 #ifndef BOX_GRANT_PROJECT_H
 #define BOX_GRANT_PROJECT_H
@@ -34,10 +35,20 @@ int grant_preempt_bridge(struct incus *c, const struct grant_user *u,
  * purge removed and will not make it again.
  */
 int grant_create_project(struct incus *c, const struct grant_user *u,
-    struct box_err *e);
+    int gpu, struct box_err *e);
 
-/* Bring u's project to the contract; prints one line per object. */
-int grant_converge(struct incus *c, const struct grant_user *u,
+/*
+ * The project key that records `box grant --gpu` (the admin asked for
+ * GPUs in boxes): restricted.devices.gpu is held to "allow" with it, to
+ * "block" without.
+ */
+#define GRANT_KEY_GPU	"user.box.grant.gpu"
+
+/*
+ * Bring u's project to the contract (GPUs allowed only with gpu); prints
+ * one line per object.
+ */
+int grant_converge(struct incus *c, const struct grant_user *u, int gpu,
     struct box_err *e);
 
 /*

@@ -4,7 +4,6 @@
  */
 #include "host/stack/grant_purge.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -15,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/stack/grant_cut.h"
 #include "host/stack/grant_project.h"
-#include "incus/certificate.h"
 #include "incus/image.h"
 #include "incus/instance.h"
 #include "incus/network.h"
@@ -79,6 +78,82 @@ purge_profiles(struct incus *pc, int *count, struct box_err *e)
 	return rc;
 }
 
+/*
+ * A name from the daemon as a terminal may show it: control bytes, DEL
+ * and bytes >= 0x80 as \xHH.  (A local stand-in: fold into util/text.c's
+ * one sanitiser, text_shown(), once it lands.)
+ */
+static const char *
+shown(const char *s, char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 5 < cap; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+			buf[o++] = (char)ch;
+			continue;
+		}
+		buf[o++] = '\\';
+		buf[o++] = 'x';
+		buf[o++] = hex[ch >> 4];
+		buf[o++] = hex[ch & 15];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/*
+ * Every disk device that names a source (a custom volume, a host path) off
+ * the project's profiles: a volume still attached to one is "in use" and
+ * its delete fails, and the default profile cannot be deleted.  The
+ * instances are gone already.
+ */
+static int
+purge_detach(struct incus *pc, int *count, struct box_err *e)
+{
+	struct incus_profile_names l;
+	int rc;
+	size_t i, k;
+
+	*count = 0;
+	rc = incus_profile_names(pc, &l, e);
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		struct incus_profile p;
+		int changed = 0;
+
+		rc = incus_profile_get(pc, l.v[i], &p, e);
+		if (rc < 0)
+			break;
+		for (k = p.devices.n; k-- > 0 && rc == 0;) {
+			const struct incus_kvs *kv = &p.devices.v[k].kv;
+
+			if (strcmp(incus_kv_or(kv, "type", ""), "disk") != 0 ||
+			    incus_kv_get(kv, "source") == NULL)
+				continue;
+			rc = incus_dev_del(&p.devices, p.devices.v[k].name);
+			changed++;
+		}
+		if (rc < 0)
+			rc = err_set(e, rc, "changing a profile's devices");
+		else if (changed)
+			rc = incus_profile_put(pc, l.v[i], &p, e);
+		if (rc < 0) {
+			char n[256];
+
+			err_context(e, "detaching volumes from the profile %s",
+			    shown(l.v[i], n, sizeof(n)));
+		} else {
+			*count += changed;
+		}
+		incus_profile_free(&p);
+	}
+	incus_profile_names_free(&l);
+	return rc;
+}
+
 /* The project's own images (only called when it has its own store). */
 static int
 purge_images(struct incus *pc, int *count, struct box_err *e)
@@ -123,9 +198,12 @@ purge_volumes(struct incus *pc, int *count, struct box_err *e)
 			    PURGE_WAIT_S, e);
 			if (rc == 0)
 				(*count)++;
-			else
+			else {
+				char n[256];
+
 				err_context(e, "deleting the volume %s/%s",
-				    pools[i], v.v[k].name);
+				    pools[i], shown(v.v[k].name, n, sizeof(n)));
+			}
 		}
 		incus_volume_refs_free(&v);
 	}
@@ -133,46 +211,11 @@ purge_volumes(struct incus *pc, int *count, struct box_err *e)
 	return rc;
 }
 
-/* rm -r of incus-user's state directory (a few files, no deeper). */
-static int
-remove_dir(const char *path, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-	int rc = 0;
-
-	if (depth > 4)
-		return -ELOOP;
-	d = opendir(path);
-	if (d == NULL)
-		return errno == ENOENT ? 0 : -errno;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		char sub[512];
-		struct stat st;
-
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		if (lstat(sub, &st) < 0)
-			rc = -errno;
-		else if (S_ISDIR(st.st_mode))
-			rc = remove_dir(sub, depth + 1);
-		else if (unlink(sub) < 0)
-			rc = -errno;
-	}
-	closedir(d);
-	if (rc == 0 && rmdir(path) < 0 && errno != ENOENT)
-		rc = -errno;
-	return rc;
-}
-
 int
 grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 {
 	struct incus pc;
-	char fps[8][80];
-	int rc, n, i, exists, own = 0;
+	int rc, n, exists, own = 0;
 
 	exists = grant_project_features(c, u->project, &own, e);
 	if (exists < 0)
@@ -196,6 +239,10 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
 		    (rc = purge_profiles(&pc, &n, e)) == 0)
 			fprintf(stderr, "  deleted %d profile(s)\n", n);
+		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
+		    (rc = purge_detach(&pc, &n, e)) == 0 && n)
+			fprintf(stderr, "  detached %d disk device(s) from the "
+			    "default profile\n", n);
 		if (rc == 0 && (own & GRANT_OWN_VOLUMES) &&
 		    (rc = purge_volumes(&pc, &n, e)) == 0 && n)
 			fprintf(stderr, "  deleted %d custom volume(s)\n", n);
@@ -216,20 +263,6 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		return rc;
 	else
 		fprintf(stderr, "  deleted the bridge %s\n", u->bridge);
-	n = grant_trust_fps(c, u->uid, fps, 8, e);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && i < 8; i++) {
-		rc = incus_certificate_delete(c, fps[i], e);
-		if (rc < 0)
-			return rc;
-		fprintf(stderr, "  removed the trust entry incus-user-%u\n",
-		    u->uid);
-	}
-	rc = remove_dir(u->state_dir, 0);
-	if (rc < 0)
-		return err_set(e, rc, "removing %s: %s", u->state_dir,
-		    strerror(-rc));
 	return 0;
 }
 
@@ -271,9 +304,9 @@ grant_absent(struct incus *c, const struct grant_user *u, char *left,
 		    u->uid);
 		survivor(left, cap, what);
 	}
-	if (lstat(u->state_dir, &st) == 0) {
-		snprintf(what, sizeof(what), "state directory %s",
-		    u->state_dir);
+	if (lstat(u->state_dir, &st) == 0 && grant_cut_present(u) != 1) {
+		snprintf(what, sizeof(what), "state directory %s (not box's "
+		    "revoke tombstone)", u->state_dir);
 		survivor(left, cap, what);
 	}
 	if (grant_in_group(u, "incus"))

@@ -19,8 +19,10 @@ int grant_end_sessions(const struct grant_user *u, char *left, size_t cap);
 
 /*
  * Delete the project's boxes (stopped first), images, profiles but
- * default, custom volumes, the project, the private bridge, the trust
- * entries incus-user-<uid> and the state directory.
+ * default, every disk with a source off the default profile, custom
+ * volumes, the project and the private bridge (the trust entries and the
+ * state directory went with grant_cut()).  Names from the daemon are
+ * shown escaped.
  */
 int grant_purge(struct incus *c, const struct grant_user *u,
     struct box_err *e);

@@ -19,23 +19,23 @@ _box()
 		return
 	fi
 	case ${COMP_WORDS[1]} in
-	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --help"; vals="--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-"; args="" ;;
+	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --json --help"; vals="--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-"; args="-" ;;
 	templates) opts="--help"; vals=""; args="" ;;
 	list|ls|ps) opts="--json --help"; vals=""; args="" ;;
 	info|show) opts="--json --help"; vals=""; args="box" ;;
 	shell|sh|ssh) opts="--help"; vals=""; args="box" ;;
 	root) opts="--help"; vals=""; args="box" ;;
-	exec|run) opts="--help"; vals=""; args="box" ;;
+	exec|run) opts="--env -e --cwd --user --tty -t --no-tty -T --help"; vals="--env=- -e=- --cwd=- --user=-"; args="box" ;;
 	tmux) opts="--help"; vals=""; args="box -" ;;
-	snapshot|snap) opts="--help"; vals=""; args="box -" ;;
+	snapshot|snap) opts="--list -l --delete --force -f --json --help"; vals="--delete=-"; args="box -" ;;
 	restore) opts="--force -f --help"; vals=""; args="box -" ;;
 	export) opts="--instance-only --force -f --help"; vals=""; args="box file" ;;
-	import) opts="--name --force -f --help"; vals="--name=-"; args="file" ;;
+	import) opts="--name --force -f --json --help"; vals="--name=-"; args="file" ;;
 	rename) opts="--help"; vals=""; args="box -" ;;
-	down|stop|halt) opts="--force -f --help"; vals=""; args="box" ;;
-	start|up) opts="--help"; vals=""; args="box" ;;
-	restart|reboot) opts="--force -f --help"; vals=""; args="box" ;;
-	rm|delete|remove|destroy) opts="--force -f --help"; vals=""; args="box" ;;
+	down|stop|halt) opts="--force -f --help"; vals=""; args="box+" ;;
+	start|up) opts="--force -f --help"; vals=""; args="box+" ;;
+	restart|reboot) opts="--force -f --help"; vals=""; args="box+" ;;
+	rm|delete|remove|destroy) opts="--force -f --help"; vals=""; args="box+" ;;
 	egress) opts="--log --json --help"; vals=""; args="box =show,open,allow,deny -+" ;;
 	expose) opts="--list --remove --help"; vals="--remove=-"; args="box - -" ;;
 	incus) opts="--help"; vals=""; args="box" ;;
@@ -43,7 +43,7 @@ _box()
 	teardown-host) opts="--purge-incus --yes -y --help"; vals=""; args="" ;;
 	migrate-host) opts="--box --all-boxes --retire-legacy --force -f --help"; vals="--box=box"; args="" ;;
 	firewall) opts="--subnet --conn-max --json --help"; vals="--subnet=- --conn-max=-"; args="=apply,show,sync,block - -" ;;
-	grant) opts="--help"; vals=""; args="-" ;;
+	grant) opts="--gpu --accept-daemon-risk --help"; vals=""; args="-" ;;
 	revoke) opts="--purge --force -f --help"; vals=""; args="-" ;;
 	doctor|check) opts="--fix --pin-dns --json --help"; vals=""; args="box+" ;;
 	verify) opts="--json --help"; vals=""; args="box" ;;

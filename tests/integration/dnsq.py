@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""dnsq.py - a DNS client for the resolver's tests (standard library only).
+
+  dnsq.py q SERVER NAME [TYPE [CLASS [udp|tcp [noedns]]]]
+      one query; prints "rcode <n> ttl <t|-> addrs <a,b|-> ede <code|-> <text>"
+  dnsq.py lat SERVER NAMEFMT N [tcp]
+      N sequential A queries (NAMEFMT % i; over TCP a connection each), prints "median_ms <m> max_ms <x>
+      lost <k>" (a query unanswered within 2 s is lost, counted 2000 ms)
+  dnsq.py flood SERVER NAMEFMT SECS
+      UDP queries as fast as one socket sends them for SECS; prints "sent <n>"
+  dnsq.py hold SERVER N SECS
+      N TCP connections to SERVER:53 held open, silent, for SECS; prints
+      "held <k>" (how many connected)
+SERVER may be ADDR or ADDR:PORT.
+"""
+import socket
+import struct
+import sys
+import time
+
+TYPES = {"A": 1, "NS": 2, "CNAME": 5, "SOA": 6, "PTR": 12, "TXT": 16,
+         "AAAA": 28, "AXFR": 252, "ANY": 255}
+CLASSES = {"IN": 1, "CH": 3, "HS": 4}
+
+
+def server(s):
+    if ":" in s:
+        a, p = s.rsplit(":", 1)
+        return a, int(p)
+    return s, 53
+
+
+def build(name, qtype=1, qclass=1, edns=True, qid=None):
+    qid = qid if qid is not None else (int(time.time() * 1e6) & 0xFFFF)
+    m = struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 1 if edns else 0)
+    for label in name.rstrip(".").split("."):
+        if label:
+            m += bytes([len(label)]) + label.encode()
+    m += b"\0" + struct.pack("!HH", qtype, qclass)
+    if edns:
+        m += b"\0" + struct.pack("!HHIH", 41, 1232, 0, 0)
+    return qid, m
+
+
+def skip_name(r, i):
+    while True:
+        n = r[i]
+        if n & 0xC0 == 0xC0:
+            return i + 2
+        if n == 0:
+            return i + 1
+        i += n + 1
+
+
+def parse(r):
+    rcode = r[3] & 15
+    qd, an, ns, ar = struct.unpack("!HHHH", r[4:12])
+    i = 12
+    for _ in range(qd):
+        i = skip_name(r, i) + 4
+    addrs, ttls, ede = [], [], None
+    for k in range(an + ns + ar):
+        i = skip_name(r, i)
+        typ, cls, ttl, rdlen = struct.unpack("!HHIH", r[i:i + 10])
+        rd = r[i + 10:i + 10 + rdlen]
+        if k < an and typ == 1 and rdlen == 4:
+            addrs.append(socket.inet_ntoa(rd))
+            ttls.append(ttl)
+        if typ == 41:
+            rcode |= (ttl >> 24) << 4
+            j = 0
+            while j + 4 <= len(rd):
+                oc, ol = struct.unpack("!HH", rd[j:j + 4])
+                if oc == 15 and ol >= 2:
+                    ede = (struct.unpack("!H", rd[j + 4:j + 6])[0],
+                           rd[j + 6:j + 4 + ol].decode("utf-8", "replace"))
+                j += 4 + ol
+        i += 10 + rdlen
+    return rcode, addrs, ttls, ede
+
+
+def ask(srv, name, qtype=1, qclass=1, proto="udp", edns=True, timeout=3):
+    qid, m = build(name, qtype, qclass, edns)
+    if proto == "tcp":
+        s = socket.create_connection(srv, timeout=timeout)
+        try:
+            s.sendall(struct.pack("!H", len(m)) + m)
+            buf = b""
+            while len(buf) < 2 or len(buf) < 2 + struct.unpack("!H", buf[:2])[0]:
+                d = s.recv(65536)
+                if not d:
+                    raise OSError("closed")
+                buf += d
+            r = buf[2:]
+        finally:
+            s.close()
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(timeout)
+        try:
+            s.sendto(m, srv)
+            while True:
+                r, _ = s.recvfrom(65536)
+                if r[:2] == m[:2]:
+                    break
+        finally:
+            s.close()
+    return parse(r)
+
+
+def main():
+    cmd = sys.argv[1]
+    srv = server(sys.argv[2])
+    if cmd == "q":
+        name = sys.argv[3]
+        qtype = TYPES.get(sys.argv[4], 1) if len(sys.argv) > 4 else 1
+        qclass = CLASSES.get(sys.argv[5], 1) if len(sys.argv) > 5 else 1
+        proto = sys.argv[6] if len(sys.argv) > 6 else "udp"
+        edns = not (len(sys.argv) > 7 and sys.argv[7] == "noedns")
+        try:
+            rcode, addrs, ttls, ede = ask(srv, name, qtype, qclass, proto,
+                                          edns)
+        except OSError as e:
+            print("none", e)
+            return
+        print("rcode %d ttl %s addrs %s ede %s" % (
+            rcode, ttls[0] if ttls else "-", ",".join(addrs) or "-",
+            "%d %s" % ede if ede else "-"))
+    elif cmd == "lat":
+        fmt, n = sys.argv[3], int(sys.argv[4])
+        proto = sys.argv[5] if len(sys.argv) > 5 else "udp"
+        lat, lost = [], 0
+        for i in range(n):
+            t = time.monotonic()
+            try:
+                ask(srv, fmt % i if "%" in fmt else fmt, proto=proto,
+                    timeout=2)
+                lat.append((time.monotonic() - t) * 1000)
+            except OSError:
+                lost += 1
+                lat.append(2000.0)
+        lat.sort()
+        print("median_ms %.3f max_ms %.3f lost %d" % (
+            lat[len(lat) // 2], lat[-1], lost))
+    elif cmd == "flood":
+        fmt, secs = sys.argv[3], float(sys.argv[4])
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setblocking(False)
+        end, n = time.monotonic() + secs, 0
+        while time.monotonic() < end:
+            for _ in range(100):
+                _, m = build(fmt % n if "%" in fmt else fmt, qid=n & 0xFFFF)
+                try:
+                    s.sendto(m, srv)
+                except OSError:
+                    pass
+                n += 1
+            try:
+                while True:
+                    s.recv(65536)
+            except OSError:
+                pass
+        print("sent", n)
+    elif cmd == "hold":
+        n, secs = int(sys.argv[3]), float(sys.argv[4])
+        held = []
+        for _ in range(n):
+            try:
+                held.append(socket.create_connection(srv, timeout=1))
+            except OSError:
+                pass
+        print("held", len(held))
+        sys.stdout.flush()
+        time.sleep(secs)
+        for s in held:
+            s.close()
+
+
+main()

@@ -1,0 +1,159 @@
+#!/bin/sh
+# Everyday use (issue 25) against the real daemon, in container mode: a box
+# minted without a name gets a readable one, printed alone on stdout; a
+# positional name; --memory 2G normalised before the daemon sees it;
+# snapshots listed (table and JSON), deleted (asks; --force), a sub-verb
+# never taken as a label; info's snapshot column apart from its time; tmux
+# on an image without it says so with the fix.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+P=boxit-ux-
+case $BOX in /*) ;; *) BOX=$PWD/$BOX ;; esac
+tmp=$(mktemp -d /tmp/boxit-ux.XXXXXX)
+GEN=
+cleanup()
+{
+	cleanup_prefix $P >/dev/null 2>&1
+	# the box whose name box made up is not boxit-*: removed by name
+	[ -n "$GEN" ] && "$BOX" rm "$GEN" --force >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+cleanup_prefix $P || { fail "cleanup of leftovers"; summary; }
+trap cleanup EXIT INT TERM
+
+nft list table inet box_test_guard >/dev/null 2>&1 ||
+    { fail "egress guard missing (sh ci/egress-guard.sh install)"; summary; }
+for _try in 1 2; do
+	BOX_SUBNET=10.88.0.0/24 BOX_DNS=127.0.0.1 "$BOX" setup-host \
+	    >"$tmp/setup.log" 2>&1 && break
+	sleep 2
+done || { cat "$tmp/setup.log"; fail "setup-host"; summary; }
+IMG=box-test-busybox
+cfg() { api GET "/1.0/instances/$1" | json "j['metadata']['config'].get('$2', '')"; }
+exists() { api GET "/1.0/instances/$1" | grep -q '"type":"sync"'; }
+
+# --- 1. names: positional, and made up when none is given -------------------
+rm -f /var/lib/box/note-mode	# the VM note: once per host, this first
+"$BOX" new --image $IMG >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+GEN=$(cat "$tmp/out")
+expect_eq "$rc" 0 "box new without a name mints ($(tail -1 "$tmp/err"))"
+expect_eq "$(wc -l <"$tmp/out" | tr -d ' ')" 1 "stdout is one line: the name"
+case $GEN in
+[a-z]*-[a-z]*) ok "the made-up name reads as words: $GEN" ;;
+*) fail "made-up name: '$GEN'" ;;
+esac
+exists "$GEN" && ok "an instance of that name exists" || fail "no instance $GEN"
+grep -q "this box is $GEN" "$tmp/err" && ok "stderr says which name it made up" ||
+    fail "stderr: $(cat "$tmp/err")"
+# --- 10. quiet: the VM note once per host, naming --container; a line per stage
+expect_eq "$(grep -c 'cannot run VMs' "$tmp/err")" 1 "the first mint says the host cannot run VMs (one line)"
+expect_contains "$(cat "$tmp/err")" "--container" "... and names --container"
+expect_contains "$(cat "$tmp/err")" "box: creating the instance" "no terminal: a plain line per stage"
+"$BOX" rm "$GEN" --force >/dev/null 2>&1 && GEN=
+
+out=$("$BOX" new ${P}a --image $IMG --container --memory 2G --cpu 1 2>/dev/null </dev/null); rc=$?
+expect_eq "$rc:$out" "0:${P}a" "box new <name> (positional) prints the name"
+expect_eq "$(cfg ${P}a limits.memory)" "2GiB" "--memory 2G reached the daemon as 2GiB"
+"$BOX" new --name ${P}a --image $IMG </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "a name taken is refused"
+"$BOX" new ${P}j --image $IMG --json </dev/null >"$tmp/j" 2>"$tmp/err"; rc=$?
+got=$(json "j['name'] + ':' + j['state'] + ':' + j['type']" <"$tmp/j" 2>&1)
+expect_eq "$rc:$got" "0:${P}j:Running:container" "box new --json: the box's model"
+expect_eq "$(grep -c 'cannot run VMs' "$tmp/err")" 0 "the second mint keeps the VM note to itself"
+
+# --- 2. snapshots: list, delete, sub-verbs refused ----------------------------
+"$BOX" snapshot ${P}a list >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 2 "box snapshot <box> list is a usage error"
+api GET /1.0/instances/${P}a/snapshots/list | grep -q '"error_code":404' &&
+    ok "... and made no snapshot named list" || fail "a snapshot named list exists"
+"$BOX" snapshot ${P}a s1 >/dev/null 2>&1 || fail "snapshot s1"
+lbl=$("$BOX" snapshot ${P}a 2>/dev/null) || fail "snapshot with the default label"
+out=$("$BOX" snapshot ${P}a --list 2>&1); rc=$?
+expect_eq "$rc:$(echo "$out" | head -1 | tr -s ' ')" "0:SNAPSHOT CREATED SIZE" "--list header"
+echo "$out" | grep -q "^s1 " && echo "$out" | grep -q "^$lbl " &&
+    ok "--list shows s1 and $lbl" || fail "--list: $out"
+"$BOX" snapshot ${P}a --list --json >"$tmp/j" 2>&1
+got=$(json "' '.join(sorted(s['name'] + ':' + s['box'] for s in j))" <"$tmp/j" 2>&1)
+expect_eq "$got" "$lbl:${P}a s1:${P}a" "--list --json: name and box of each"
+want=$(api GET "/1.0/instances/${P}a/snapshots?recursion=1" | json "' '.join(sorted(s['name'] + ':' + s['created_at'] for s in j['metadata']))")
+got=$(json "' '.join(sorted(s['name'] + ':' + s['created'] for s in j))" <"$tmp/j" 2>&1)
+expect_eq "$got" "$want" "--list --json agrees with the daemon's times"
+"$BOX" snapshot ${P}a --delete s1 </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 2 "--delete without a terminal and without --force: exit 2"
+api GET /1.0/instances/${P}a/snapshots/s1 | grep -q '"type":"sync"' &&
+    ok "... s1 kept" || fail "s1 gone without consent"
+"$BOX" snapshot ${P}a --delete s1 --force </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 0 "--delete s1 --force"
+api GET /1.0/instances/${P}a/snapshots/s1 | grep -q '"error_code":404' &&
+    ok "... s1 gone" || fail "s1 still there"
+"$BOX" snapshot ${P}a --delete nosuch --force </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "--delete of a snapshot that is not there: exit 1"
+expect_contains "$(cat "$tmp/err")" "box snapshot ${P}a --list" "... with the fix"
+
+# --- 7. info: the label column never runs into the time ------------------------
+out=$("$BOX" info ${P}a 2>&1)
+line=$(echo "$out" | grep "^  $lbl")
+case $line in
+"  $lbl  20"*) ok "info: '$lbl' and its time apart" ;;
+*) fail "info's snapshot line: '$line'" ;;
+esac
+
+# --- 6. tmux without tmux: said, with the fix ---------------------------------
+script -qec "$BOX tmux ${P}a" /dev/null >"$tmp/tmux" 2>&1 </dev/null; rc=$?
+expect_eq "$rc" 1 "box tmux on an image without tmux: exit 1"
+expect_contains "$(cat "$tmp/tmux")" "${P}a has no tmux" "... says so"
+expect_contains "$(cat "$tmp/tmux")" "apt-get install -y tmux" "... with the fix"
+
+# --- 4. exec options ----------------------------------------------------------
+out=$("$BOX" exec -e FOO=bar -e BAZ='a b' --cwd /tmp ${P}a -- sh -c 'echo "$FOO|$BAZ|$(pwd)"' 2>&1)
+expect_eq "$out" "bar|a b|/tmp" "exec -e (twice) and --cwd reach the command"
+out=$("$BOX" exec ${P}a -- sh -c 'echo "${FOO:-unset}"' 2>&1)
+expect_eq "$out" "unset" "... and only when given"
+out=$("$BOX" exec --user root ${P}a -- id -u 2>&1)
+expect_eq "$out" "0" "exec --user root"
+"$BOX" exec --user nosuchuser ${P}a -- id >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 126 "exec --user <not in the box>: 126"
+expect_contains "$(cat "$tmp/err")" "no user 'nosuchuser'" "... said"
+"$BOX" exec --cwd /nonexistent ${P}a -- pwd >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 125 "exec --cwd <missing>: 125"
+out=$(script -qec "$BOX exec -T ${P}a -- tty" /dev/null </dev/null 2>&1 | tr -d '\r')
+expect_contains "$out" "not a tty" "exec -T on a terminal: no terminal"
+out=$(script -qec "$BOX exec -t ${P}a -- tty | cat" /dev/null </dev/null 2>&1 | tr -d '\r')
+expect_contains "$out" "/dev/pts/" "exec -t with stdout a pipe: a terminal"
+out=$(script -qec "$BOX exec ${P}a -- tty | cat" /dev/null </dev/null 2>&1 | tr -d '\r')
+expect_contains "$out" "not a tty" "... and without -t, none"
+out=$("$BOX" shell ${P}a echo hi 2>&1); rc=$?
+expect_eq "$rc:$out" "0:hi" "box shell <box> <cmd> runs it (box ssh b ls)"
+"$BOX" incus ${P}a -- file pull ${P}a/etc/passwd "$tmp/pw" >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 0 "box incus <box> -- file pull <box>/path: no name appended ($(tr '\n' ' ' <"$tmp/err"))"
+grep -q '^root:' "$tmp/pw" 2>/dev/null && ok "... and the file came" || fail "file pull: no /etc/passwd"
+
+# --- many boxes ---------------------------------------------------------------
+launch ${P}m1 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m1"
+launch ${P}m2 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m2"
+st() { api GET "/1.0/instances/$1" | json "j['metadata']['status']"; }
+"$BOX" down "${P}m*" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 2 "down <pattern matching two> without a terminal: exit 2"
+expect_contains "$(cat "$tmp/err")" "stop 2 boxes: ${P}m1, ${P}m2" "... naming them"
+expect_eq "$(st ${P}m1)/$(st ${P}m2)" Running/Running "... and nothing stopped"
+"$BOX" down all </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc:$(st ${P}m1)" "2:Running" "down all without a terminal: exit 2, nothing stopped"
+"$BOX" down "${P}m*" --force </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc:$(st ${P}m1)/$(st ${P}m2)" "0:Stopped/Stopped" "down <pattern> --force: both"
+"$BOX" start ${P}m1 ${P}m2 </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc:$(st ${P}m1)/$(st ${P}m2)" "0:Running/Running" "start <a> <b>: two names, nothing asked"
+"$BOX" restart "${P}m?" ${P}nosuch </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "restart with a name that is no box: exit 1"
+expect_contains "$(cat "$tmp/err")" "no such box: ${P}nosuch" "... named before anything is done"
+"$BOX" rm "${P}m*" </dev/null >/dev/null 2>&1; rc=$?
+expect_eq "$rc" 2 "rm <pattern> without a terminal: exit 2"
+"$BOX" rm "${P}m*" --force </dev/null >/dev/null 2>&1; rc=$?
+exists ${P}m1 || exists ${P}m2 && fail "rm <pattern> --force left one" ||
+    expect_eq "$rc" 0 "rm <pattern> --force removed both"
+"$BOX" rm "${P}zz*" --force </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "a pattern matching nothing: exit 1"
+expect_contains "$(cat "$tmp/err")" "no box matches" "... said"
+
+summary
