@@ -711,10 +711,11 @@ int
 contract_prefix_set(struct contract_prefix *p, uint32_t addr, unsigned plen,
     const char *why)
 {
-	uint32_t mask = plen == 0 ? 0 : 0xffffffffu << (32 - plen);
+	uint32_t mask;
 
 	if (plen > 32 || why == NULL)
 		return -EINVAL;
+	mask = plen == 0 ? 0 : 0xffffffffu << (32 - plen);
 	p->addr = addr & mask;
 	p->plen = (uint8_t)plen;
 	snprintf(p->comment, sizeof(p->comment), "box: not %u.%u.%u.%u/%u (%s)",
