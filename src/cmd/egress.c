@@ -160,7 +160,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 
 		json_w_init(&w, 1 << 20);
 		json_w_obj(&w);
-		json_w_key(&w, "box");
+		json_w_key(&w, "name");
 		json_w_str(&w, box);
 		json_policy(&w, p, text);
 		json_w_key(&w, "kernel");
@@ -254,7 +254,7 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 
 		json_w_init(&w, 1 << 20);
 		json_w_obj(&w);
-		json_w_key(&w, "box");
+		json_w_key(&w, "name");
 		json_w_str(&w, box);
 		json_w_key(&w, "refused_packets");
 		json_w_int(&w, (long long)refused);

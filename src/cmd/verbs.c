@@ -312,6 +312,24 @@ box_version_string(void)
 	return buf;
 }
 
+/* A JSON string of s on stdout (a path may hold anything). */
+static void
+json_str_out(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
 struct syn {
 	char *buf;
 	size_t size;
@@ -605,12 +623,31 @@ cmd_help(int argc, char **argv, struct box_err *e)
 int
 cmd_version(int argc, char **argv, struct box_err *e)
 {
-	const struct opt rows[] = { OPT_END };
+	int json;
+	const struct opt rows[] = {
+		OPT_FLAG("--json", NULL, &json, "{version, path}"),
+		OPT_END
+	};
 	struct opt_result res;
+	char self[4096];
+	ssize_t n;
 	int rc;
 
 	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	puts(box_version_string());
+	if (!json) {
+		puts(box_version_string());
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	fputs("{\"version\":", stdout);
+	json_str_out(BOX_VERSION);
+	fputs(",\"path\":", stdout);
+	if (n > 0)
+		json_str_out(self);
+	else
+		fputs("null", stdout);
+	puts("}");
 	return 0;
 }

@@ -304,6 +304,41 @@ expect_eq "$rc" 1 "a box holding its gateway's address: exit 1"
 expect_eq "$(echo "$j" | status box.signature)" fail "a box holding its gateway's address: box.signature fails"
 $D exec ${P}a 10 -- ip addr del "$gw/32" dev eth0
 
+# --- a swapper in the box's /tmp, and a real hole ----------------------------------
+# doctor probes a container from this host's own process in its network
+# namespace: nothing is pushed into it (the swapper, tests/drill/agent.c,
+# finds nothing to replace), and with the input chain's drop deleted the
+# gateway answering is a FAIL seen on the box's own port.
+AG=/tmp/${P}agent
+if musl-gcc -static -Os -o $AG tests/drill/agent.c >/dev/null 2>&1 &&
+    $D push ${P}b $AG /root/agent 0755 >/dev/null 2>&1 &&
+    $D exec ${P}b 10 -- sh -c 'setsid /root/agent swap /tmp >/root/agent.log 2>&1 </dev/null &' >/dev/null 2>&1; then
+	before=$($D exec ${P}b 10 -- ls -a /tmp)
+	j=$(djson ${P}b)
+	expect_eq "$($D exec ${P}b 10 -- ls -a /tmp)" "$before" "a swapper in the box: doctor put no file into it"
+	for id in box.routing box.dns box.host_drop; do
+		expect_eq "$(echo "$j" | status $id)" pass "a swapper in the box: $id passes, judged on its port"
+	done
+	h=$(nft -a list chain inet box input 2>/dev/null | sed -n 's/.*"box: a box never reaches the host".*# handle \([0-9]*\).*/\1/p')
+	acl=$(api GET /1.0/network-acls/box-isolate | json "json.dumps({'description': j['metadata']['description'], 'config': j['metadata']['config'], 'ingress': j['metadata']['ingress'], 'egress': j['metadata']['egress']})")
+	# the gateway is in 10/8: the ACL's drop stands behind the input chain
+	api_wait PUT /1.0/network-acls/box-isolate "$(echo "$acl" | json "json.dumps(dict(j, egress=[r for r in j['egress'] if r.get('destination') != '10.0.0.0/8']))")" >/dev/null
+	if [ -n "$h" ] && nft delete rule inet box input handle "$h"; then
+		j=$(djson ${P}b)
+		expect_eq "$(echo "$j" | status box.host_drop)" fail "the host's drops removed, a swapper in the box: box.host_drop FAILs"
+		expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'box.host_drop'][0]")" "answered" "...because the gateway answered into the box"
+	else
+		fail "finding/deleting the input chain's drop rule"
+	fi
+	$BOX doctor --fix >/dev/null 2>&1
+	$D exec ${P}b 10 -- sh -c 'kill $(pidof agent) 2>/dev/null' >/dev/null 2>&1
+	j=$(djson ${P}a ${P}b)
+	expect_eq "$(echo "$j" | others)" "" "the drops back (doctor --fix): nothing fails"
+else
+	fail "the swapper in ${P}b (musl-gcc, push, exec)"
+fi
+rm -f $AG
+
 # --- a box that sets its own status: Ready -----------------------------------------
 # A guest PATCHes /1.0 {"state":"Ready"} on /dev/incus (tests/drill/agent.c):
 # its status turns Ready (code 113), which doctor once took for "not

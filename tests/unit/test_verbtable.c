@@ -143,13 +143,13 @@ TEST(verb_synopsis_is_written_from_the_rows)
 	char syn[400];
 
 	CHECK_INT(verb_synopsis(verb_find("info"), syn, sizeof(syn)), 0);
-	CHECK_STR(syn, "<box> [--json]");
+	CHECK_STR(syn, "<box> [--json[=raw]]");
 	CHECK_INT(verb_synopsis(verb_find("stop"), syn, sizeof(syn)), 0);
 	CHECK_STR(syn, "<box>|all... [--force]");
 	CHECK_INT(verb_synopsis(verb_find("root"), syn, sizeof(syn)), 0);
 	CHECK_STR(syn, "<box> [-- <cmd...>]");
 	CHECK_INT(verb_synopsis(verb_find("list"), syn, sizeof(syn)), 0);
-	CHECK_STR(syn, "[--json[=full]]");
+	CHECK_STR(syn, "[--json[=full]] [--format table|json|csv] [--quiet]");
 	CHECK_INT(verb_synopsis(verb_find("verify"), syn, sizeof(syn)), 0);
 	CHECK_STR(syn, "<box> [--json]");	/* --inside is hidden */
 }

@@ -278,4 +278,21 @@ int dr_report_save(const struct dr_report *r, const char *path,
 void dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
     const struct dr_opts *o);
 
+/*
+ * A container: its network probed by this host's own process in a child
+ * that entered the namespace of its init (net/netns.h) - nothing pushed
+ * in, no box process involved.  Routing, DNS (asked of the gateway) and
+ * the host's drop are judged from what the box's port (veth) carried;
+ * what only the box's own state says (its addresses, routes, IPv6, its
+ * resolv.conf) is labelled "the box says".
+ */
+struct dr_box_target {
+	const char *name;
+	long long pid;		/* its init, on this host */
+	const char *veth;	/* the host side of its eth0 */
+	uint32_t self, gw;	/* its pinned lease, the gateway (host order) */
+};
+void dr_box_probe_ns(const struct dr_box_target *bt, struct dr_report *r,
+    const struct dr_opts *o);
+
 #endif

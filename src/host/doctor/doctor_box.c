@@ -26,6 +26,8 @@
 #include "box/life.h"
 #include "host/install/nested.h"
 #include "incus/exec.h"
+#include "net/netns.h"
+#include "net/sniff.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -467,4 +469,283 @@ dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
 		take_in(subject, r, &rep, pulled, &pe, &err, &st);
 	free(out.p);
 	free(rep.p);
+}
+
+/* --- a container, probed by this host in its network namespace ------------ */
+
+/* What the child in the box's namespace measured (our own code). */
+struct ns_facts {
+	int route;		/* DR_CONNECTED ... DR_ERROR, -1 not tried */
+	char route_why[96];
+	int dns;		/* dr_dns_ask_id: 1, 0, -1 */
+	uint32_t dns_a;
+	char dns_why[64];
+	int gwv;		/* the gateway's port GW_PORT */
+	char gw_why[96];
+	int net_ok;
+	struct dr_net net;	/* the box's own routes and addresses */
+	int v6;			/* a global IPv6 address (the box's own) */
+	char v6dev[32];
+};
+
+struct ns_ask {
+	uint32_t addr, gw;
+	int port;
+	uint16_t qid;
+	const char *name;
+};
+
+static ssize_t
+ns_measure(void *arg, char *out, size_t cap)
+{
+	const struct ns_ask *a = arg;
+	struct ns_facts *f = (struct ns_facts *)(void *)out;
+	struct box_err e;
+	char text[8192];
+	ssize_t n = -1;
+	int fd;
+
+	if (cap < sizeof(*f))
+		return -1;
+	memset(f, 0, sizeof(*f));
+	err_clear(&e);
+	f->net_ok = dr_net_read(&f->net, &e) == 0;
+	f->route = a->addr != 0 ? dr_tcp_probe(a->addr, a->port, ROUTE_MS,
+	    f->route_why, sizeof(f->route_why)) : -1;
+	f->dns = dr_dns_ask_id(a->gw, a->name, a->qid, GW_MS * 2, &f->dns_a,
+	    f->dns_why, sizeof(f->dns_why));
+	f->gwv = dr_tcp_probe(a->gw, GW_PORT, GW_MS, f->gw_why,
+	    sizeof(f->gw_why));
+	/* /proc/net is the namespace's of the reader: the box's own */
+	if ((fd = open("/proc/net/if_inet6", O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	f->v6 = n > 0 && dr_inet6_global(text, (size_t)n, f->v6dev,
+	    sizeof(f->v6dev));
+	return (ssize_t)sizeof(*f);
+}
+
+/* What the box's port carried for one flow to addr:port. */
+struct flow {
+	int left, answered;	/* answered: 1 RST, 2 SYN-ACK */
+};
+
+static void
+port_flows(struct sniff *sn, uint32_t self, uint32_t gw, uint16_t qid,
+    uint32_t to, int port, struct flow *route, struct flow *gwf,
+    int *dns_seen, int *dns_has, uint32_t *dns_a)
+{
+	static uint8_t buf[SNIFF_FRAME_MAX];
+	struct sniff_frame fr;
+	size_t len;
+	int out, frames = 0, rc, rcode;
+	uint32_t a;
+
+	while (frames++ < 200000 &&
+	    sniff_next_any(sn, buf, sizeof(buf), &len, &out) == 1) {
+		if (sniff_parse(buf, len, &fr) != 1)
+			continue;
+		if (fr.kind == SNIFF_UDP4 && out && fr.saddr == gw &&
+		    fr.sport == 53 && fr.daddr == self && fr.plen >= 12 &&
+		    (uint16_t)(fr.payload[0] << 8 | fr.payload[1]) == qid &&
+		    !*dns_seen) {
+			rc = dr_dnsq_reply(fr.payload, fr.plen, qid, &a,
+			    &rcode);
+			if (rc >= 0) {
+				*dns_seen = 1;
+				*dns_has = rc == 1;
+				*dns_a = a;
+			}
+		}
+		if (fr.kind != SNIFF_TCP4)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			struct flow *f = k ? gwf : route;
+			uint32_t t = k ? gw : to;
+			int p = k ? GW_PORT : port;
+
+			if (!out && fr.saddr == self && fr.daddr == t &&
+			    fr.dport == p && (fr.tcpflags & SNIFF_TCP_SYN) &&
+			    !(fr.tcpflags & SNIFF_TCP_ACK))
+				f->left = 1;
+			if (out && fr.saddr == t && fr.daddr == self &&
+			    fr.sport == p) {
+				if ((fr.tcpflags & (SNIFF_TCP_SYN |
+				    SNIFF_TCP_ACK)) == (SNIFF_TCP_SYN |
+				    SNIFF_TCP_ACK))
+					f->answered = 2;
+				else if (fr.tcpflags & SNIFF_TCP_RST &&
+				    !f->answered)
+					f->answered = 1;
+			}
+		}
+	}
+}
+
+/* "the box says" findings: its own routes, addresses and resolv.conf. */
+static void
+box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
+    long long pid, uint32_t gw)
+{
+	char why[320], a[16], dev[16], text[4096], ns[4][48], path[64];
+	uint8_t plen = 0;
+	uint32_t x;
+	ssize_t n = -1;
+	int fd, k, i, named = 0;
+
+	if (!f->net_ok) {
+		dr_add(r, "box.signature", subject, DR_WARN, NULL, "its routes "
+		    "and addresses could not be read in its namespace");
+	} else if (dr_net_judge(&f->net, why, sizeof(why)) == 0) {
+		dr_add(r, "box.signature", subject, DR_PASS, NULL, "the box "
+		    "says: no nested-box signature: %s", why);
+	} else {
+		dr_add(r, "box.signature", subject, DR_FAIL, "a box stack was "
+		    "built inside this box: remove it there (box teardown-host)",
+		    "the box says: the nested-box signature: %s", why);
+	}
+	x = f->net_ok ? lease(&f->net, dev, sizeof(dev), &plen) : 0;
+	fmt4(x, a, sizeof(a));
+	if (x == 0)
+		dr_add(r, "box.lease", subject, DR_FAIL, "box doctor (is a "
+		    "dnsmasq serving boxnet?)", "the box says: no IPv4 "
+		    "address on its uplink");
+	else
+		dr_add(r, "box.lease", subject, DR_PASS, NULL, "the box says: "
+		    "%s holds %s/%u", dev, a, plen);
+	if (f->v6)
+		dr_add(r, "box.ipv6", subject, DR_FAIL, "the bridge must have "
+		    "ipv6.address none", "the box says: %.31s holds a global "
+		    "IPv6 address", f->v6dev);
+	else
+		dr_add(r, "box.ipv6", subject, DR_PASS, NULL, "the box says: "
+		    "no global IPv6 address");
+	/* its resolv.conf, read by this host through its root: its word */
+	snprintf(path, sizeof(path), "/proc/%lld/root/etc/resolv.conf", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	fmt4(gw, a, sizeof(a));
+	k = n > 0 ? dr_resolv_parse(text, (size_t)n, ns, 4) : 0;
+	for (i = 0; i < k; i++)
+		named |= strcmp(ns[i], a) == 0;
+	if (k > 0 && named)
+		dr_add(r, "box.resolv", subject, DR_PASS, NULL, "the box says: "
+		    "its resolv.conf names the gateway %s", a);
+	else
+		dr_add(r, "box.resolv", subject, DR_INFO, NULL, "the box says: "
+		    "its resolv.conf %s the gateway %s: its programs may ask "
+		    "another resolver (which the firewall drops)", n < 0 ?
+		    "could not be read; it may not name" : "does not name", a);
+}
+
+void
+dr_box_probe_ns(const struct dr_box_target *bt, struct dr_report *r,
+    const struct dr_opts *o)
+{
+	char subject[80], gw[16], why[160];
+	struct ns_facts *f = malloc(sizeof(*f));
+	struct flow route = { 0, 0 }, gwf = { 0, 0 };
+	struct sniff sn = { -1 };
+	struct netns ns;
+	struct ns_ask a;
+	struct box_err e;
+	int port = 443, rc, dns_seen = 0, dns_has = 0;
+	uint32_t dns_a = 0;
+
+	snprintf(subject, sizeof(subject), "box %s", bt->name);
+	err_clear(&e);
+	memset(&a, 0, sizeof(a));
+	if (parse_target(o->probe_addr, &a.addr, &port) < 0)
+		a.addr = 0;
+	a.port = port;
+	a.gw = bt->gw;
+	a.name = o->probe_name;
+	if (getrandom(&a.qid, sizeof(a.qid), 0) != (ssize_t)sizeof(a.qid))
+		a.qid = (uint16_t)clock_ms();
+	fmt4(bt->gw, gw, sizeof(gw));
+	if (f == NULL) {
+		dr_add(r, "box.inside", subject, DR_WARN, NULL, "out of memory: "
+		    "its network NOT probed");
+		return;
+	}
+	if ((rc = sniff_open(&sn, bt->veth, &e)) < 0 ||
+	    (rc = netns_open(&ns, (pid_t)bt->pid, &e)) < 0) {
+		dr_add(r, "box.inside", subject, DR_WARN, "run box doctor as "
+		    "root", "its network could not be probed from this host "
+		    "(%s)", e.msg);
+		sniff_close(&sn);
+		free(f);
+		return;
+	}
+	rc = netns_run(&ns, ns_measure, &a, (char *)f, sizeof(*f), ROUTE_MS +
+	    4 * GW_MS + 5000, &e);
+	netns_close(&ns);
+	if (rc != (int)sizeof(*f)) {
+		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the probes in "
+		    "its network did not finish (%s)", rc < 0 ? e.msg :
+		    "a short answer");
+		sniff_close(&sn);
+		free(f);
+		return;
+	}
+	f->route_why[sizeof(f->route_why) - 1] = '\0';
+	f->dns_why[sizeof(f->dns_why) - 1] = '\0';
+	f->gw_why[sizeof(f->gw_why) - 1] = '\0';
+	f->v6dev[sizeof(f->v6dev) - 1] = '\0';
+	port_flows(&sn, bt->self, bt->gw, a.qid, a.addr, port, &route, &gwf,
+	    &dns_seen, &dns_has, &dns_a);
+	sniff_close(&sn);
+	dr_add(r, "box.where", subject, DR_INFO, NULL, "probed by this host in "
+	    "its network namespace (init pid %lld); what arrived is what its "
+	    "port %s carried", bt->pid, bt->veth);
+	box_says(r, subject, f, bt->pid, bt->gw);
+	/* routing: the probe address must answer, seen going into the box */
+	if (a.addr == 0)
+		dr_add(r, "box.routing", subject, DR_WARN,
+		    "BOX_DOCTOR_PROBE_ADDR=a.b.c.d:port", "'%s' is not an "
+		    "IPv4 address[:port]: routing NOT checked", o->probe_addr);
+	else if (route.answered)
+		dr_add(r, "box.routing", subject, DR_PASS, NULL, "%s by address: "
+		    "%s (its answer went into the box on %s)", o->probe_addr,
+		    route.answered == 2 ? "connected" : "refused", bt->veth);
+	else if (route.left)
+		dr_add(r, "box.routing", subject, DR_FAIL, NULL, "%s by address: "
+		    "dropped (it left the box on %s, nothing came back)",
+		    o->probe_addr, bt->veth);
+	else
+		dr_add(r, "box.routing", subject, DR_WARN, NULL, "%s by address "
+		    "NOT checked: nothing left the box's port %s (%s)",
+		    o->probe_addr, bt->veth, f->route_why);
+	/* DNS: the gateway's answer, seen going into the box */
+	fmt4(dns_a, why, sizeof(why));
+	if (dns_seen && dns_has)
+		dr_add(r, "box.dns", subject, DR_PASS, NULL, "%s by name, from "
+		    "the gateway %s: %s (its answer went into the box)",
+		    o->probe_name, gw, why);
+	else if (dns_seen)
+		dr_add(r, "box.dns", subject, DR_FAIL, "on the host: box doctor "
+		    "--pin-dns", "%s by name: the gateway %s answered without "
+		    "an address", o->probe_name, gw);
+	else
+		dr_add(r, "box.dns", subject, DR_FAIL, "on the host: box doctor "
+		    "--pin-dns", "%s by name: no answer from the gateway %s "
+		    "went into the box (%s)", o->probe_name, gw, f->dns_why);
+	/* the host: dropped means it left and nothing came back */
+	if (gwf.answered)
+		dr_add(r, "box.host_drop", subject, DR_FAIL, "on the host: box "
+		    "doctor --fix", "box -> host: the gateway %s:%d answered "
+		    "(%s) — the host's firewall does not drop boxes", gw,
+		    GW_PORT, gwf.answered == 2 ? "connected" : "refused");
+	else if (gwf.left)
+		dr_add(r, "box.host_drop", subject, DR_PASS, NULL, "box -> host: "
+		    "a connection to the gateway %s:%d left the box on %s and "
+		    "nothing came back", gw, GW_PORT, bt->veth);
+	else
+		dr_add(r, "box.host_drop", subject, DR_WARN, NULL, "box -> host "
+		    "NOT checked: nothing left the box's port %s (%s)", bt->veth,
+		    f->gw_why);
+	free(f);
 }

@@ -1108,6 +1108,47 @@ box_state(struct dh_ctx *h, const struct incus_instance *in,
 	return -1;
 }
 
+/*
+ * The box's network, probed: a container by this host's own process in
+ * its network namespace; a VM (no kernel shared with the host) by the
+ * checks pushed into the guest, whose findings are the guest's word.
+ */
+static void
+box_probe(struct dh_ctx *h, const struct incus_instance *in,
+    const char *subject, const char *nicname)
+{
+	const struct incus_nic_state *ns = incus_state_nic(&in->state,
+	    nicname);
+	const char *mac_s = incus_kv_get(&in->config, "volatile.eth0.hwaddr");
+	struct dr_box_target bt;
+	unsigned char mac[6];
+	uint32_t self = 0;
+
+	if (strcmp(in->type, "virtual-machine") == 0) {
+		dr_add(h->r, "box.where", subject, DR_INFO, NULL, "a VM shares "
+		    "no kernel with this host: its in-box findings below are "
+		    "the guest's word");
+		dr_box_probe(&h->c, in->name, h->r, h->o);
+		return;
+	}
+	if (ns == NULL || ns->host_name[0] == '\0' || mac_s == NULL ||
+	    nicf_parse_mac(mac_s, mac) < 0 ||
+	    pinned_lease(h, in->name, mac, &self) < 0 || h->live_gw == 0) {
+		dr_add(h->r, "box.inside", subject, DR_WARN, NULL, "its "
+		    "network NOT probed: %s", ns == NULL ||
+		    ns->host_name[0] == '\0' ? "the host side of its NIC is "
+		    "not reported" : h->live_gw == 0 ? "the bridge holds no "
+		    "gateway address" : "no lease is pinned for its MAC");
+		return;
+	}
+	bt.name = in->name;
+	bt.pid = in->state.pid;
+	bt.veth = ns->host_name;
+	bt.self = self;
+	bt.gw = h->live_gw;
+	dr_box_probe_ns(&bt, h->r, h->o);
+}
+
 static void
 check_box(struct dh_ctx *h, const struct incus_instance *in)
 {
@@ -1140,7 +1181,7 @@ check_box(struct dh_ctx *h, const struct incus_instance *in)
 		return;
 	box_port(h, in, subject, nicname);
 	if (h->o->probe_boxes)
-		dr_box_probe(&h->c, in->name, h->r, h->o);
+		box_probe(h, in, subject, nicname);
 }
 
 static void

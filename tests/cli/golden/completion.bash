@@ -20,8 +20,8 @@ _box()
 	fi
 	case ${COMP_WORDS[1]} in
 	new|create|launch) opts="--name --template --from --cpu --memory --disk --vm --container --image --egress --json --help"; vals="--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-"; args="-" ;;
-	templates) opts="--help"; vals=""; args="" ;;
-	list|ls|ps) opts="--json --help"; vals=""; args="" ;;
+	templates) opts="--json --help"; vals=""; args="" ;;
+	list|ls|ps) opts="--json --format --quiet -q --help"; vals="--format==table,json,csv"; args="" ;;
 	info|show) opts="--json --help"; vals=""; args="box" ;;
 	shell|sh|ssh) opts="--help"; vals=""; args="box" ;;
 	root) opts="--help"; vals=""; args="box" ;;
@@ -37,7 +37,7 @@ _box()
 	restart|reboot) opts="--force -f --help"; vals=""; args="box+" ;;
 	rm|delete|remove|destroy) opts="--force -f --help"; vals=""; args="box+" ;;
 	egress) opts="--log --json --help"; vals=""; args="box =show,open,allow,deny -+" ;;
-	expose) opts="--list --remove --help"; vals="--remove=-"; args="box - -" ;;
+	expose) opts="--list --json --remove --help"; vals="--remove=-"; args="box - -" ;;
 	incus) opts="--help"; vals=""; args="box" ;;
 	setup-host) opts="--dry-run --json --help"; vals=""; args="" ;;
 	teardown-host) opts="--purge-incus --yes -y --help"; vals=""; args="" ;;
@@ -53,7 +53,7 @@ _box()
 	uninstall) opts="--all --purge-host --force -f --help"; vals=""; args="-" ;;
 	completion) opts="--help"; vals=""; args="=bash,zsh,fish" ;;
 	help) opts="--man --help"; vals=""; args="verb" ;;
-	version) opts="--help"; vals=""; args="" ;;
+	version) opts="--json --help"; vals=""; args="" ;;
 	*) return ;;
 	esac
 	for ((i = 2; i < COMP_CWORD; i++)); do
