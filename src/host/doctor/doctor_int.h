@@ -50,6 +50,11 @@ void dh_check_egress(struct dh_ctx *h);
 /* Box's own resolver, when the bridge hands DNS to it
  * (doctor_resolver.c). */
 void dh_check_own_resolver(struct dh_ctx *h);
+/* The layers against a hostile neighbour (doctor_neigh.c), and their fix:
+ * the port bindings fed again from Incus. */
+void dh_check_neigh(struct dh_ctx *h);
+struct box_err;
+int dh_fix_neigh(struct dh_ctx *h, struct box_err *e);
 void dh_free(struct dh_ctx *h);
 
 /* The bridge as the kernel holds it: ifindex, state, address, ports. */
