@@ -25,6 +25,7 @@ struct view {
 	struct incus_snapshot_list snaps;
 	char addr[64];
 	char why[256];			/* why no address, or "" */
+	char disk[160];			/* its root disk against its limit */
 };
 
 static const char *
@@ -202,6 +203,42 @@ print_egress(const struct view *v)
 	free(text);
 }
 
+/* s when it is only name characters (a daemon's string), else "?". */
+static const char *
+plain(const char *s)
+{
+	return s != NULL && s[0] != '\0' && strlen(s) < 64 && strspn(s,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	    "-_.") == strlen(s) ? s : "?";
+}
+
+/* The root disk's use against its size (one state read, only then). */
+static void
+disk_line(struct incus *c, const struct incus_instance *in, char *buf,
+    size_t cap)
+{
+	const char *pool = plain(incus_dev_key(&in->expanded_devices, "root",
+	    "pool"));
+	const char *size = incus_dev_key(&in->expanded_devices, "root",
+	    "size");
+	struct incus_inst_state st;
+	struct box_err le;
+
+	if (size == NULL) {
+		snprintf(buf, cap, "no limit (pool %s)", pool);
+		return;
+	}
+	memset(&st, 0, sizeof(st));
+	err_clear(&le);
+	if (incus_instance_state(c, in->name, &st, &le) == 0 && st.has_disk)
+		snprintf(buf, cap, "%.1f MiB used of %s (pool %s)",
+		    (double)st.disk_used / 1048576, plain(size), pool);
+	else
+		snprintf(buf, cap, "limit %s (pool %s; use not reported)",
+		    plain(size), pool);
+	incus_state_free(&st);
+}
+
 /* A heap string as util/text.h shows it (left as it was: no memory). */
 static void
 shown(char **s)
@@ -274,6 +311,7 @@ print_info(const struct view *v, const struct box_info *bi)
 	    "ADDRESS", v->addr);
 	if (v->why[0] != '\0')
 		printf(LABEL "no address shown: %s\n", "", v->why);
+	printf(LABEL "%s\n", "DISK", v->disk);
 	print_exposures(v);
 	print_egress(v);
 	putchar('\n');
@@ -330,6 +368,7 @@ show(struct incus *c, const char *name, struct box_err *e)
 		err_context(e, "listing the snapshots of %s", bi.name);
 		goto out;
 	}
+	disk_line(c, &in, v.disk, sizeof(v.disk));
 	view_shown(&in, &v.snaps, &bi);
 	print_info(&v, &bi);
 out:

@@ -150,6 +150,9 @@ static const struct {
 	  "box snapshot work --list\tthe box's snapshots\n"
 	  "box snapshot work --delete authed\tremove one (asks)" },
 	{ "restore", "box restore work authed\troll back (asks)" },
+	{ "fork", "box fork work try\ta copy of running work, work untouched\n"
+	  "box fork work try --slow\ton a dir pool: a full copy" },
+	{ "move", "box move old --pool box\ta stopped box onto box's own pool" },
 	{ "export", "box export work\tto work-<time>.tar.gz and .sha256" },
 	{ "import", "box import work.tar.gz\tback, under its own name\n"
 	  "box import work.tar.gz --name work2\tunder another" },
@@ -440,7 +443,13 @@ static const struct box_env box_env[] = {
 	{ "BOX_SUBNET, BOX_DNS", "setup-host's subnet pin and the boxes' "
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
+	{ "PATH", "where setup-host looks for btrfs (btrfs-progs) and "
+	  "apt-get" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
+	{ "BOX_BLOCK, BOX_CONN_MAX", "setup-host: the operator's blocklist "
+	  "(IPv4 prefixes no box reaches) and each box's connection cap "
+	  "(2048)" },
+	{ "BOX_FIREWALL_DATA", "the firewall data file (an absolute path)" },
 	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "
 	  "the pool's free space, else 65536)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "

@@ -57,7 +57,8 @@ TEST(verb_suggestions_keep_off_destructive_verbs)
 	CHECK_STR(suggested("rx"), "rm");
 	CHECK_STR(suggested("qx"), "(none)");
 	CHECK_STR(suggested("xy"), "(none)");
-	CHECK(strcmp(suggested("rmove"), "rm") == 0);
+	/* "rmove" is one edit off move too, since box move */
+	CHECK(strcmp(suggested("remov"), "rm") == 0);
 	CHECK(strcmp(suggested("rmovx"), "rm") != 0);
 	CHECK(strcmp(suggested("uninstal"), "uninstall") == 0);
 	CHECK(strcmp(suggested("unnstal"), "uninstall") != 0);
