@@ -24,7 +24,8 @@
 #   5. installs:  root:  /opt/box/versions/<v>/box, /opt/box/current,
 #                        /usr/local/bin/box -> /opt/box/current/box
 #                 user:  ~/.local/share/box/..., ~/.local/bin/box
-#      (BOX_HOME and BOX_BIN override the two directories), with a MANIFEST
+#      (BOX_HOME and BOX_BIN override the two directories; as root, only
+#      where no other user can write, the whole way there: root_only), with a MANIFEST
 #      of what was installed and from where, written before the version
 #      directory appears under its name (one rename).  The same version
 #      again changes nothing and says so.  A new version lands beside the
@@ -314,6 +315,74 @@ layout()
 	esac
 }
 
+# root_only PATH WHAT: as root, refuse PATH unless no other user can
+# change what lands there (the check setup-host makes of its boot copy's
+# directory, src/host/stack/sysd.c, applied to the whole way there): PATH
+# and everything in the way, as far as they exist, resolved, owned by root
+# and writable by nobody else - except a sticky directory (/tmp) right
+# above a root-owned one, whose entries only their owner may rename.  A
+# user's directory anywhere on the way could swap `current` or the binary
+# under root's `box`.
+root_only()
+{
+	_p=$1
+	while [ ! -e "$_p" ] && [ ! -L "$_p" ]; do
+		_p=$(dirname "$_p")
+	done
+	# the way as written (a link on it is root's, in a root-only
+	# directory), then the way it resolves to
+	root_chain "$_p" "$1" "$2" "${3:-}"
+	_r=$(readlink -f "$_p") || die "cannot resolve $_p ($2)"
+	root_chain "$_r" "$1" "$2" "${3:-}"
+}
+
+# root_chain PATH ASKED WHAT [MKTEMP]: PATH and each directory above it
+# (lstat); MKTEMP: PATH is where mktemp makes root's own 0700 directory,
+# so a sticky PATH (/tmp) is fine.
+root_chain()
+{
+	_r=$1
+	_below=$4
+	while :; do
+		_u=$(stat -c %u "$_r") && _m=$(stat -c %a "$_r") ||
+		    die "cannot stat $_r ($3)"
+		[ "$_u" = 0 ] || die "refusing to install as root under $_r, which uid $_u owns ($3=$2): that user could swap what root runs" \
+		    "pick a directory only root can write (the defaults /opt/box and /usr/local/bin are)"
+		if [ ! -L "$_r" ]; then
+			_w=$(( 0$_m & 022 ))
+			_sticky=$(( 0$_m & 01000 ))
+			if [ "$_w" != 0 ] && ! { [ "$_sticky" != 0 ] && [ -n "$_below" ]; }; then
+				die "refusing to install as root under $_r (mode $_m: other users can write it; $3=$2): they could swap what root runs" \
+				    "pick a directory only root can write (the defaults /opt/box and /usr/local/bin are)"
+			fi
+		fi
+		[ "$_r" = / ] && break
+		_below=$_r
+		_r=$(dirname "$_r")
+	done
+}
+
+# root_install_safe: as root, DEST and BINDIR (and what is already in
+# them) pass root_only; the scratch directory is made only where root alone
+# can (TMPDIR too, else /tmp).
+root_install_safe()
+{
+	[ "$(id -u)" = 0 ] || return 0
+	root_only "$DEST" BOX_HOME
+	root_only "$BINDIR" BOX_BIN
+	for _f in "$DEST/versions" "$DEST/current" "$BINDIR/box"; do
+		if [ -e "$_f" ] || [ -L "$_f" ]; then
+			[ "$(stat -c %u "$_f")" = 0 ] ||
+			    die "refusing to install as root: $_f is owned by uid $(stat -c %u "$_f"), not root" \
+			    "remove it, or pick another BOX_HOME/BOX_BIN"
+		fi
+	done
+	_tmpd=${TMPDIR:-/tmp}
+	( root_only "$_tmpd" TMPDIR mktemp ) >/dev/null 2>&1 || _tmpd=/tmp
+	root_only "$_tmpd" TMPDIR mktemp
+	TMPDIR=$_tmpd
+}
+
 manifest()
 {
 	cat <<EOF
@@ -519,6 +588,7 @@ main()
 	umask 022
 	ARCH=$(arch)
 	layout
+	root_install_safe
 	if [ -n "${BOX_INSTALL_SOURCE:-}" ]; then
 		_from="the local copy $BOX_INSTALL_SOURCE"
 	else

@@ -252,8 +252,9 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 		SET("security.nesting", "true");
 	if (p->autostart)
 		SET("boot.autostart", "true");
-	if (p->vm) {
-		/* A VM's disk is a block device: its size is set here. */
+	if (p->vm || p->quota) {
+		/* A VM's disk is a block device: its size is set here; a
+		 * container's is a limit where the pool enforces one. */
 		c = &root;
 		SET("type", "disk");
 		SET("path", "/");

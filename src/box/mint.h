@@ -73,6 +73,7 @@ struct mint_plan {
 	const char *owner;		/* the minting uid (user.box.owner) */
 	const char *egress;		/* user.box.egress, or NULL: open */
 	int vm, autostart;
+	int quota;		/* the pool enforces a container's disk size */
 };
 
 /* A fresh mint's instance (not started), and the maps it points at. */

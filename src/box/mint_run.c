@@ -51,6 +51,7 @@
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/operation.h"
+#include "incus/storage.h"
 #include "util/clock.h"
 #include "util/progress.h"
 #include "util/text.h"
@@ -71,6 +72,7 @@ struct run {
 	long long t0;
 	struct progress p;
 	const char *egress;	/* --egress, or NULL */
+	int fork, slow;		/* box fork (--slow) */
 	struct box_mint_out *out;	/* what the verb prints at the end */
 };
 
@@ -767,9 +769,18 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	plan.vm = vm;
 	if (note[0] != '\0' && (a->mode == MINT_CT || !said_before(note)))
 		life_say("%s", note);
-	if (!vm && disk_asked != NULL)
+	if (!vm) {
+		char drv[32];
+		struct box_err le;
+
+		err_clear(&le);
+		plan.quota = life_pool_driver(&r->c, pool, drv, sizeof(drv),
+		    &le) == 0 && incus_driver_quota(drv);
+	}
+	if (!vm && !plan.quota && disk_asked != NULL)
 		life_say("note: --disk/BOX_DISK sizes a VM's disk; a container "
-		    "uses its storage pool's space, so it is ignored here");
+		    "uses its storage pool's space (pool %s enforces no "
+		    "limit), so it is ignored here", pool);
 	text_utc(created, sizeof(created), time(NULL));
 	plan.created = created;
 	snprintf(owner, sizeof(owner), "%u", (unsigned)getuid());
@@ -812,12 +823,52 @@ clone_snapshots_note(struct run *r, const char *snap)
 		    "clone has no pristine moment and box will not label one");
 }
 
+/*
+ * fork: the source's pool must snapshot copy-on-write (else --slow: a
+ * full copy while it runs).  *cow says which; the source keeps running.
+ */
+static int
+fork_pool(struct run *r, const char *src, int slow, int *cow,
+    struct box_err *e)
+{
+	struct incus_instance in;
+	char pool[64], drv[32];
+	const char *p;
+	int rc;
+
+	rc = incus_instance_get(&r->c, src, 0, &in, e);
+	if (rc < 0)
+		return rc;
+	p = incus_dev_key(&in.expanded_devices, "root", "pool");
+	snprintf(pool, sizeof(pool), "%s", p != NULL ? p : "");
+	incus_instance_free(&in);
+	if ((rc = life_pool_driver(&r->c, pool, drv, sizeof(drv), e)) < 0)
+		return rc;
+	*cow = incus_driver_cow(drv, NULL);
+	if (*cow)
+		return 0;
+	if (!slow) {
+		err_set(e, -EOPNOTSUPP, "box %s is on pool %s (%s): no "
+		    "copy-on-write snapshot, so a fork would copy every byte "
+		    "of the running box", src, pool, drv);
+		err_fix(e, "box fork %s %s --slow (a full copy while it runs), "
+		    "or put boxes on a copy-on-write pool: box setup-host "
+		    "--pool btrfs", src, r->name);
+		return -EOPNOTSUPP;
+	}
+	life_say("pool %s (%s) has no copy-on-write: --slow copies all of "
+	    "%s while it runs (files it writes meanwhile may be caught "
+	    "half-written)", pool, drv, src);
+	return 0;
+}
+
 static int
 clone(struct run *r, const char *from, struct box_err *e)
 {
 	static const char *const profiles[] = { LIFE_PROFILE, NULL };
-	char src[128], snap[128], pool[64], now[32], addr[64];
-	const char *slash = strchr(from, '/');
+	char src[128], snap[128], pool[64], now[32], addr[64], via[256];
+	const char *slash = strchr(from, '/'), *asked = from;
+	int forksnap = 0;
 	struct incus_instance_new spec;
 	struct box_info bi;
 	struct mint_kv kv;
@@ -858,19 +909,51 @@ clone(struct run *r, const char *from, struct box_err *e)
 		}
 		return rc;
 	}
-	life_say("cloning %s into %s", from, r->name);
+	if (r->fork && bi.running) {
+		int cow = 0;
+		long long t;
+
+		if ((rc = fork_pool(r, src, r->slow, &cow, e)) < 0)
+			return rc;
+		if (cow) {
+			snprintf(snap, sizeof(snap), "fork-%lld", clock_ms());
+			t = clock_ms();
+			if ((rc = life_snapshot(&r->c, src, snap, e)) < 0) {
+				err_context(e, "snapshotting %s", src);
+				return rc;
+			}
+			forksnap = 1;
+			life_say("snapshot of running %s in %lld ms (it never "
+			    "stopped)", src, clock_ms() - t);
+			snprintf(via, sizeof(via), "%s/%s", src, snap);
+			from = via;
+		}
+	} else if (r->fork)
+		life_say("%s is not running: the fork is a clone", src);
+	life_say("%s %s into %s", r->fork ? "forking" : "cloning", from,
+	    r->name);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = r->name;
 	spec.source = INCUS_SRC_COPY;
 	spec.copy_from = from;
 	stage(r, "copy", "copying");
 	rc = create(r, &spec, e);
+	if (forksnap) {
+		struct box_err le;
+
+		/* the copy holds its own: the source's moment goes */
+		err_clear(&le);
+		if (incus_snapshot_delete(&r->c, src, snap, LIFE_OP_S,
+		    &le) < 0)
+			life_say("warning: could not remove the fork's snapshot "
+			    "%s/%s: %s", src, snap, le.msg);
+	}
 	if (rc < 0)
 		return failed(r, rc, e);
 	stage(r, "re-stamp", "re-stamping");
 	text_utc(now, sizeof(now), time(NULL));
 	memset(&ed, 0, sizeof(ed));
-	if (mint_clone_stamps(&kv, now, from) < 0)
+	if (mint_clone_stamps(&kv, now, asked) < 0)
 		return failed(r, err_set(e, -E2BIG, "stamp too long"), e);
 	if (r->egress != NULL && mint_kv_add(&kv, EGRESS_KEY, r->egress) < 0)
 		return failed(r, err_set(e, -E2BIG, "--egress: too long for a "
@@ -896,9 +979,11 @@ clone(struct run *r, const char *from, struct box_err *e)
 	if (rc < 0)
 		return failed(r, rc, e);
 	progress_clear(&r->p);
-	life_say("cloned %s → %s at %s — isolation and auth state carry over "
-	    "from the source", from, r->name, addr);
-	clone_snapshots_note(r, snap[0] ? snap : NULL);
+	life_say("%s %s → %s at %s — isolation and auth state carry over "
+	    "from the source", r->fork ? "forked" : "cloned", asked,
+	    r->name, addr);
+	if (!forksnap)
+		clone_snapshots_note(r, snap[0] ? snap : NULL);
 	mint_ready(r->name, bi.template_, r->out->ready,
 	    sizeof(r->out->ready));
 	return 0;
@@ -916,6 +1001,8 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 	memset(&r, 0, sizeof(r));
 	r.name = q->name;
 	r.egress = q->egress;
+	r.fork = q->fork;
+	r.slow = q->slow;
 	r.out = out;
 	r.stage = "checks";
 	if ((rc = budget(&r.budget_s, e)) < 0)

@@ -16,6 +16,9 @@ struct box_mint_req {
 	const char *cpu, *memory, *disk, *image;
 	const char *egress;	/* --egress, or NULL */
 	int mode;		/* MINT_AUTO / MINT_VM / MINT_CT */
+	int fork;		/* from a running box: snapshot, then copy */
+	int slow;		/* fork on a pool without copy-on-write: a
+				   full copy of the running box, said */
 };
 
 /* The verb's result, for stdout. */

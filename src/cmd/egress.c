@@ -8,15 +8,18 @@
  * takes names off it (the last one stays: "allow:" names at least one,
  * and a box that should reach nothing is better off without the NIC);
  * open goes back to the contract's internet.  Names, not addresses: the
- * kernel learns the addresses from the gateway's answers.  --log: what
- * the kernel refused, newest first, named by the gateway's resolver when
- * it knows the address.
+ * kernel learns the addresses from the gateway's answers.  A change holds
+ * at once: the box's address set is replaced and its flows to addresses
+ * no longer allowed are ended.  --log: what the kernel refused, newest
+ * first, with a name only when the address's reverse name resolves back
+ * to it ("unverified: <name>" when it does not).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "box/box.h"
 #include "box/egress.h"
@@ -115,6 +118,20 @@ json_policy(struct json_w *w, const struct egress *p, const char *text)
 	json_w_end(w, ']');
 }
 
+/* "2026-12-01 22:36 UTC" (a static buffer). */
+static const char *
+when(long long t)
+{
+	static char buf[40];
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, sizeof(buf), "%lld", t);
+	return buf;
+}
+
 static int
 show(struct incus *c, const char *box, const char *text, int json,
     struct box_err *e)
@@ -142,7 +159,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 
 		if (all != NULL && egfw_read(b, n, all, &extra, &ke) == 0) {
 			h = all[found];
-			held = h.rules_ok && h.sets_ok;
+			held = h.rules_ok && h.sets_ok && h.contents_ok;
 			if (!held && h.why[0] == '\0')
 				snprintf(h.why, sizeof(h.why), "%s",
 				    b[found].has_mac ? "not held" :
@@ -160,7 +177,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 
 		json_w_init(&w, 1 << 20);
 		json_w_obj(&w);
-		json_w_key(&w, "box");
+		json_w_key(&w, "name");
 		json_w_str(&w, box);
 		json_policy(&w, p, text);
 		json_w_key(&w, "kernel");
@@ -171,8 +188,17 @@ show(struct incus *c, const char *box, const char *text, int json,
 		json_w_bool(&w, held);
 		json_w_key(&w, "addresses");
 		json_w_int(&w, (long long)h.naddr);
+		json_w_key(&w, "named");
+		json_w_int(&w, (long long)h.nnamed);
+		json_w_key(&w, "stray");
+		json_w_int(&w, (long long)h.nstray);
 		json_w_key(&w, "refused");
 		json_w_int(&w, (long long)h.refused);
+		json_w_key(&w, "refused_since");
+		if (h.since > 0)
+			json_w_int(&w, h.since);
+		else
+			json_w_null(&w);
 		json_w_key(&w, "why");
 		if (h.why[0] && !held)
 			json_w_str(&w, h.why);
@@ -191,10 +217,12 @@ show(struct incus *c, const char *box, const char *text, int json,
 			    "contract's internet)\n");
 		else if (held)
 			printf("  kernel: held — %zu address%s answered for "
-			    "its names, %llu packet%s refused\n", h.naddr,
-			    h.naddr == 1 ? "" : "es",
+			    "its names (%zu named by the name that put it "
+			    "there), %llu packet%s refused%s%s\n", h.naddr,
+			    h.naddr == 1 ? "" : "es", h.nnamed,
 			    (unsigned long long)h.refused,
-			    h.refused == 1 ? "" : "s");
+			    h.refused == 1 ? "" : "s", h.since > 0 ?
+			    " since " : "", h.since > 0 ? when(h.since) : "");
 		else if (!checked)
 			printf("  kernel: not checked — %s (sudo box egress %s "
 			    "show reads it)\n", h.why, box);
@@ -221,20 +249,38 @@ proto_name(uint8_t p, char *buf, size_t cap)
 	return buf;
 }
 
+/* "12s", "4m05s", "1h02m" */
+static const char *
+ago(uint64_t ms, char *buf, size_t cap)
+{
+	unsigned long long t = (unsigned long long)(ms / 1000);
+
+	if (t < 60)
+		snprintf(buf, cap, "%llus", t);
+	else if (t < 3600)
+		snprintf(buf, cap, "%llum%02llus", t / 60, t % 60);
+	else
+		snprintf(buf, cap, "%lluh%02llum", t / 3600, t / 60 % 60);
+	return buf;
+}
+
 static int
 show_log(struct incus *c, const char *box, int json, struct box_err *e)
 {
 	struct egfw_refused *v = calloc(EGFW_LOG_SIZE, sizeof(*v));
-	char names[LOG_NAMED][PTR_NAME_MAX], a[20], pb[16];
+	char names[LOG_NAMED][PTR_NAME_MAX], a[20], pb[16], ab[24];
+	char shown[PTR_NAME_MAX + 16];
+	int ok[LOG_NAMED];
 	size_t n = 0, total = 0, i;
 	uint64_t refused = 0;
 	uint32_t net = 0, gw;
+	long long since = 0;
 	struct box_err ignore;
 	int rc;
 
 	if (v == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	rc = egfw_log(box, v, EGFW_LOG_SIZE, &n, &total, &refused, e);
+	rc = egfw_log(box, v, EGFW_LOG_SIZE, &n, &total, &refused, &since, e);
 	if (rc == -ENOENT) {
 		err_clear(e);
 		rc = 0;		/* open: nothing is refused by policy */
@@ -244,20 +290,30 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 	err_clear(&ignore);
 	stack_bridge_net(c, &net, &ignore);
 	gw = net | 1;
-	for (i = 0; i < n && i < LOG_NAMED; i++)
-		if (net == 0 || !ptr_ask(gw, v[i].addr, 300, names[i],
-		    sizeof(names[i])))
-			names[i][0] = '\0';
+	/* A name only when it resolves back to the address: the reverse
+	 * zone is the address owner's word, anyone's. */
+	for (i = 0; i < n && i < LOG_NAMED; i++) {
+		ok[i] = 0;
+		names[i][0] = '\0';
+		if (net != 0)
+			ok[i] = ptr_confirmed(gw, v[i].addr, 300, names[i],
+			    sizeof(names[i]));
+	}
 	if (json) {
 		struct json_w w;
 		char *out;
 
 		json_w_init(&w, 1 << 20);
 		json_w_obj(&w);
-		json_w_key(&w, "box");
+		json_w_key(&w, "name");
 		json_w_str(&w, box);
 		json_w_key(&w, "refused_packets");
 		json_w_int(&w, (long long)refused);
+		json_w_key(&w, "refused_since");
+		if (since > 0)
+			json_w_int(&w, since);
+		else
+			json_w_null(&w);
 		json_w_key(&w, "destinations");
 		json_w_arr(&w);
 		for (i = 0; i < n && i < LOG_SHOW; i++) {
@@ -275,12 +331,19 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 			else
 				json_w_null(&w);
 			json_w_key(&w, "name");
+			if (i < LOG_NAMED && ok[i])
+				json_w_str(&w, names[i]);
+			else
+				json_w_null(&w);
+			json_w_key(&w, "ptr");
 			if (i < LOG_NAMED && names[i][0])
 				json_w_str(&w, names[i]);
 			else
 				json_w_null(&w);
 			json_w_key(&w, "seconds_ago");
 			json_w_int(&w, (long long)(v[i].age_ms / 1000));
+			json_w_key(&w, "refusals");
+			json_w_int(&w, (long long)v[i].hits);
 			json_w_end(&w, '}');
 		}
 		json_w_end(&w, ']');
@@ -294,9 +357,11 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 		}
 		goto out;
 	}
-	printf("refused for %s: %llu packet%s, %zu destination%s (the last "
-	    "hour, newest first)\n", box, (unsigned long long)refused,
-	    refused == 1 ? "" : "s", total, total == 1 ? "" : "s");
+	printf("refused for %s: %llu packet%s%s%s, %zu destination%s among "
+	    "the last %d refusals (newest first)\n", box,
+	    (unsigned long long)refused, refused == 1 ? "" : "s",
+	    since > 0 ? " since " : "", since > 0 ? when(since) : "", total,
+	    total == 1 ? "" : "s", EGFW_LOG_SLOTS);
 	for (i = 0; i < n && i < LOG_SHOW; i++) {
 		struct in_addr ia = { htonl(v[i].addr) };
 		char port[16] = "";
@@ -304,10 +369,16 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 		inet_ntop(AF_INET, &ia, a, sizeof(a));
 		if (v[i].proto == 6 || v[i].proto == 17)
 			snprintf(port, sizeof(port), "/%u", v[i].port);
-		printf("  %-15s %s%-6s %-30s %llus ago\n", a,
-		    proto_name(v[i].proto, pb, sizeof(pb)), port,
-		    i < LOG_NAMED && names[i][0] ? names[i] : "-",
-		    (unsigned long long)(v[i].age_ms / 1000));
+		if (i < LOG_NAMED && ok[i])
+			snprintf(shown, sizeof(shown), "%.253s", names[i]);
+		else if (i < LOG_NAMED && names[i][0])
+			snprintf(shown, sizeof(shown), "unverified: %.253s",
+			    names[i]);
+		else
+			snprintf(shown, sizeof(shown), "-");
+		printf("  %-15s %s%-6s %-30s %s ago\n", a,
+		    proto_name(v[i].proto, pb, sizeof(pb)), port, shown,
+		    ago(v[i].age_ms, ab, sizeof(ab)));
 	}
 out:
 	free(v);
@@ -321,6 +392,7 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	struct incus_instance in;
 	struct egress *p = NULL;
 	struct incus c;
+	struct egfw_report rep;
 	char *text = NULL;
 	const char *what, *box;
 	long long t0;
@@ -386,7 +458,7 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	t0 = clock_ms();
 	if ((rc = store(&c, box, p, e)) < 0)
 		goto out;
-	if ((rc = egress_sync(&c, e)) < 0) {
+	if ((rc = egress_sync_report(&c, &rep, e)) < 0) {
 		err_context(e, "the policy is stored on %s but the kernel "
 		    "does not hold it", box);
 		goto out;
@@ -396,6 +468,10 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 		fprintf(stderr, "box: egress %s is now %s (kernel and "
 		    "resolver in "
 		    "%lld ms)\n", box, text, clock_ms() - t0);
+	if (!json && rep.flows_ended > 0)
+		fprintf(stderr, "box: %zu flow%s to addresses no longer "
+		    "allowed ended\n", rep.flows_ended,
+		    rep.flows_ended == 1 ? "" : "s");
 	rc = show(&c, box, text, json, e);
 out:
 	free(p);

@@ -19,6 +19,7 @@
 #include "box/life.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "incus/api.h"
 #include "net/rtnl.h"
 #include "util/opt.h"
@@ -250,7 +251,7 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 	struct box_info bi;
 	struct incus c;
 	const char *rm_port;
-	int rc, port = 0, hport = 0, list_doors;
+	int rc, port = 0, hport = 0, list_doors, json;
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
 		OPT_ARG("<port>", 0, 1, OC_NONE, "the port in the box to open "
@@ -258,6 +259,8 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 		OPT_ARG("<host-port>", 0, 1, OC_NONE, "the host's loopback "
 		    "port (default: the same)"),
 		OPT_FLAG("--list", NULL, &list_doors, "the open doors"),
+		OPT_FLAG("--json", NULL, &json, "--list as {name, doors: "
+		    "[{port, listen, connect}]}"),
 		OPT_STR("--remove", "<port>", &rm_port, OC_NONE, "close the "
 		    "door on a box port"),
 		OPT_END
@@ -266,6 +269,8 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
+	if (json && !list_doors)
+		return err_usage(e, "--json goes with --list");
 	if (list_doors + (rm_port != NULL) + (res.npos > 1) > 1)
 		return err_usage(e, "expose does one thing at a time: open "
 		    "(<port> [<host-port>]), --list or --remove <port>");
@@ -288,7 +293,17 @@ cmd_expose(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = box_get(&c, res.pos[0], INCUS_INST_STATE, &in, &bi, e)) < 0)
 		goto out;
-	if (list_doors)
+	if (list_doors && json) {
+		struct json_w w;
+
+		json_w_init(&w, 1u << 20);
+		json_w_obj(&w);
+		json_w_key(&w, "name");
+		json_w_str(&w, res.pos[0]);
+		model_doors(&w, &in);
+		json_w_end(&w, '}');
+		rc = model_flush(&w, e);
+	} else if (list_doors)
 		rc = list(&in, res.pos[0]);
 	else if (rm_port != NULL)
 		rc = remove_door(&c, &in, res.pos[0], port, e);

@@ -1,8 +1,8 @@
 /*
  * box info <box> - one box in full: the instance (config and devices, no
  * runtime state), its address from the host's DHCP records, its
- * snapshots.  --json prints the daemon's whole object (with its state and
- * snapshots).
+ * snapshots.  --json prints box's model of it (model.h); --json=raw the
+ * daemon's whole object (with its state and snapshots).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "box/egress.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
@@ -24,6 +25,7 @@ struct view {
 	struct incus_snapshot_list snaps;
 	char addr[64];
 	char why[256];			/* why no address, or "" */
+	char disk[160];			/* its root disk against its limit */
 };
 
 static const char *
@@ -201,6 +203,42 @@ print_egress(const struct view *v)
 	free(text);
 }
 
+/* s when it is only name characters (a daemon's string), else "?". */
+static const char *
+plain(const char *s)
+{
+	return s != NULL && s[0] != '\0' && strlen(s) < 64 && strspn(s,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	    "-_.") == strlen(s) ? s : "?";
+}
+
+/* The root disk's use against its size (one state read, only then). */
+static void
+disk_line(struct incus *c, const struct incus_instance *in, char *buf,
+    size_t cap)
+{
+	const char *pool = plain(incus_dev_key(&in->expanded_devices, "root",
+	    "pool"));
+	const char *size = incus_dev_key(&in->expanded_devices, "root",
+	    "size");
+	struct incus_inst_state st;
+	struct box_err le;
+
+	if (size == NULL) {
+		snprintf(buf, cap, "no limit (pool %s)", pool);
+		return;
+	}
+	memset(&st, 0, sizeof(st));
+	err_clear(&le);
+	if (incus_instance_state(c, in->name, &st, &le) == 0 && st.has_disk)
+		snprintf(buf, cap, "%.1f MiB used of %s (pool %s)",
+		    (double)st.disk_used / 1048576, plain(size), pool);
+	else
+		snprintf(buf, cap, "limit %s (pool %s; use not reported)",
+		    plain(size), pool);
+	incus_state_free(&st);
+}
+
 /* A heap string as util/text.h shows it (left as it was: no memory). */
 static void
 shown(char **s)
@@ -273,6 +311,7 @@ print_info(const struct view *v, const struct box_info *bi)
 	    "ADDRESS", v->addr);
 	if (v->why[0] != '\0')
 		printf(LABEL "no address shown: %s\n", "", v->why);
+	printf(LABEL "%s\n", "DISK", v->disk);
 	print_exposures(v);
 	print_egress(v);
 	putchar('\n');
@@ -329,11 +368,89 @@ show(struct incus *c, const char *name, struct box_err *e)
 		err_context(e, "listing the snapshots of %s", bi.name);
 		goto out;
 	}
+	disk_line(c, &in, v.disk, sizeof(v.disk));
 	view_shown(&in, &v.snaps, &bi);
 	print_info(&v, &bi);
 out:
 	incus_snapshot_list_free(&v.snaps);
 	incus_instance_free(&full);
+	incus_instance_free(&in);
+	return rc;
+}
+
+/* A stamp as a key of the model: the value, or null when not stamped. */
+static void
+stamp(struct json_w *w, const struct incus_instance *in, const char *key,
+    const char *cfgkey)
+{
+	const char *v = incus_kv_get(&in->config, cfgkey);
+
+	json_w_key(w, key);
+	if (v == NULL)
+		json_w_null(w);
+	else
+		json_w_str(w, v);
+}
+
+/*
+ * box's model of one box: its list entry (model.h), then what info adds:
+ * the user, the provenance stamps, the doors and the snapshots.
+ */
+static int
+show_json(struct incus *c, const char *name, struct box_err *e)
+{
+	struct incus_snapshot_list sl;
+	struct incus_instance in;
+	struct box_info bi;
+	struct json_w w;
+	size_t i;
+	int rc;
+
+	if ((rc = box_get(c, name, 0, &in, &bi, e)) < 0)
+		return rc;
+	memset(&sl, 0, sizeof(sl));
+	json_w_init(&w, 4u << 20);
+	if ((rc = model_open(c, &in, &w, e)) < 0 ||
+	    (rc = incus_snapshot_list(c, bi.name, &sl, e)) < 0) {
+		json_w_free(&w);
+		goto out;
+	}
+	json_w_key(&w, "user");
+	json_w_str(&w, bi.user);
+	stamp(&w, &in, "image", "user.box.image");
+	stamp(&w, &in, "fingerprint", "user.box.image.fingerprint");
+	stamp(&w, &in, "mode", "user.box.mode");
+	stamp(&w, &in, "created", "user.box.created");
+	stamp(&w, &in, "version", "user.box.version");
+	stamp(&w, &in, "origin", "user.box.origin");
+	stamp(&w, &in, "origin_from", "user.box.origin.from");
+	stamp(&w, &in, "imported", "user.box.imported");
+	stamp(&w, &in, "owner", "user.box.owner");
+	model_doors(&w, &in);
+	json_w_key(&w, "snapshot_list");
+	json_w_arr(&w);
+	for (i = 0; i < sl.n; i++) {
+		const char *n = strrchr(sl.v[i].name, '/');
+
+		json_w_obj(&w);
+		json_w_key(&w, "name");
+		json_w_str(&w, n != NULL ? n + 1 : sl.v[i].name);
+		json_w_key(&w, "box");
+		json_w_str(&w, bi.name);
+		json_w_key(&w, "created");
+		json_w_str(&w, sl.v[i].created_at);
+		json_w_key(&w, "size");
+		if (sl.v[i].size < 0)
+			json_w_null(&w);
+		else
+			json_w_int(&w, sl.v[i].size);
+		json_w_end(&w, '}');
+	}
+	json_w_end(&w, ']');
+	json_w_end(&w, '}');
+	rc = model_flush(&w, e);
+out:
+	incus_snapshot_list_free(&sl);
 	incus_instance_free(&in);
 	return rc;
 }
@@ -344,22 +461,32 @@ cmd_info(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct incus_instance in;
 	struct incus c;
-	int rc, json;
+	const char *json;
+	int rc;
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
-		OPT_FLAG("--json", NULL, &json, "the daemon's instance object "
-		    "with state and snapshots"),
+		OPT_OPTVAL("--json", "raw", &json, "raw", "box's model of the "
+		    "box: its box list --json entry plus user, image, "
+		    "fingerprint, mode, created, version, origin, "
+		    "origin_from, imported, owner (stamps, or null), doors "
+		    "and snapshot_list; --json=raw: the daemon's instance "
+		    "object with state and snapshots"),
 		OPT_END
 	};
 
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
+	if (json != NULL && json[0] != '\0' && strcmp(json, "raw") != 0)
+		return err_usage(e, "--json takes no value or =raw, not '%s'",
+		    json);
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	if (!json) {
+	if (json == NULL) {
 		rc = show(&c, res.pos[0], e);
+	} else if (json[0] == '\0') {
+		rc = show_json(&c, res.pos[0], e);
 	} else if ((rc = box_get(&c, res.pos[0], INCUS_INST_STATE |
 	    INCUS_INST_RAW, &in, NULL, e)) == 0) {
 		/* The daemon's own object, state and snapshots included. */

@@ -33,7 +33,7 @@
 
 #define MAX_POOLS 8
 
-enum { OUT_TABLE, OUT_JSON, OUT_FULL };
+enum { OUT_TABLE, OUT_JSON, OUT_FULL, OUT_CSV, OUT_NAMES };
 
 struct row {
 	struct box_info bi;
@@ -366,6 +366,40 @@ model_open(struct incus *c, const struct incus_instance *in,
 	return 0;
 }
 
+void
+model_doors(struct json_w *w, const struct incus_instance *in)
+{
+	size_t k;
+
+	json_w_key(w, "doors");
+	json_w_arr(w);
+	for (k = 0; k < in->devices.n; k++) {
+		const struct incus_device *dev = &in->devices.v[k];
+		const char *l = incus_kv_or(&dev->kv, "listen", "");
+		const char *c = incus_kv_or(&dev->kv, "connect", "");
+		const char *port;
+
+		if (strncmp(dev->name, "expose-", 7) != 0)
+			continue;
+		port = strrchr(c, ':');
+		json_w_obj(w);
+		json_w_key(w, "port");
+		json_w_int(w, port != NULL ? atoi(port + 1) : 0);
+		json_w_key(w, "listen");
+		json_w_str(w, strncmp(l, "tcp:", 4) == 0 ? l + 4 : l);
+		json_w_key(w, "connect");
+		json_w_str(w, strncmp(c, "tcp:", 4) == 0 ? c + 4 : c);
+		json_w_end(w, '}');
+	}
+	json_w_end(w, ']');
+}
+
+int
+model_flush(struct json_w *w, struct box_err *e)
+{
+	return json_print(w, e);
+}
+
 int
 model_print(const char *name, struct box_err *e)
 {
@@ -425,6 +459,53 @@ print_table(const struct roster *ro, struct box_err *e)
 	return rc < 0 ? err_set(e, rc, "out of memory") : 0;
 }
 
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */
+static void
+csv_field(const char *s, int last)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL)
+		fputs(s, stdout);
+	else {
+		putchar('"');
+		for (; *s != '\0'; s++) {
+			if (*s == '"')
+				putchar('"');
+			putchar(*s);
+		}
+		putchar('"');
+	}
+	putchar(last ? '\n' : ',');
+}
+
+/* --format csv: the JSON's keys, in its order; -q: names only. */
+static int
+print_plain(const struct roster *ro, int out)
+{
+	int i;
+
+	if (out == OUT_CSV)
+		puts("name,state,type,address,snapshots,template,legacy,egress");
+	for (i = 0; i < ro->n; i++) {
+		const struct row *r = &ro->v[i];
+		char snaps[16];
+
+		if (out == OUT_NAMES) {
+			puts(r->bi.name);
+			continue;
+		}
+		snprintf(snaps, sizeof(snaps), "%d", r->snaps);
+		csv_field(r->bi.name, 0);
+		csv_field(r->bi.status, 0);
+		csv_field(r->bi.type, 0);
+		csv_field(strcmp(r->addr, "-") == 0 ? "" : r->addr, 0);
+		csv_field(snaps, 0);
+		csv_field(r->bi.template_, 0);
+		csv_field(r->bi.legacy ? "true" : "false", 0);
+		csv_field(r->egress != NULL ? r->egress : "open", 1);
+	}
+	return 0;
+}
+
 static int
 list(int out, struct box_err *e)
 {
@@ -461,7 +542,8 @@ list(int out, struct box_err *e)
 			goto done;
 	}
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
-	rc = out == OUT_JSON ? print_json(&ro, e) : print_table(&ro, e);
+	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
+	    print_table(&ro, e) : print_plain(&ro, out);
 done:
 	rows_free(&ro);
 	incus_close(&c);
@@ -472,8 +554,8 @@ int
 cmd_list(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	const char *json;
-	int rc, out = OUT_TABLE;
+	const char *json, *format;
+	int rc, out = OUT_TABLE, quiet;
 	const struct opt rows[] = {
 		OPT_STRAY("<box>"),	/* refused, pointing at box info */
 		OPT_OPTVAL("--json", "full", &json, "full", "an array of "
@@ -485,6 +567,12 @@ cmd_list(int argc, char **argv, struct box_err *e)
 		    "the daemon's full instance objects (with state and "
 		    "snapshots), what --json printed before it had its own "
 		    "schema"),
+		{ OK_STR, OC_WORDS, 0, "--format", NULL, "table|json|csv",
+		  &format, 0, 0, "table json csv", "table (the default), json "
+		  "(as --json) or csv (a header, then the same fields as "
+		  "--json, in its order)" },
+		{ OK_FLAG, OC_NONE, 0, "--quiet", "-q", NULL, &quiet, 0, 0,
+		  NULL, "the names only, one a line" },
 		OPT_END
 	};
 
@@ -504,6 +592,25 @@ cmd_list(int argc, char **argv, struct box_err *e)
 		else
 			return err_usage(e, "--json takes no value or =full "
 			    "(the daemon's own objects), not '%s'", json);
+	}
+	if (format != NULL) {
+		if (json != NULL || quiet)
+			return err_usage(e, "--format, --json or -q: one of "
+			    "them");
+		if (strcmp(format, "table") == 0)
+			out = OUT_TABLE;
+		else if (strcmp(format, "json") == 0)
+			out = OUT_JSON;
+		else if (strcmp(format, "csv") == 0)
+			out = OUT_CSV;
+		else
+			return err_usage(e, "--format takes table, json or "
+			    "csv, not '%s'", format);
+	}
+	if (quiet) {
+		if (json != NULL)
+			return err_usage(e, "--json or -q, not both");
+		out = OUT_NAMES;
 	}
 	return list(out, e);
 }

@@ -8,6 +8,7 @@
 #define BOX_MODEL_H
 
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "incus/json.h"
 #include "util/err.h"
 
@@ -20,5 +21,14 @@ int model_open(struct incus *c, const struct incus_instance *in,
 
 /* The list entry of box name, alone, on stdout. */
 int model_print(const char *name, struct box_err *e);
+
+/*
+ * "doors": [{port, listen, connect}] of in (its expose-<port> devices), as
+ * a key and value of the open object in w.
+ */
+void model_doors(struct json_w *w, const struct incus_instance *in);
+
+/* w's document on stdout (a line), or -ENOMEM. */
+int model_flush(struct json_w *w, struct box_err *e);
 
 #endif

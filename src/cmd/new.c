@@ -109,7 +109,8 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		OPT_STR("--memory", "s", &memory, OC_NONE, "memory: 2G, 2GiB, "
 		    "512M (binary; 2GB is decimal) or 50% of the host's"),
 		OPT_STR("--disk", "s", &disk, OC_NONE, "a VM's disk size, as "
-		    "--memory (a VM's only)"),
+		    "--memory; a container's disk limit where its pool "
+		    "enforces one (btrfs, zfs, lvm: a write past it fails)"),
 		OPT_FLAG("--vm", NULL, &vm, "a VM; by default a VM where the "
 		    "host can run one (/dev/kvm and a VM driver in Incus), "
 		    "else a container"),

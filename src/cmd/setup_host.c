@@ -18,6 +18,7 @@
 #include "host/stack/egress_host.h"
 #include "host/stack/firewall.h"
 #include "host/stack/hostinfo.h"
+#include "host/stack/pool.h"
 #include "host/stack/stack.h"
 #include "host/stack/subnet.h"
 #include "host/stack/sysd.h"
@@ -34,6 +35,8 @@ struct setup {
 	struct stack_conf conf;
 	struct stack_state st;
 	struct fw_status fw;
+	struct pool_choice pool;
+	const char *pool_asked;	/* --pool, or NULL */
 	int json;
 	int refused;		/* inside a box: the run would be refused */
 };
@@ -112,12 +115,16 @@ plan_text(const struct setup *s)
 		    "first\n");
 		return;
 	}
-	if (s->st.pool_exists)
-		printf("pool       %s ok (driver %s)\n", STACK_POOL,
-		    s->st.pool_driver);
-	else
+	if (s->pool.create)
+		printf("pool       %s create (btrfs, %u GiB: %s)\n",
+		    s->pool.name, s->pool.size_gib, s->pool.size_why);
+	else if (s->pool.create_default)
 		printf("pool       %s create (btrfs if the daemon can, else "
-		    "dir)\n", STACK_POOL);
+		    "dir)\n", s->pool.name);
+	else
+		printf("pool       %s ok (driver %s%s; %s)\n", s->pool.name,
+		    s->pool.driver, pool_cow(s->pool.driver, NULL) ? "" :
+		    ", no copy-on-write", s->pool.why);
 	printf("network    %s %s%s%s\n", STACK_BRIDGE,
 	    todo(s->st.net_exists, s->st.net_keys_ok),
 	    s->st.net_keys_ok || !s->st.net_exists ? "" : ": ",
@@ -169,7 +176,12 @@ plan_json(const struct setup *s)
 	json_w_bool(&w, s->daemon);
 	if (s->daemon) {
 		json_w_key(&w, "pool");
-		json_w_str(&w, todo(s->st.pool_exists, 1));
+		json_w_str(&w, todo(!s->pool.create &&
+		    !s->pool.create_default, 1));
+		json_w_key(&w, "pool_name");
+		json_w_str(&w, s->pool.name);
+		json_w_key(&w, "pool_driver");
+		json_w_str(&w, s->pool.create ? "btrfs" : s->pool.driver);
 		json_w_key(&w, "network");
 		json_w_str(&w, todo(s->st.net_exists, s->st.net_keys_ok));
 		json_w_key(&w, "acl");
@@ -198,6 +210,8 @@ dry_run(struct setup *s, struct box_err *e)
 
 	if (s->daemon) {
 		rc = stack_observe(&s->c, &s->conf, &s->st, e);
+		if (rc == 0)
+			rc = pool_decide(&s->c, s->pool_asked, 0, &s->pool, e);
 		if (rc < 0)
 			return rc;
 	}
@@ -271,6 +285,47 @@ local_route(struct setup *s)
 		    STACK_BRIDGE);
 }
 
+/*
+ * The pool (host/stack/pool.h): chosen, made when it is box's own, and
+ * the boxes already on another pool kept there before the profile moves.
+ */
+static int
+setup_pool(struct setup *s, struct box_err *e)
+{
+	char warn[768];
+	int created, pinned, rc;
+
+	rc = pool_decide(&s->c, s->pool_asked, isatty(STDIN_FILENO) &&
+	    isatty(STDERR_FILENO), &s->pool, e);
+	if (rc == 0 && s->pool.create)
+		fprintf(stderr, "box: storage  creating box's own btrfs pool "
+		    "'%s': %u GiB loop file (%s)\n", s->pool.name,
+		    s->pool.size_gib, s->pool.size_why);
+	if (rc == 0)
+		rc = pool_ensure(&s->c, &s->pool, &created, warn, sizeof(warn),
+		    e);
+	if (rc < 0)
+		return rc;
+	said("pool", created, "created");
+	if (warn[0] != '\0')
+		fprintf(stderr, "box: WARNING: %s\n", warn);
+	fprintf(stderr, "box: storage  pool '%s' uses %s%s\n", s->pool.name,
+	    s->pool.driver, pool_cow(s->pool.driver, NULL) ? " (copy-on-write"
+	    "; root disks sized by --disk)" : strcmp(s->pool.driver, "dir") ==
+	    0 ? " — no copy-on-write: every snapshot and clone is a full copy"
+	    "; box setup-host --pool btrfs makes box's own" : "");
+	if (s->st.pool[0] == '\0' || strcmp(s->st.pool, s->pool.name) == 0)
+		return 0;
+	if ((rc = pool_pin_boxes(&s->c, s->st.pool, &pinned, e)) < 0)
+		return rc;
+	if (pinned > 0)
+		fprintf(stderr, "box: storage  %d existing box%s stay%s on pool "
+		    "'%s' (box move <box> --pool %s moves a stopped one)\n",
+		    pinned, pinned == 1 ? "" : "es", pinned == 1 ? "s" : "",
+		    s->st.pool, s->pool.name);
+	return 0;
+}
+
 static int
 converge(struct setup *s, struct box_err *e)
 {
@@ -279,13 +334,8 @@ converge(struct setup *s, struct box_err *e)
 
 	if ((rc = stack_observe(&s->c, &s->conf, &s->st, e)) < 0)
 		return rc;
-	if ((rc = stack_ensure_pool(&s->c, &s->st, &changed, e)) < 0)
+	if ((rc = setup_pool(s, e)) < 0)
 		return rc;
-	said("pool", changed, "created");
-	fprintf(stderr, "box: storage  pool '%s' uses %s%s\n", STACK_POOL,
-	    s->st.pool_driver, strcmp(s->st.pool_driver, "dir") == 0 ?
-	    " — no copy-on-write: every snapshot and clone is a full copy"
-	    : "");
 	if ((rc = stack_ensure_acl(&s->c, &s->conf, &changed, e)) < 0)
 		return rc;
 	said("acl", changed, "box-isolate converged (ingress doors kept)");
@@ -297,7 +347,8 @@ converge(struct setup *s, struct box_err *e)
 		    "box: network  boxnet corrected: %s\n", corrected);
 	else
 		said("network", changed, "boxnet created");
-	if ((rc = stack_ensure_profile(&s->c, &changed, e)) < 0)
+	if ((rc = stack_ensure_profile_on(&s->c, s->pool.name, &changed,
+	    e)) < 0)
 		return rc;
 	said("profile", changed, "box-net converged");
 	if ((rc = fw_apply(STACK_BRIDGE, s->conf.net, &s->fw, e)) < 0)
@@ -330,7 +381,14 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct setup *s;
 	int rc, dry, json;
+	const char *pool = NULL;
 	const struct opt rows[] = {
+		OPT_STR("--pool", "dir|btrfs[:SIZE]|<name>", &pool, OC_NONE,
+		    "the storage pool boxes live on: dir, box's own btrfs pool "
+		    "on a loop file (SIZE like 20GiB; default a quarter of "
+		    "free disk, 5 to 100 GiB), or an existing pool by name.  "
+		    "Without it: a copy-on-write pool in use or there is kept, "
+		    "else a terminal is asked"),
 		OPT_FLAG("--dry-run", NULL, &dry, "print the decision and the "
 		    "plan, change nothing"),
 		OPT_FLAG("--json", NULL, &json, "the same as JSON (with "
@@ -354,6 +412,7 @@ cmd_setup_host(int argc, char **argv, struct box_err *e)
 	if (s == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
 	s->json = json;
+	s->pool_asked = pool;
 	rc = nestguard_check("setup-host", dry ? NG_PLAN : NG_CHANGE,
 	    &s->refused, e);
 	if (rc == 0)

@@ -18,6 +18,7 @@
 #include "host/doctor/doctor_tier.h"
 #include "host/install/nestguard.h"
 #include "host/stack/firewall.h"
+#include "host/stack/pool.h"
 #include "host/stack/stack.h"
 #include "host/stack/sysd.h"
 #include "incus/api.h"
@@ -96,7 +97,7 @@ delete_objects(struct incus *c, struct box_err *e)
 
 /* Nothing of the stack may survive; name whatever did. */
 static int
-assert_absent(struct incus *c, struct box_err *e)
+assert_absent(struct incus *c, const char *loop, struct box_err *e)
 {
 	char left[512] = "";
 	struct fw_status fw;
@@ -126,6 +127,13 @@ assert_absent(struct incus *c, struct box_err *e)
 			strcat(left, " nft:inet/box");
 		if (fw.bridge_table)
 			strcat(left, " nft:bridge/box");
+	}
+	if (pool_own_left(c, loop)) {
+		strcat(left, " storage-pools/" CONTRACT_OWN_POOL);
+		if (loop[0] != '\0' && strlen(left) + strlen(loop) + 2 <
+		    sizeof(left))
+			snprintf(left + strlen(left), sizeof(left) -
+			    strlen(left), " %s", loop);
 	}
 	if (access(SYSD_UNIT_PATH, F_OK) == 0)
 		strcat(left, " " SYSD_UNIT_PATH);
@@ -168,7 +176,8 @@ teardown(int purge, struct box_err *e)
 {
 	char *purge_cmd[] = { "apt-get", "purge", "-y", "incus", NULL };
 	struct incus c;
-	int rc, left = 0;
+	char loop[512] = "";
+	int rc, left = 0, pooled = 0;
 
 	rc = incus_init(&c, e);
 	if (rc < 0)
@@ -177,11 +186,17 @@ teardown(int purge, struct box_err *e)
 	if (rc == 0)
 		rc = delete_objects(&c, e);
 	if (rc == 0)
+		rc = pool_remove_own(&c, &pooled, loop, sizeof(loop), e);
+	if (rc == 0 && pooled)
+		fprintf(stderr, "box: removed storage-pools/%s%s%s\n",
+		    CONTRACT_OWN_POOL, loop[0] ? " and its loop file " : "",
+		    loop);
+	if (rc == 0)
 		rc = fw_remove(e);
 	if (rc == 0)
 		rc = sysd_remove_unit(e);
 	if (rc == 0)
-		rc = assert_absent(&c, e);
+		rc = assert_absent(&c, loop, e);
 	incus_close(&c);
 	if (rc == 0 && purge) {
 		setenv("DEBIAN_FRONTEND", "noninteractive", 1);

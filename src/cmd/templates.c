@@ -4,16 +4,23 @@
 
 #include "box/template.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "util/opt.h"
 #include "util/table.h"
 
 int
 cmd_templates(int argc, char **argv, struct box_err *e)
 {
-	const struct opt rows[] = { OPT_END };
+	int json;
+	const struct opt rows[] = {
+		OPT_FLAG("--json", NULL, &json, "an array of {name, "
+		    "description, error (why it does not load, or null)}"),
+		OPT_END
+	};
 	char names[TPL_MAX][TPL_NAME_MAX];
 	struct opt_result res;
 	struct table tb;
+	struct json_w w;
 	int n, i, rc;
 
 	rc = opt_parse(argc, argv, rows, &res, e);
@@ -22,6 +29,37 @@ cmd_templates(int argc, char **argv, struct box_err *e)
 	n = template_names(names, TPL_MAX, e);
 	if (n < 0)
 		return n;
+	if (json) {
+		json_w_init(&w, 1u << 20);
+		json_w_arr(&w);
+	}
+	for (i = 0; json && i < n; i++) {
+		struct template t;
+		struct box_err te;
+
+		err_clear(&te);
+		json_w_obj(&w);
+		json_w_key(&w, "name");
+		json_w_str(&w, names[i]);
+		rc = template_load(names[i], &t, &te);
+		json_w_key(&w, "description");
+		if (rc < 0)
+			json_w_null(&w);
+		else
+			json_w_str(&w, t.description);
+		json_w_key(&w, "error");
+		if (rc < 0)
+			json_w_str(&w, te.msg);
+		else
+			json_w_null(&w);
+		if (rc == 0)
+			template_free(&t);
+		json_w_end(&w, '}');
+	}
+	if (json) {
+		json_w_end(&w, ']');
+		return model_flush(&w, e);
+	}
 	if (n == 0) {
 		fprintf(stderr, "box: no templates found%s\n",
 		    getenv("BOX_TEMPLATES") ? " in BOX_TEMPLATES" : "");

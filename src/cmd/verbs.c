@@ -147,6 +147,9 @@ static const struct {
 	  "box snapshot work --list\tthe box's snapshots\n"
 	  "box snapshot work --delete authed\tremove one (asks)" },
 	{ "restore", "box restore work authed\troll back (asks)" },
+	{ "fork", "box fork work try\ta copy of running work, work untouched\n"
+	  "box fork work try --slow\ton a dir pool: a full copy" },
+	{ "move", "box move old --pool box\ta stopped box onto box's own pool" },
 	{ "export", "box export work\tto work-<time>.tar.gz and .sha256" },
 	{ "import", "box import work.tar.gz\tback, under its own name\n"
 	  "box import work.tar.gz --name work2\tunder another" },
@@ -312,6 +315,24 @@ box_version_string(void)
 	return buf;
 }
 
+/* A JSON string of s on stdout (a path may hold anything). */
+static void
+json_str_out(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
 struct syn {
 	char *buf;
 	size_t size;
@@ -420,6 +441,8 @@ static const struct box_env box_env[] = {
 	{ "BOX_SUBNET, BOX_DNS", "setup-host's subnet pin and the boxes' "
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
+	{ "PATH", "where setup-host looks for btrfs (btrfs-progs) and "
+	  "apt-get" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
 	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "
 	  "the pool's free space, else 65536)" },
@@ -601,12 +624,31 @@ cmd_help(int argc, char **argv, struct box_err *e)
 int
 cmd_version(int argc, char **argv, struct box_err *e)
 {
-	const struct opt rows[] = { OPT_END };
+	int json;
+	const struct opt rows[] = {
+		OPT_FLAG("--json", NULL, &json, "{version, path}"),
+		OPT_END
+	};
 	struct opt_result res;
+	char self[4096];
+	ssize_t n;
 	int rc;
 
 	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	puts(box_version_string());
+	if (!json) {
+		puts(box_version_string());
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	fputs("{\"version\":", stdout);
+	json_str_out(BOX_VERSION);
+	fputs(",\"path\":", stdout);
+	if (n > 0)
+		json_str_out(self);
+	else
+		fputs("null", stdout);
+	puts("}");
 	return 0;
 }

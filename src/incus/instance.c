@@ -137,6 +137,29 @@ nic_from_json(const struct json_doc *d, int k, struct incus_nic_state *n,
 	return 0;
 }
 
+/* "disk": {"root": {"usage": N, "total": M}}: both optional. */
+static int
+disk_from_json(const struct json_doc *d, int disk,
+    struct incus_inst_state *st, struct box_err *e)
+{
+	int root, u, t;
+
+	if (disk == JSON_NONE || json_type(d, disk) != JSON_OBJECT)
+		return 0;
+	root = json_get(d, disk, "root");
+	if (root == JSON_NONE || json_type(d, root) != JSON_OBJECT)
+		return 0;
+	u = json_get(d, root, "usage");
+	t = json_get(d, root, "total");
+	if ((u != JSON_NONE && (json_int(d, u, &st->disk_used) < 0 ||
+	    st->disk_used < 0)) || (t != JSON_NONE &&
+	    (json_int(d, t, &st->disk_total) < 0 || st->disk_total < 0)))
+		return err_set(e, -EBADMSG, "the daemon's root disk figures "
+		    "are not byte counts");
+	st->has_disk = u != JSON_NONE;
+	return 0;
+}
+
 /* "status_code", when present: a small number, else refused. */
 static int
 status_code(const struct json_doc *d, int obj, int *code, struct box_err *e)
@@ -174,6 +197,8 @@ incus_state_from_json(const struct json_doc *d, int obj,
 	    json_int(d, pid, &st->pid) < 0)
 		return err_set(e, -EBADMSG, "the daemon's pid is not a "
 		    "number");
+	if ((rc = disk_from_json(d, json_get(d, obj, "disk"), st, e)) < 0)
+		return rc;
 	nets = json_get(d, obj, "network");
 	if (nets == JSON_NONE || json_type(d, nets) == JSON_NULL)
 		return 0;
@@ -726,6 +751,25 @@ incus_instance_rename(struct incus *c, const char *name, const char *to,
     int wait_s, struct box_err *e)
 {
 	return inst_send_one(c, "POST", name, "name", to, wait_s, e);
+}
+
+int
+incus_instance_move_pool(struct incus *c, const char *name, const char *pool,
+    int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256];
+
+	if (incus_inst_path(path, sizeof(path), name, "") < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	inst_w_kv(&w, "name", name);
+	json_w_key(&w, "migration");
+	json_w_bool(&w, 1);
+	inst_w_kv(&w, "pool", pool);
+	json_w_end(&w, '}');
+	return inst_send_w(c, "POST", path, &w, wait_s, e);
 }
 
 static void

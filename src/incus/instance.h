@@ -56,6 +56,9 @@ struct incus_inst_state {
 	long long pid;		/* 0 when stopped or unsaid */
 	struct incus_nic_state *nic;
 	size_t nnic;
+	int has_disk;		/* the root disk's use was reported */
+	long long disk_used;	/* bytes the root disk holds */
+	long long disk_total;	/* its limit in bytes; 0: none reported */
 };
 
 struct incus_instance {
@@ -188,6 +191,14 @@ int incus_instance_delete(struct incus *c, const char *name, int wait_s,
     struct box_err *e);
 int incus_instance_rename(struct incus *c, const char *name,
     const char *to, int wait_s, struct box_err *e);
+/*
+ * Move a stopped instance's root disk (and its snapshots) to another pool
+ * of the same daemon: POST {"name", "migration": true, "pool"}.  Its
+ * config (volatile MAC, stamps) stays; the daemon gives it a root disk
+ * of its own on pool.
+ */
+int incus_instance_move_pool(struct incus *c, const char *name,
+    const char *pool, int wait_s, struct box_err *e);
 
 /*
  * PUT .../state: action "start", "stop", "restart", "freeze"; force, and

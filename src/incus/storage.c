@@ -10,6 +10,28 @@
 
 #define POOLS "/1.0/storage-pools"
 
+int
+incus_driver_cow(const char *driver, const struct incus_kvs *cfg)
+{
+	const char *thin;
+
+	if (driver == NULL)
+		return 0;
+	if (strcmp(driver, "btrfs") == 0 || strcmp(driver, "zfs") == 0)
+		return 1;
+	/* lvm is thin unless told otherwise (lvm.use_thinpool=false) */
+	thin = cfg != NULL ? incus_kv_or(cfg, "lvm.use_thinpool", "true") :
+	    "true";
+	return strcmp(driver, "lvm") == 0 && strcmp(thin, "false") != 0;
+}
+
+int
+incus_driver_quota(const char *driver)
+{
+	return driver != NULL && (strcmp(driver, "btrfs") == 0 ||
+	    strcmp(driver, "zfs") == 0 || strcmp(driver, "lvm") == 0);
+}
+
 void
 incus_pool_free(struct incus_pool *p)
 {
@@ -94,6 +116,17 @@ incus_pool_create(struct incus *c, const struct incus_pool *p,
 	incus_kv_to_json(&w, &p->config);
 	json_w_end(&w, '}');
 	return res_send(c, "POST", POOLS, &w, e);
+}
+
+int
+incus_pool_delete(struct incus *c, const char *name, struct box_err *e)
+{
+	char path[600];
+	int rc;
+
+	if ((rc = res_path(path, sizeof(path), POOLS, name, NULL)) < 0)
+		return err_set(e, rc, "odd pool name '%.64s'", name);
+	return res_delete(c, path, e);
 }
 
 /* --- names from URL lists --------------------------------------------------- */
@@ -284,17 +317,25 @@ int
 incus_volume_delete(struct incus *c, const char *pool, const char *name,
     int timeout_s, struct box_err *e)
 {
+	return incus_pool_volume_delete(c, pool, "custom", name, timeout_s, e);
+}
+
+int
+incus_pool_volume_delete(struct incus *c, const char *pool, const char *type,
+    const char *name, int timeout_s, struct box_err *e)
+{
 	struct incus_reply r;
 	char path[1100], p[400], n[600];
 	int rc;
 
 	if (pool[0] == '\0' || name[0] == '\0' ||
+	    (strcmp(type, "custom") != 0 && strcmp(type, "image") != 0) ||
 	    url_escape(pool, p, sizeof(p)) < 0 ||
 	    url_escape(name, n, sizeof(n)) < 0)
 		return err_set(e, -EINVAL, "odd volume '%.64s' in pool "
 		    "'%.64s'", name, pool);
-	snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes/custom/%s",
-	    p, n);
+	snprintf(path, sizeof(path), "/1.0/storage-pools/%s/volumes/%s/%s",
+	    p, type, n);
 	rc = incus_do(c, "DELETE", path, NULL, timeout_s, &r, e);
 	if (rc == 0)
 		incus_reply_free(&r);

@@ -35,6 +35,14 @@ struct incus_volume_refs {
 	size_t n;
 };
 
+/*
+ * What a driver gives a box: copy-on-write snapshots and copies (btrfs,
+ * zfs, thin lvm; cfg may be NULL), and a container's root disk size
+ * enforced (btrfs qgroups, zfs quotas, lvm volumes).  dir gives neither.
+ */
+int incus_driver_cow(const char *driver, const struct incus_kvs *cfg);
+int incus_driver_quota(const char *driver);
+
 int incus_pool_get(struct incus *c, const char *name, struct incus_pool *p,
     struct box_err *e);
 /* POST: name, driver, description (when set), config. */
@@ -57,6 +65,11 @@ int incus_pool_volumes(struct incus *c, const char *pool, const char *type,
 /* DELETE the custom volume name of pool and wait: 0, -ENOENT, -errno. */
 int incus_volume_delete(struct incus *c, const char *pool, const char *name,
     int timeout_s, struct box_err *e);
+/* DELETE a volume of type "custom" or "image" of pool, and wait. */
+int incus_pool_volume_delete(struct incus *c, const char *pool,
+    const char *type, const char *name, int timeout_s, struct box_err *e);
+/* DELETE the pool (empty of volumes): 0, -ENOENT, -errno. */
+int incus_pool_delete(struct incus *c, const char *name, struct box_err *e);
 void incus_pool_free(struct incus_pool *p);
 void incus_volume_refs_free(struct incus_volume_refs *l);
 

@@ -13,7 +13,8 @@
 #define IFNAMSIZ_	16	/* IFNAMSIZ, without <net/if.h> */
 #define ETH_P_IP_	0x0800
 #define ETH_P_IPV6_	0x86dd
-#define UDATA_COMMENT	0	/* NFTNL_UDATA_RULE_COMMENT */
+#define UDATA_COMMENT	0	/* NFTNL_UDATA_RULE_COMMENT, _SET_ELEM_COMMENT */
+#define UDATA_SET_COMMENT 7	/* NFTNL_UDATA_SET_COMMENT */
 
 static const char *
 fam_name(int family)
@@ -842,9 +843,10 @@ nft_parse_chain(const struct nl_msg *m, const char *table,
 	return 1;
 }
 
-/* The comment in libnftnl's udata TLVs, if any. */
+/* The TLV of type in libnftnl's udata, if any, as a string. */
 static int
-parse_udata(const struct nl_attr *a, char *dst, size_t cap)
+parse_udata_type(const struct nl_attr *a, unsigned type, char *dst,
+    size_t cap)
 {
 	const unsigned char *p = a->data;
 	size_t left = a->len, l;
@@ -854,7 +856,7 @@ parse_udata(const struct nl_attr *a, char *dst, size_t cap)
 		l = p[1];
 		if (l > left - 2)
 			return -EBOX_PROTO;
-		if (p[0] == UDATA_COMMENT && l > 0) {
+		if (p[0] == type && l > 0) {
 			const unsigned char *nul = memchr(p + 2, '\0', l);
 			size_t n = nul != NULL ? (size_t)(nul - (p + 2)) : l;
 
@@ -880,6 +882,12 @@ parse_udata(const struct nl_attr *a, char *dst, size_t cap)
  * default although nobody sent them (bitwise op, payload checksum fields,
  * lookup flags).  Order of expressions is kept: it is the rule.
  */
+static int
+parse_udata(const struct nl_attr *a, char *dst, size_t cap)
+{
+	return parse_udata_type(a, UDATA_COMMENT, dst, cap);
+}
+
 struct canon {
 	char *p;
 	size_t cap, len;
@@ -1267,8 +1275,10 @@ nft_set_add(struct nft_batch *bt, int family, const char *table,
 	    set_name_ok(bt, sp->name) != 0)
 		return bt->b.err;
 	if (sp->key_len == 0 || sp->key_len > NFT_SET_KEYMAX ||
+	    sp->data_len > NFT_SET_KEYMAX ||
 	    (sp->flags & ~(uint32_t)(NFT_SET_TIMEOUT | NFT_SET_EVAL)) != 0 ||
-	    (sp->timeout_ms != 0 && !(sp->flags & NFT_SET_TIMEOUT)))
+	    (sp->timeout_ms != 0 && !(sp->flags & NFT_SET_TIMEOUT)) ||
+	    (sp->comment != NULL && strlen(sp->comment) >= NFT_COMMENT_MAX))
 		return bt_fail(bt, -EINVAL);
 	snprintf(d, sizeof(d), "add set %s %s %s", fam_name(family), table,
 	    sp->name);
@@ -1276,9 +1286,23 @@ nft_set_add(struct nft_batch *bt, int family, const char *table,
 		return bt->b.err;
 	nl_put_str(&bt->b, NFTA_SET_TABLE, table);
 	nl_put_str(&bt->b, NFTA_SET_NAME, sp->name);
-	nl_put_be32(&bt->b, NFTA_SET_FLAGS, sp->flags);
+	nl_put_be32(&bt->b, NFTA_SET_FLAGS, sp->flags |
+	    (sp->data_len ? NFT_SET_MAP : 0));
 	nl_put_be32(&bt->b, NFTA_SET_KEY_TYPE, sp->key_type);
 	nl_put_be32(&bt->b, NFTA_SET_KEY_LEN, sp->key_len);
+	if (sp->data_len) {
+		nl_put_be32(&bt->b, NFTA_SET_DATA_TYPE, sp->data_type);
+		nl_put_be32(&bt->b, NFTA_SET_DATA_LEN, sp->data_len);
+	}
+	if (sp->comment != NULL) {
+		unsigned char ud[2 + NFT_COMMENT_MAX];
+		size_t n = strlen(sp->comment);
+
+		ud[0] = UDATA_SET_COMMENT;
+		ud[1] = (unsigned char)(n + 1);
+		memcpy(ud + 2, sp->comment, n + 1);
+		nl_put(&bt->b, NFTA_SET_USERDATA, ud, n + 3);
+	}
 	/* The kernel wants an id for a set added in the batch. */
 	nl_put_be32(&bt->b, NFTA_SET_ID, bt->seq);
 	if (sp->timeout_ms != 0)
@@ -1343,6 +1367,176 @@ nft_expr_dynset(struct nft_batch *bt, uint32_t op, uint32_t sreg,
 	return expr_end(bt, &x);
 }
 
+int
+nft_expr_dynset_map(struct nft_batch *bt, uint32_t op, uint32_t sreg,
+    uint32_t sreg_data, const char *set)
+{
+	struct expr x;
+
+	if (set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	if (op != NFT_DYNSET_OP_ADD && op != NFT_DYNSET_OP_UPDATE &&
+	    op != NFT_DYNSET_OP_DELETE)
+		return bt_fail(bt, -EINVAL);
+	if (expr_begin(bt, &x, "dynset", 1) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_DYNSET_SET_NAME, set);
+	nl_put_be32(&bt->b, NFTA_DYNSET_OP, op);
+	nl_put_be32(&bt->b, NFTA_DYNSET_SREG_KEY, sreg);
+	nl_put_be32(&bt->b, NFTA_DYNSET_SREG_DATA, sreg_data);
+	return expr_end(bt, &x);
+}
+
+int
+nft_expr_numgen_inc(struct nft_batch *bt, uint32_t dreg, uint32_t modulus)
+{
+	struct expr x;
+
+	if (modulus == 0)
+		return bt_fail(bt, -EINVAL);
+	if (expr_begin(bt, &x, "numgen", 1) != 0)
+		return bt->b.err;
+	nl_put_be32(&bt->b, NFTA_NG_DREG, dreg);
+	nl_put_be32(&bt->b, NFTA_NG_MODULUS, modulus);
+	nl_put_be32(&bt->b, NFTA_NG_TYPE, NFT_NG_INCREMENTAL);
+	nl_put_be32(&bt->b, NFTA_NG_OFFSET, 0);
+	return expr_end(bt, &x);
+}
+
+int
+nft_expr_counter_from(struct nft_batch *bt, uint64_t packets, uint64_t bytes)
+{
+	struct expr x;
+
+	if (expr_begin(bt, &x, "counter", 1) != 0)
+		return bt->b.err;
+	nl_put_be64(&bt->b, NFTA_COUNTER_BYTES, bytes);
+	nl_put_be64(&bt->b, NFTA_COUNTER_PACKETS, packets);
+	return expr_end(bt, &x);
+}
+
+/* --- set elements ---------------------------------------------------------------- */
+
+int
+nft_setelems_flush(struct nft_batch *bt, int family, const char *table,
+    const char *set)
+{
+	char d[NFT_DESC_LEN];
+
+	if (name_ok(bt, table) != 0 || set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	snprintf(d, sizeof(d), "flush set %s %s %s", fam_name(family), table,
+	    set);
+	if (msg_begin(bt, NFT_MSG_DELSETELEM, family, 0, d) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_TABLE, table);
+	nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_SET, set);
+	return nl_msg_end(&bt->b);
+}
+
+/* The bytes one element takes in a NEWSETELEM list (an upper bound). */
+static size_t
+elem_size(const struct nft_set_elem *e)
+{
+	size_t n = 4 + 4 + 4 + NL_ALIGN(e->klen);
+
+	if (e->dlen)
+		n += 4 + 4 + NL_ALIGN(e->dlen);
+	if (e->timeout_ms)
+		n += 12;
+	if (e->expires_ms)
+		n += 12;
+	if (e->comment[0])
+		n += 4 + NL_ALIGN(2 + strnlen(e->comment,
+		    NFT_ELEM_COMMENT_MAX - 1) + 1);
+	return n;
+}
+
+size_t
+nft_setelems_msgs(const struct nft_set_elem *v, size_t n)
+{
+	size_t i, used = 0, msgs = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t z = elem_size(&v[i]);
+
+		if (msgs == 0 || used + z > NFT_ELEMS_MSGMAX) {
+			msgs++;
+			used = 0;
+		}
+		used += z;
+	}
+	return msgs;
+}
+
+static void
+put_elem(struct nft_batch *bt, const struct nft_set_elem *e)
+{
+	unsigned char ud[2 + NFT_ELEM_COMMENT_MAX];
+	size_t el, k, l;
+
+	el = nl_nest_begin(&bt->b, NFTA_LIST_ELEM);
+	k = nl_nest_begin(&bt->b, NFTA_SET_ELEM_KEY);
+	nl_put(&bt->b, NFTA_DATA_VALUE, e->key, e->klen);
+	nl_nest_end(&bt->b, k);
+	if (e->dlen) {
+		k = nl_nest_begin(&bt->b, NFTA_SET_ELEM_DATA);
+		nl_put(&bt->b, NFTA_DATA_VALUE, e->data, e->dlen);
+		nl_nest_end(&bt->b, k);
+	}
+	if (e->timeout_ms)
+		nl_put_be64(&bt->b, NFTA_SET_ELEM_TIMEOUT, e->timeout_ms);
+	if (e->expires_ms)
+		nl_put_be64(&bt->b, NFTA_SET_ELEM_EXPIRATION, e->expires_ms);
+	if (e->comment[0]) {
+		l = strnlen(e->comment, NFT_ELEM_COMMENT_MAX - 1);
+		ud[0] = UDATA_COMMENT;
+		ud[1] = (unsigned char)(l + 1);
+		memcpy(ud + 2, e->comment, l);
+		ud[2 + l] = '\0';
+		nl_put(&bt->b, NFTA_SET_ELEM_USERDATA, ud, l + 3);
+	}
+	nl_nest_end(&bt->b, el);
+}
+
+int
+nft_setelems_add(struct nft_batch *bt, int family, const char *table,
+    const char *set, const struct nft_set_elem *v, size_t n)
+{
+	char d[NFT_DESC_LEN];
+	size_t i = 0, used, list;
+
+	if (name_ok(bt, table) != 0 || set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	for (i = 0; i < n; i++)
+		if (v[i].klen == 0 || v[i].klen > NFT_SET_KEYMAX ||
+		    v[i].dlen > NFT_SET_KEYMAX ||
+		    (v[i].expires_ms && !v[i].timeout_ms))
+			return bt_fail(bt, -EINVAL);
+	snprintf(d, sizeof(d), "add elements to %s %s %s", fam_name(family),
+	    table, set);
+	for (i = 0; i < n;) {
+		if (msg_begin(bt, NFT_MSG_NEWSETELEM, family, NLM_F_CREATE,
+		    d) != 0)
+			return bt->b.err;
+		nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_TABLE, table);
+		nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_SET, set);
+		list = nl_nest_begin(&bt->b, NFTA_SET_ELEM_LIST_ELEMENTS);
+		for (used = 0; i < n; i++) {
+			size_t z = elem_size(&v[i]);
+
+			if (used > 0 && used + z > NFT_ELEMS_MSGMAX)
+				break;
+			put_elem(bt, &v[i]);
+			used += z;
+		}
+		nl_nest_end(&bt->b, list);
+		if (nl_msg_end(&bt->b) != 0)
+			return bt->b.err;
+	}
+	return bt->b.err;
+}
+
 #define ARPHRD_ETHER_	1
 
 int
@@ -1374,6 +1568,18 @@ parse_elem(const struct nl_attr *el, struct nft_set_elem *out)
 		return -EBOX_PROTO;
 	out->klen = (uint32_t)kv[NFTA_DATA_VALUE].len;
 	memcpy(out->key, kv[NFTA_DATA_VALUE].data, out->klen);
+	if (tb[NFTA_SET_ELEM_DATA].present) {
+		if (nl_attr_parse_nested(&tb[NFTA_SET_ELEM_DATA], kv,
+		    NFTA_DATA_MAX + 1) < 0 || !kv[NFTA_DATA_VALUE].present ||
+		    kv[NFTA_DATA_VALUE].len > NFT_SET_KEYMAX)
+			return -EBOX_PROTO;
+		out->dlen = (uint32_t)kv[NFTA_DATA_VALUE].len;
+		memcpy(out->data, kv[NFTA_DATA_VALUE].data, out->dlen);
+	}
+	if (tb[NFTA_SET_ELEM_USERDATA].present &&
+	    parse_udata_type(&tb[NFTA_SET_ELEM_USERDATA], UDATA_COMMENT,
+	    out->comment, sizeof(out->comment)) < 0)
+		return -EBOX_PROTO;
 	if (tb[NFTA_SET_ELEM_TIMEOUT].present &&
 	    nl_attr_be64(&tb[NFTA_SET_ELEM_TIMEOUT], &out->timeout_ms) < 0)
 		return -EBOX_PROTO;
@@ -1435,6 +1641,88 @@ nft_parse_set(const struct nl_msg *m, const char *table, char *name,
 		return r;
 	return nl_attr_str(&tb[NFTA_SET_NAME], name, cap) < 0 ? -EBOX_PROTO :
 	    1;
+}
+
+int
+nft_parse_set_comment(const struct nl_msg *m, const char *table,
+    const char *set, char *buf, size_t cap)
+{
+	struct nl_attr tb[NFTA_SET_MAX + 1];
+	int r;
+
+	if (cap == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (m->hdr.nlmsg_type != (NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_NEWSET))
+		return 0;
+	if ((r = nl_msg_attrs(m, sizeof(struct nfgenmsg), tb,
+	    NFTA_SET_MAX + 1)) < 0)
+		return r;
+	if ((r = is_table(&tb[NFTA_SET_TABLE], table)) <= 0 ||
+	    (r = is_table(&tb[NFTA_SET_NAME], set)) <= 0)
+		return r;
+	if (tb[NFTA_SET_USERDATA].present &&
+	    parse_udata_type(&tb[NFTA_SET_USERDATA], UDATA_SET_COMMENT, buf,
+	    cap) < 0)
+		return -EBOX_PROTO;
+	return 1;
+}
+
+struct setc_ctx {
+	const char *table, *set;
+	char *buf;
+	size_t cap;
+	int found;
+};
+
+static int
+on_set_comment(const struct nl_msg *m, void *arg)
+{
+	struct setc_ctx *c = arg;
+	int r = nft_parse_set_comment(m, c->table, c->set, c->buf, c->cap);
+
+	if (r < 0)
+		return r;
+	c->found |= r;
+	return 0;
+}
+
+int
+nft_set_comment(struct nl_sock *s, int family, const char *table,
+    const char *set, char *buf, size_t cap, struct box_err *e)
+{
+	struct setc_ctx c = { table, set, buf, cap, 0 };
+	unsigned char req[512];
+	struct nl_buf b;
+	struct nl_error ne;
+	struct box_err quiet;
+	int r;
+
+	if (cap == 0 || table == NULL || set == NULL ||
+	    strnlen(table, NFT_NAMELEN) >= NFT_NAMELEN ||
+	    strnlen(set, NFT_NAMELEN) >= NFT_NAMELEN)
+		return err_set(e, -EINVAL, "nf_tables: get set: bad name");
+	buf[0] = '\0';
+	nl_buf_init(&b, req, sizeof(req));
+	nl_nfmsg_begin(&b, NFNL_SUBSYS_NFTABLES, NFT_MSG_GETSET,
+	    (uint8_t)family, NLM_F_ACK, nl_seq_take(s, 1));
+	nl_put_str(&b, NFTA_SET_TABLE, table);
+	nl_put_str(&b, NFTA_SET_NAME, set);
+	if ((r = nl_msg_end(&b)) != 0)
+		return err_set(e, r, "nf_tables: get set %s: %s", set,
+		    err_str(r));
+	err_clear(&quiet);
+	r = nl_request(s, req, b.len, on_set_comment, &c, &ne,
+	    "nf_tables: get set", &quiet);
+	if (r == -ENOENT)
+		return -ENOENT;
+	if (r < 0)
+		return err_set(e, r, "%s", quiet.msg);
+	if (!c.found) {
+		buf[0] = '\0';
+		return -ENOENT;
+	}
+	return 0;
 }
 
 struct elem_ctx {

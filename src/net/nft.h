@@ -322,6 +322,7 @@ int nft_parse_rule(const struct nl_msg *m, const char *table,
 #define NFT_TYPE_IPV4_ADDR	7
 #define NFT_TYPE_INET_PROTO	12
 #define NFT_TYPE_INET_SERVICE	13
+#define NFT_TYPE_MARK		19
 #define NFT_TYPE_CONCAT2(a, b)		((uint32_t)(a) << 6 | (uint32_t)(b))
 #define NFT_TYPE_CONCAT3(a, b, c)	((uint32_t)(a) << 12 | \
 					 (uint32_t)(b) << 6 | (uint32_t)(c))
@@ -334,6 +335,9 @@ struct nft_set_spec {
 	uint32_t flags;		/* NFT_SET_TIMEOUT, NFT_SET_EVAL */
 	uint64_t timeout_ms;	/* with NFT_SET_TIMEOUT; 0: none */
 	uint32_t size;		/* 0: unbounded by us */
+	uint32_t data_type;	/* a map's data type (with data_len) */
+	uint32_t data_len;	/* > 0: a map (NFT_SET_MAP), bytes of data */
+	const char *comment;	/* NULL, or the set's comment (< 128) */
 };
 
 /* Create the set if missing (an existing one keeps its elements). */
@@ -350,17 +354,59 @@ int nft_expr_lookup(struct nft_batch *bt, uint32_t sreg, const char *set,
  * the set's default timeout (update refreshes an element's expiry). */
 int nft_expr_dynset(struct nft_batch *bt, uint32_t op, uint32_t sreg,
     const char *set);
+/* The same on a map: op ADD, UPDATE or DELETE the key in sreg (with the
+ * data in sreg_data: the kernel wants it for a map, also on delete). */
+int nft_expr_dynset_map(struct nft_batch *bt, uint32_t op, uint32_t sreg,
+    uint32_t sreg_data, const char *set);
+/* numgen inc mod modulus (offset 0) into dreg. */
+int nft_expr_numgen_inc(struct nft_batch *bt, uint32_t dreg,
+    uint32_t modulus);
+/* A counter that starts at packets/bytes (carried over a rebuild). */
+int nft_expr_counter_from(struct nft_batch *bt, uint64_t packets,
+    uint64_t bytes);
 /* ether saddr == mac, as nft writes it in an inet chain (meta iiftype
  * ether first). */
 int nft_match_ether_saddr(struct nft_batch *bt, const unsigned char mac[6]);
 
-/* One element as read back. */
+#define NFT_ELEM_COMMENT_MAX	256	/* an element's comment, NUL included */
+
+/* One element as read back (or to add). */
 struct nft_set_elem {
 	unsigned char key[NFT_SET_KEYMAX];
 	uint32_t klen;
-	uint64_t timeout_ms;	/* 0: none */
+	unsigned char data[NFT_SET_KEYMAX];	/* a map's data */
+	uint32_t dlen;
+	uint64_t timeout_ms;	/* 0: none (the set's, when it has one) */
 	uint64_t expires_ms;	/* time left; 0: none */
+	char comment[NFT_ELEM_COMMENT_MAX];	/* udata comment, "" none */
 };
+
+/*
+ * Empty a set (DELSETELEM without elements): in one batch with
+ * nft_setelems_add() the set's contents are replaced at once.
+ */
+int nft_setelems_flush(struct nft_batch *bt, int family, const char *table,
+    const char *set);
+/*
+ * Add v[0..n) (key, timeout_ms and expires_ms when non-zero, comment as
+ * the libnftnl udata nft shows as `comment "..."`), as many NEWSETELEM
+ * messages as their size needs (each at most NFT_ELEMS_MSGMAX bytes of
+ * elements).  The batch's message count grows by nft_setelems_msgs().
+ */
+#define NFT_ELEMS_MSGMAX	(48u << 10)
+int nft_setelems_add(struct nft_batch *bt, int family, const char *table,
+    const char *set, const struct nft_set_elem *v, size_t n);
+size_t nft_setelems_msgs(const struct nft_set_elem *v, size_t n);
+
+/*
+ * A set's comment (its udata, as nft_set_spec.comment wrote it): 0 and
+ * buf ("" when none), -ENOENT when the set does not exist.
+ */
+int nft_set_comment(struct nl_sock *s, int family, const char *table,
+    const char *set, char *buf, size_t cap, struct box_err *e);
+/* Decode one NEWSET message's comment: 1 when it is table's set name. */
+int nft_parse_set_comment(const struct nl_msg *m, const char *table,
+    const char *set, char *buf, size_t cap);
 
 /*
  * Decode one NEWSETELEM dump message of table/set: the elements appended

@@ -17,7 +17,7 @@ echo "== box list vs raw request vs incus list"
     tee -a "$log"
 [ "$(cat "$log.rc")" = 0 ] || failed="$failed list_bench.py"
 for b in tests/bench/nft_apply.sh tests/bench/exec_bench.sh tests/bench/lifecycle_bench.sh \
-    tests/bench/resolver_bench.sh; do
+    tests/bench/resolver_bench.sh tests/bench/pool_bench.sh; do
 	[ -f "$b" ] || continue
 	case " ${BENCH_SKIP:-} " in
 	*" $(basename "$b" .sh) "*) echo "== $b skipped (BENCH_SKIP)"; continue ;;
@@ -28,5 +28,5 @@ for b in tests/bench/nft_apply.sh tests/bench/exec_bench.sh tests/bench/lifecycl
 	[ "$(cat "$log.rc")" = 0 ] || failed="$failed $b"
 done
 echo "== summary (the machine may be shared: see each bench's spread)"
-grep -E '^N=|median ms:|ratios:|peak RSS|^throughput:|latency median us|box/incus|netlink batch vs|--version' "$log"
+grep -E '^N=|median ms:|ratios:|peak RSS|^throughput:|latency median us|box/incus|netlink batch vs|--version|^[|] ' "$log"
 [ -z "$failed" ] || { echo "bench: missed or failed:$failed"; exit 1; }

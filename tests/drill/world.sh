@@ -13,7 +13,8 @@
 #                   them all) and names from a hosts directory the
 #                   resolver rereads by itself: probe.test -> $W_INET
 #                   (world_rotate ADDR moves it, e.g. to $W_ROT) and
-#                   other.test -> $W_OTHER, each with its PTR.
+#                   other.test -> $W_OTHER, each with its PTR; and a
+#                   lying PTR: $W_LIAR claims probe.test.
 #   "the LAN"       netns box-drill-lan: 192.168.77.10/24 behind the veth
 #                   drlan0 (192.168.77.1), listeners on :80 and :22.
 #   the host        a listener on 0.0.0.0:8099 (so box -> host probes have a
@@ -48,6 +49,7 @@ W_HOST_PORT=8099
 W_NAME=www.drill.test
 W_OTHER=203.0.113.20
 W_ROT=203.0.113.11
+W_LIAR=203.0.113.30	# its reverse zone claims $W_PROBE_NAME, which does not resolve to it
 W_PROBE_NAME=probe.test
 W_OTHER_NAME=other.test
 W_MARK_INET=drill-internet-ok
@@ -130,6 +132,7 @@ _w_inet()
 	    --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
 	    --listen-address=$W_INET --pid-file= --log-facility=- \
 	    --hostsdir="$W_STATE/hosts.d" \
+	    --ptr-record=30.113.0.203.in-addr.arpa,$W_PROBE_NAME \
 	    --address=/drill.test/$W_INET --address=/#/
 	ip -n $W_NS_INET route add unreachable $W_FORGE/32 &&
 	ip -n $W_NS_INET route add unreachable $W_NEST || return 1

@@ -3,7 +3,7 @@
  * stored policy (an instance key anyone with the daemon can set; it ends
  * up in dnsmasq's config and the kernel), the state file the boot unit
  * reads, the kernel's set and element dumps, and the resolver's PTR
- * answers.  The first byte picks the reader.  A parsed policy must format
+ * and A answers.  The first byte picks the reader.  A parsed policy must format
  * back to itself and hold only what the parser allows; the resolver's
  * lines built from it may hold no newline but their own; a PTR name is
  * printable LDH; element keys stay within their bound.
@@ -27,7 +27,8 @@ static char text[EGRESS_TEXTMAX + 64], out[EGRESS_TEXTMAX + 64];
 static char lines[1 << 17];
 static unsigned char batch[1 << 17];
 static struct nft_batch bt;
-static struct nft_set_elem elems[16];
+static struct nft_set_elem elems[16], plan[8];
+static struct egfw_refused refused[8];
 
 static void
 policy(const uint8_t *p, size_t n)
@@ -86,15 +87,45 @@ dumps(const uint8_t *p, size_t n)
 	char name[NFT_NAMELEN];
 
 	while (nl_msg_at(p, n, &off, &m) > 0) {
-		(void)nft_parse_setelems(&m, "box", "er-f", elems, 16, &ne,
+		(void)nft_parse_setelems(&m, "box", "el-f", elems, 16, &ne,
 		    &dropped);
 		(void)nft_parse_set(&m, "box", name, sizeof(name));
+		(void)nft_parse_set_comment(&m, "box", "el-f", name,
+		    sizeof(name));
+		if (memchr(name, '\0', sizeof(name)) == NULL)
+			abort();
 	}
 	if (ne > 16)
 		abort();
 	for (i = 0; i < ne; i++)
-		if (elems[i].klen == 0 || elems[i].klen > NFT_SET_KEYMAX)
+		if (elems[i].klen == 0 || elems[i].klen > NFT_SET_KEYMAX ||
+		    elems[i].dlen > NFT_SET_KEYMAX ||
+		    memchr(elems[i].comment, '\0',
+		    sizeof(elems[i].comment)) == NULL)
 			abort();
+	/* What the kernel's elements become: the log's destinations, and
+	 * the set diff against a policy, both bounded. */
+	if (egfw_log_fold(elems, ne, 3600000, refused, 8) > 8)
+		abort();
+	memset(&boxes[0], 0, sizeof(boxes[0]));
+	(void)egress_parse("allow:a.test,*.b.test", &boxes[0].pol, NULL, 0);
+	boxes[0].shrank = (int)(n & 1);
+	if (egfw_plan(&boxes[0], elems, ne, elems, ne, plan, 8, NULL) > 8)
+		abort();
+}
+
+/* The resolver's A answers: first two bytes the id. */
+static void
+answers(const uint8_t *p, size_t n)
+{
+	uint32_t a[8], t[8];
+	int k;
+
+	if (n < 2)
+		return;
+	k = ptr_a_reply(p + 2, n - 2, (uint16_t)(p[0] << 8 | p[1]), a, t, 8);
+	if (k > 8)
+		abort();
 }
 
 static void
@@ -131,7 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0:
 		policy(data + 1, size - 1);
 		break;
@@ -143,6 +174,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 3:
 		ptr(data + 1, size - 1);
+		break;
+	case 5:
+		answers(data + 1, size - 1);
 		break;
 	default:
 		strip(data + 1, size - 1);

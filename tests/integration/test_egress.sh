@@ -21,7 +21,16 @@
 #   7. box egress show --json and box doctor say held, and not held when
 #      the chain is emptied;
 #   8. measured: policy apply time, connect time allow vs open, addresses
-#      held for a busy name (100 A records).
+#      held for a busy name (100 A records);
+#   9. a change holds at once (issue 21): deny ends an open TCP flow and
+#      new connections within a second (the control: the address taken
+#      out of the set by hand, conntrack left alone, and the flow runs
+#      on); every element names the name that put it there; a stray
+#      element makes show and doctor say NOT HELD;
+#  10. a log to trust: after 300 decoy refusals the newest is shown (the
+#      control: the old 256-entry set keeps the decoys and loses it), ages
+#      are real, the counter survives a sync and says since when, and a
+#      PTR claiming a name that does not resolve back is "unverified".
 # Changes the shared stack (setup-host, raw.dnsmasq, the firewall): run it
 # under the stack lock.  Leaves the stack as BOX_DNS=127.0.0.1 box
 # setup-host does.
@@ -37,6 +46,8 @@ export BOX_DOCTOR_PROBE_ADDR=127.0.0.1:9 BOX_DOCTOR_PROBE_NAME=localhost
 
 restore_stack()
 {
+	[ -f "$T/sink.pid" ] && kill "$(cat "$T/sink.pid")" 2>/dev/null
+	nft delete set inet box oldlog-${P}a >/dev/null 2>&1
 	cleanup_prefix $P >/dev/null 2>&1
 	rm -rf "$T"
 	world_down
@@ -78,8 +89,8 @@ setelems() { nft list set inet box "ea-$1" 2>/dev/null | tr -d '\n\t' |
     sed -n 's/.*elements = { \([^}]*\)}.*/\1/p'; }
 
 # --- refusals -----------------------------------------------------------------
-run 2 "only lower-case letters" "--egress refuses an upper-case name" -- \
-    new --name ${P}x --image box-test-busybox --egress allow:Probe.test
+run 2 "only lower-case letters" "--egress refuses a name with an underscore" -- \
+    new --name ${P}x --image box-test-busybox --egress allow:probe_x.test
 run 2 "an address, not a name" "--egress refuses an address" -- \
     new --name ${P}x --image box-test-busybox --egress allow:203.0.113.20
 run 2 "a policy is open or allow" "--egress refuses another mode" -- \
@@ -221,5 +232,135 @@ done
 expect_eq "$n" "25" "a busy name's 25 answers are all held"
 echo "# addresses held for a busy name (25 A records, one answer): $n"
 rm -f "$W_STATE/hosts.d/busy"
+
+# --- 9. a change holds at once ---------------------------------------------------------
+# A sink in the internet that keeps every connection open and stamps each
+# line it hears (host clock: the same as ours).
+cat >"$T/sink.py" <<'PYEOF'
+import socket, sys, threading, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(16)
+out = open(sys.argv[3], "a", buffering=1)
+out.write("# ready\n")
+def one(c):
+    buf = b""
+    while True:
+        d = c.recv(4096)
+        if not d:
+            return
+        buf += d
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            out.write("%.3f %s\n" % (time.time(), line.decode("ascii", "replace")))
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=one, args=(c,), daemon=True).start()
+PYEOF
+SINK_PORT=9070
+setsid ip netns exec $W_NS_INET $W_PY "$T/sink.py" $W_OTHER $SINK_PORT "$T/sink.log" \
+    </dev/null >"$T/sink.out" 2>&1 &
+echo $! >"$T/sink.pid"
+i=0; until grep -q '^# ready' "$T/sink.log" 2>/dev/null || [ $i -ge 30 ]; do i=$((i+1)); sleep 0.1; done
+grep -q '^# ready' "$T/sink.log" 2>/dev/null || fail "the sink in the internet did not start: $(cat "$T/sink.out")"
+sinklines() { grep -c " $1" "$T/sink.log"; }
+lastat() { grep " $1" "$T/sink.log" | tail -1 | cut -d' ' -f1; }
+now() { date +%s.%N | cut -c1-14; }
+
+run 0 "is now allow:$W_PROBE_NAME,busy.test,$W_OTHER_NAME" "allow other.test too" -- egress ${P}a allow $W_OTHER_NAME
+case "$(nft list set inet box ea-${P}a 2>/dev/null | tr -d '\n\t')" in
+*"$W_OTHER"*"comment \"$W_OTHER_NAME\""*) ok "the set holds $W_OTHER named by $W_OTHER_NAME (box asked the gateway at the sync)" ;;
+*) fail "the set lacks a named $W_OTHER: $(nft list set inet box ea-${P}a 2>&1 | tr -d '\n\t')" ;;
+esac
+reaches ${P}a "http://$W_OTHER_NAME/" "allowed: other.test connects"
+# flow 1: a tick every 100 ms for 30 s over one TCP connection
+inbox ${P}a "setsid sh -c 'i=0; while [ \$i -lt 300 ]; do echo f1-\$i; i=\$((i+1)); sleep 0.1; done | nc $W_OTHER $SINK_PORT' </dev/null >/dev/null 2>&1 &"
+sleep 1.5
+n1=$(sinklines f1-)
+[ "$n1" -gt 5 ] && ok "an open TCP flow to other.test carries its ticks ($n1)" || fail "the flow carried $n1 ticks"
+# the control: the address out of the set, conntrack untouched (what a
+# flush alone does): the open flow runs on
+nft delete element inet box ea-${P}a "{ $W_OTHER }"
+sleep 1.5
+n2=$(sinklines f1-)
+[ "$n2" -gt $((n1 + 5)) ] && ok "control: with its address gone from the set but its conntrack entry kept, the flow runs on ($n1 -> $n2 ticks)" ||
+    fail "control: the flow stopped without its conntrack entry removed ($n1 -> $n2)"
+refused ${P}a "http://$W_OTHER/" "control: ...while a new connection to it is refused"
+run 0 "is now allow:$W_PROBE_NAME,busy.test,$W_OTHER_NAME" "allow it again (a sync refills the set)" -- egress ${P}a allow $W_OTHER_NAME
+n3=$(sinklines f1-)
+sleep 1
+[ "$(sinklines f1-)" -gt "$n3" ] && ok "a sync that keeps the name leaves the flow alone" || fail "the sync ended an allowed flow"
+t=$(ms)
+out=$($BOX egress ${P}a deny $W_OTHER_NAME 2>&1) || fail "deny: $out"
+td=$(now)
+echo "# deny other.test: $(($(ms) - t)) ms ($(echo "$out" | grep -c 'flows\? to addresses no longer allowed ended') flow line)"
+expect_contains "$out" "to addresses no longer allowed ended" "deny says it ended the flow"
+got=$(inbox ${P}a "timeout 1 nc -w1 $W_OTHER 80 </dev/null >/dev/null 2>&1 && echo connected")
+expect_eq "$got" "" "within a second of deny a new connection to other.test is refused"
+sleep 2
+la=$(lastat f1-)
+lag=$(echo "$la $td" | awk '{ printf "%d", ($1 - $2) * 1000 }')
+[ "$lag" -le 1000 ] && ok "the open flow ended with deny: its last tick arrived ${lag} ms after deny returned" ||
+    fail "the open flow ran on after deny: a tick arrived ${lag} ms after it returned"
+case "$(setelems ${P}a)" in
+*"$W_OTHER"*) fail "the set still holds $W_OTHER after deny: $(setelems ${P}a)" ;;
+*) ok "the set no longer holds $W_OTHER" ;;
+esac
+reaches ${P}a "http://$W_PROBE_NAME/" "after deny probe.test still connects"
+expect_eq "$(held ${P}a)" "true" "show: held, by content"
+# every element names the name that put it there, or is dnsmasq's
+j=$($BOX egress ${P}a show --json)
+expect_eq "$(echo "$j" | json "j['kernel']['stray']")" "0" "show --json: no element for a name the policy does not allow"
+nft add element inet box ea-${P}a "{ 203.0.113.99 comment \"$W_OTHER_NAME\" }"
+expect_eq "$(held ${P}a)" "false" "a stray element named for a denied name: show says NOT held"
+expect_eq "$(doc ${P}a)" "fail" "...and doctor FAILs it"
+expect_contains "$($BOX egress ${P}a show)" "203.0.113.99 for $W_OTHER_NAME" "...naming the address and the name"
+nft delete element inet box ea-${P}a "{ 203.0.113.99 }"
+expect_eq "$(doc ${P}a)" "pass" "the stray gone, doctor passes again"
+
+# --- 10. a log to trust -----------------------------------------------------------------
+j=$($BOX egress ${P}a --log --json)
+c0=$(echo "$j" | json "j['refused_packets']")
+s0=$(echo "$j" | json "j['refused_since']")
+[ "$s0" != null ] && [ -n "$s0" ] && ok "the counter says since when it counts ($s0)" || fail "no refused_since: $j"
+# the control: the old log's shape, a 256-entry set updated by the same
+# refusals, next to the ring
+mac=$(nft list chain inet box egress | sed -n "s/.*ether saddr \([0-9a-f:]*\) .*box ${P}a: log what.*/\1/p" | head -1)
+nft add set inet box oldlog-${P}a "{ type ipv4_addr . inet_proto . inet_service; flags dynamic,timeout; timeout 1h; size 256; }" &&
+nft insert rule inet box egress ether saddr $mac ct state new update @oldlog-${P}a "{ ip daddr . meta l4proto . th dport }" ||
+    fail "control: the old log's set could not be added"
+t=$(ms)
+inbox ${P}a "for p in \$(seq 2000 2299); do nc -w1 $W_OTHER \$p </dev/null >/dev/null 2>&1 & done; wait"
+inbox ${P}a "nc -w1 $W_LIAR 443 </dev/null >/dev/null 2>&1"
+echo "# 300 decoy refusals and the real one: $(($(ms) - t)) ms"
+j=$($BOX egress ${P}a --log --json)
+# (flow 1's retransmissions to :$SINK_PORT go on meanwhile: left aside)
+newest="[d for d in j['destinations'] if d['port'] != $SINK_PORT][0]"
+expect_eq "$(echo "$j" | json "'%s %s/%s' % ($newest['address'], $newest['proto'], $newest['port'])")" \
+    "$W_LIAR tcp/443" "after 300 decoys the log shows the newest refusal first"
+expect_eq "$(echo "$j" | json "any(d['port'] == 2000 for d in j['destinations'])")" "false" "...and the oldest decoy gave way"
+old=$(nft list set inet box oldlog-${P}a | tr -d '\n\t')
+case "$old" in
+*"$W_LIAR"*) fail "control: the old 256-entry log kept the real refusal too" ;;
+*"$W_OTHER . tcp . 2000"*) ok "control: the old 256-entry log kept the oldest decoys and lost the real refusal" ;;
+*) fail "control: the old log holds neither: $(echo "$old" | cut -c1-300)" ;;
+esac
+h=$(nft -a list chain inet box egress | sed -n "s/.*oldlog-${P}a.*# handle \([0-9]*\)/\1/p")
+nft delete rule inet box egress handle $h && nft delete set inet box oldlog-${P}a
+expect_eq "$(echo "$j" | json "$newest['name']")" "null" "a PTR claiming $W_PROBE_NAME for $W_LIAR is no name"
+expect_eq "$(echo "$j" | json "$newest['ptr']")" "$W_PROBE_NAME" "...it is kept as the PTR's word"
+expect_contains "$($BOX egress ${P}a --log)" "unverified: $W_PROBE_NAME" "the text log says unverified"
+c1=$(echo "$j" | json "j['refused_packets']")
+[ "$c1" -ge $((c0 + 300)) ] && ok "the counter counted the flood ($c0 -> $c1)" || fail "the counter: $c0 -> $c1"
+sleep 2
+run 0 "" "a sync (allow a name again)" -- egress ${P}a allow $W_PROBE_NAME
+j=$($BOX egress ${P}a --log --json)
+c2=$(echo "$j" | json "j['refused_packets']")
+[ "$c2" -ge "$c1" ] && ok "a policy sync does not reset the counter ($c1 -> $c2)" || fail "the sync reset the counter: $c1 -> $c2"
+expect_eq "$(echo "$j" | json "j['refused_since']")" "$s0" "...and since when it counts is unchanged"
+age=$(echo "$j" | json "[d for d in j['destinations'] if d['address'] == '$W_LIAR'][0]['seconds_ago']")
+[ "$age" -ge 2 ] && ok "ages are real: the newest refusal is ${age}s old" || fail "the age is $age s"
+kill "$(cat "$T/sink.pid")" 2>/dev/null
 
 summary

@@ -157,6 +157,39 @@ inst BOX_YES=1 BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_INSTALL_SOURCE="$T/www/ba
 expect_eq "$RC" 1 "tampered local copy: exit 1"
 expect_eq "$(snap "$R")" "absent: $R" "tampered local copy: nothing installed"
 
+# --- as root, only where no other user can write (issue 22) ------------------
+# A user (uid 65534) who owns a directory on the way could swap `current`
+# or the binary under root's `box`.  Each refusal beside its control: the
+# same call into a directory only root can write installs.
+UD=$T/userdir WW=$T/ww C=$T/ctl
+mkdir -p "$UD" "$WW" "$C" && chown 65534 "$UD" && chmod 777 "$WW" && chmod 755 "$C"
+inst BOX_YES=1 BOX_HOME="$UD/home" BOX_BIN="$C/bin" BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK"
+expect_eq "$RC" 1 "root, BOX_HOME under a user's directory: exit 1"
+expect_contains "$OUT" "which uid 65534 owns" "it names the owner"
+expect_eq "$(ls -A "$UD")/$(snap "$C/bin")" "/absent: $C/bin" "nothing installed there, nothing linked"
+inst BOX_YES=1 BOX_HOME="$C/home" BOX_BIN="$WW/bin" BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK"
+expect_eq "$RC" 1 "root, BOX_BIN under a world-writable directory: exit 1"
+expect_contains "$OUT" "mode 777: other users can write it" "it names the mode"
+expect_eq "$(ls -A "$WW")/$(snap "$C/home")" "/absent: $C/home" "nothing installed, nothing linked"
+ln -s "$UD" "$T/lnk"
+inst BOX_YES=1 BOX_HOME="$T/lnk/home" BOX_BIN="$C/bin" BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK"
+expect_eq "$RC" 1 "root, BOX_HOME through a link into a user's directory: exit 1"
+mkdir -p "$C/cur/home" && ln -s /nonexistent "$C/cur/home/current" && chown -h 65534 "$C/cur/home/current"
+inst BOX_YES=1 BOX_HOME="$C/cur/home" BOX_BIN="$C/cur/bin" BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK"
+expect_eq "$RC" 1 "root, a user's 'current' already in BOX_HOME: exit 1"
+expect_contains "$OUT" "current is owned by uid 65534" "it names the planted link"
+# the control, with TMPDIR a user's directory: installs, and no scratch
+# directory is ever made there (mktemp goes to /tmp instead)
+OUT=$(setsid -w env BOX_YES=1 TMPDIR="$UD" BOX_HOME="$C/home" BOX_BIN="$C/bin" \
+    BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK" strace -f -qq -e trace=mkdir,mkdirat \
+    -o "$T/mkdir.trace" sh <host/install.sh 2>&1)
+RC=$?
+expect_eq "$RC" 0 "control: root into a root-only directory installs"
+expect_eq "$(readlink "$C/bin/box")" "$C/home/current/box" "control: linked"
+grep -q "$UD" "$T/mkdir.trace" && fail "the scratch directory was made in a user's TMPDIR" ||
+    ok "no scratch directory in a TMPDIR a user owns ($(grep -c box-install "$T/mkdir.trace") made elsewhere)"
+rm -rf "$C/home" "$C/bin"
+
 # --- fresh root install over HTTP --------------------------------------------
 inst BOX_YES=TRUE BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="$NOSOCK"
 expect_eq "$RC" 0 "root install over HTTP (BOX_YES=TRUE is yes): exit 0"

@@ -102,9 +102,12 @@ out=$($BOX info ${P}legacy 2>&1)
 expect_contains "$out" "TEMPLATE   claude (user claude)" "legacy box renders as claude"
 expect_contains "$out" "(not recorded — this box predates the mint stamp)" "legacy box has no mint stamp"
 
-$BOX info ${P}a --json >/tmp/boxit-li.json 2>&1
+$BOX info ${P}a --json=raw >/tmp/boxit-li.json 2>&1
 expect_eq "$(json "j['name'] + ' ' + j['status'] + ' ' + j['config']['user.box.template']" </tmp/boxit-li.json)" \
-    "${P}a Running blank" "info --json is the instance"
+    "${P}a Running blank" "info --json=raw is the instance"
+$BOX info ${P}a --json >/tmp/boxit-li.json 2>&1
+expect_eq "$(json "j['name'] + ' ' + j['state'] + ' ' + j['template'] + ' ' + j['address'] + ' ' + str(j['doors'][0]['port'])" </tmp/boxit-li.json)" \
+    "${P}a Running blank $addr 38123" "info --json is box's model (the list entry, doors)"
 
 # --- the project parameter --------------------------------------------------------
 api DELETE /1.0/projects/${P}proj >/dev/null 2>&1
@@ -143,6 +146,6 @@ expect_eq "$rc" 2 "options before the verb exit 2"
 $BOX list --help >/dev/null 2>&1; expect_eq "$?" 0 "list --help exits 0"
 out=$($BOX help info 2>&1); rc=$?
 expect_eq "$rc" 0 "help info exits 0"
-expect_contains "$out" "usage: box info <box> [--json]" "help info shows the synopsis"
+expect_contains "$out" "usage: box info <box> [--json[=raw]]" "help info shows the synopsis"
 
 summary

@@ -58,8 +58,8 @@ expect_eq "$rc:$out" "0:${P}a" "box new <name> (positional) prints the name"
 expect_eq "$(cfg ${P}a limits.memory)" "2GiB" "--memory 2G reached the daemon as 2GiB"
 "$BOX" new --name ${P}a --image $IMG </dev/null >/dev/null 2>"$tmp/err"; rc=$?
 expect_eq "$rc" 1 "a name taken is refused"
-"$BOX" new ${P}j --image $IMG --json </dev/null >"$tmp/j" 2>"$tmp/err"; rc=$?
-got=$(json "j['name'] + ':' + j['state'] + ':' + j['type']" <"$tmp/j" 2>&1)
+"$BOX" new ${P}j --image $IMG --json </dev/null >"$tmp/j.new" 2>"$tmp/err"; rc=$?
+got=$(json "j['name'] + ':' + j['state'] + ':' + j['type']" <"$tmp/j.new" 2>&1)
 expect_eq "$rc:$got" "0:${P}j:Running:container" "box new --json: the box's model"
 expect_eq "$(grep -c 'cannot run VMs' "$tmp/err")" 0 "the second mint keeps the VM note to itself"
 
@@ -129,6 +129,77 @@ expect_eq "$rc:$out" "0:hi" "box shell <box> <cmd> runs it (box ssh b ls)"
 "$BOX" incus ${P}a -- file pull ${P}a/etc/passwd "$tmp/pw" >/dev/null 2>"$tmp/err"; rc=$?
 expect_eq "$rc" 0 "box incus <box> -- file pull <box>/path: no name appended ($(tr '\n' ' ' <"$tmp/err"))"
 grep -q '^root:' "$tmp/pw" 2>/dev/null && ok "... and the file came" || fail "file pull: no /etc/passwd"
+
+# --- 8. one JSON model: every verb's JSON against the README's schema -------
+# The schema is the README's box-json-schema block: each object exactly its
+# keys, each value of its kind (str int bool obj, X|null, [X], a type name).
+schema_check()	# schema_check TYPE < json: "valid", or what is wrong
+{
+	python3 -c '
+import json, re, sys
+lines = open("README.md").read().split("```box-json-schema\n", 1)[1].split("```", 1)[0].splitlines()
+T = {}
+for l in lines:
+	name, rest = l.split(None, 1)
+	keys = {}
+	if rest.startswith("box + "):
+		keys.update(T["box"]); rest = rest[6:]
+	for kv in rest.split():
+		k, t = kv.split(":", 1); keys[k] = t
+	T[name] = keys
+def ok(v, t, at):
+	if "|" in t:
+		a, b = t.split("|")
+		return None if b == "null" and v is None else ok(v, a, at)
+	if t.startswith("["):
+		if not isinstance(v, list): return at + ": not an array"
+		for i, x in enumerate(v):
+			r = ok(x, t[1:-1], "%s[%d]" % (at, i))
+			if r: return r
+		return None
+	prim = {"str": str, "int": int, "bool": bool, "obj": dict}
+	if t in prim:
+		if t == "int" and isinstance(v, bool): return at + ": a bool, not an int"
+		return None if isinstance(v, prim[t]) else "%s: %r is not %s" % (at, v, t)
+	if not isinstance(v, dict): return at + ": not an object"
+	want = T[t]
+	if set(v) != set(want):
+		return "%s: keys %s, the schema says %s" % (at, sorted(v), sorted(want))
+	for k, kt in want.items():
+		r = ok(v[k], kt, at + "." + k)
+		if r: return r
+	return None
+try:
+	doc = json.load(sys.stdin)
+except Exception as x:
+	print("not JSON: %s" % x); sys.exit()
+print(ok(doc, sys.argv[1], "$") or "valid")' "$1" 2>&1
+}
+validate() { _v=$(schema_check "$1"); expect_eq "$_v" valid "schema: $2"; }
+"$BOX" expose ${P}a 38991 >/dev/null 2>&1 || fail "expose 38991"
+"$BOX" list --json >"$tmp/v.json" 2>/dev/null; validate "[box]" "list --json" <"$tmp/v.json"
+"$BOX" list --format json >"$tmp/v.json" 2>/dev/null; validate "[box]" "list --format json" <"$tmp/v.json"
+"$BOX" info ${P}a --json >"$tmp/v.json" 2>/dev/null; validate info "info --json" <"$tmp/v.json"
+validate box "new --json" <"$tmp/j.new"
+"$BOX" snapshot ${P}a --list --json >"$tmp/v.json" 2>/dev/null; validate "[snapshot]" "snapshot --list --json" <"$tmp/v.json"
+"$BOX" snapshot ${P}a j1 --json >"$tmp/v.json" 2>/dev/null; validate snapshot "snapshot <label> --json" <"$tmp/v.json"
+"$BOX" expose ${P}a --list --json >"$tmp/v.json" 2>/dev/null; validate doors "expose --list --json" <"$tmp/v.json"
+"$BOX" templates --json >"$tmp/v.json" 2>/dev/null; validate "[template]" "templates --json" <"$tmp/v.json"
+"$BOX" version --json >"$tmp/v.json" 2>/dev/null; validate version "version --json" <"$tmp/v.json"
+"$BOX" egress ${P}a --json >"$tmp/v.json" 2>/dev/null; validate egress "egress --json" <"$tmp/v.json"
+# the checker can fail: the daemon's own object is not box's model
+"$BOX" info ${P}a --json=raw >"$tmp/v.json" 2>/dev/null
+expect_contains "$(schema_check info <"$tmp/v.json")" "the schema says" "schema: --json=raw is not the model (the checker refuses it)"
+got=$("$BOX" info ${P}a --json 2>/dev/null | json "str(j['doors'][0]['port']) + ' ' + j['doors'][0]['listen'] + ' ' + ' '.join(sorted(s['name'] for s in j['snapshot_list']))")
+expect_eq "$got" "38991 127.0.0.1:38991 j1 $lbl" "info --json: doors and snapshots as the daemon holds them"
+"$BOX" info ${P}a --json=raw 2>/dev/null | json "j['config']['user.box']" >"$tmp/raw" 2>&1
+expect_eq "$(cat "$tmp/raw")" 1 "info --json=raw: the daemon's object"
+out=$("$BOX" list -q 2>/dev/null | grep "^$P" | tr '\n' ' ')
+expect_eq "$out" "${P}a ${P}j " "list -q: the names only"
+"$BOX" list --format csv >"$tmp/csv" 2>/dev/null
+expect_eq "$(head -1 "$tmp/csv")" "name,state,type,address,snapshots,template,legacy,egress" "list --format csv: header in the JSON's order"
+got=$(python3 -c 'import csv,sys; r=[x for x in csv.DictReader(open(sys.argv[1])) if x["name"] == sys.argv[2]][0]; print(r["state"], r["snapshots"], r["egress"])' "$tmp/csv" ${P}a 2>&1)
+expect_eq "$got" "Running 2 open" "list --format csv: the same values"
 
 # --- many boxes ---------------------------------------------------------------
 launch ${P}m1 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m1"

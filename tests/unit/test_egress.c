@@ -150,7 +150,7 @@ TEST(egress_set_names_fit_nft)
 
 	egfw_set_names("work", a, l);
 	CHECK_STR(a, "ea-work");
-	CHECK_STR(l, "er-work");
+	CHECK_STR(l, "el-work");
 	memset(longn, 'x', 63);
 	longn[63] = '\0';
 	egfw_set_names(longn, a, l);
@@ -238,6 +238,239 @@ TEST(egress_ptr_reads_an_answer)
 	    -EBOX_PROTO);
 	a[3] = 0x83;			/* NXDOMAIN */
 	CHECK_INT(ptr_reply(a, (size_t)n, 0x4242, name, sizeof(name)), 0);
+}
+
+/* --- the set diff ------------------------------------------------------------ */
+
+static struct nft_set_elem
+el4(uint32_t a, const char *name, uint64_t expires)
+{
+	struct nft_set_elem e;
+
+	memset(&e, 0, sizeof(e));
+	e.key[0] = (unsigned char)(a >> 24);
+	e.key[1] = (unsigned char)(a >> 16);
+	e.key[2] = (unsigned char)(a >> 8);
+	e.key[3] = (unsigned char)a;
+	e.klen = 4;
+	if (expires) {
+		e.timeout_ms = 3600000;
+		e.expires_ms = expires;
+	}
+	snprintf(e.comment, sizeof(e.comment), "%s", name);
+	return e;
+}
+
+TEST(egress_plan_keeps_exactly_the_policys_names)
+{
+	static struct egfw_box b;
+	struct nft_set_elem old[5], fresh[3], out[8];
+	size_t n, dropped;
+
+	memset(&b, 0, sizeof(b));
+	CHECK_INT(egress_parse("allow:b.test,*.pypi.org", &b.pol, NULL, 0), 0);
+	b.has_mac = 1;
+	old[0] = el4(0x0a000001, "a.test", 1000);	/* denied: goes */
+	old[1] = el4(0x0a000002, "b.test", 2000);	/* kept, as it was */
+	old[2] = el4(0x0a000003, "files.pypi.org", 3000); /* under *.pypi.org */
+	old[3] = el4(0x0a000004, "", 4000);		/* unnamed */
+	old[4] = el4(0x0a000005, "xb.test", 5000);	/* not under b.test */
+	fresh[0] = el4(0x0a000006, "b.test", 0);	/* a new answer */
+	fresh[1] = el4(0x0a000004, "pypi.org", 0);	/* names the unnamed */
+	fresh[2] = el4(0x0a000007, "a.test", 0);	/* not allowed */
+
+	b.shrank = 0;
+	n = egfw_plan(&b, old, 5, fresh, 3, out, 8, &dropped);
+	CHECK_INT(n, 4);
+	CHECK_INT(dropped, 2);
+	CHECK_STR(out[0].comment, "b.test");
+	CHECK_INT(out[0].expires_ms, 2000);
+	CHECK_STR(out[1].comment, "files.pypi.org");
+	CHECK_INT(out[2].key[3], 4);
+	CHECK_STR(out[2].comment, "pypi.org");	/* unnamed kept, now named */
+	CHECK_INT(out[3].key[3], 6);
+	CHECK_STR(out[3].comment, "b.test");
+
+	/* The policy lost a name: an unnamed element may be its, so it goes
+	 * unless an answer names it. */
+	b.shrank = 1;
+	n = egfw_plan(&b, old, 5, fresh, 1, out, 8, &dropped);
+	CHECK_INT(n, 3);
+	CHECK_INT(dropped, 3);
+	CHECK_INT(out[2].key[3], 6);
+
+	/* Bounded, one element per address. */
+	old[1] = el4(0x0a000002, "b.test", 0);
+	fresh[0] = el4(0x0a000002, "b.test", 0);
+	n = egfw_plan(&b, old + 1, 1, fresh, 1, out, 8, NULL);
+	CHECK_INT(n, 1);
+	n = egfw_plan(&b, old, 5, fresh, 3, out, 1, &dropped);
+	CHECK_INT(n, 1);
+
+	/* An open policy covers nothing: the set empties. */
+	b.pol.mode = EGRESS_OPEN;
+	CHECK_INT(egfw_plan(&b, old, 5, fresh, 3, out, 8, NULL), 0);
+}
+
+TEST(egress_refill_batch_is_flush_then_named_elements)
+{
+	static unsigned char buf[8192];
+	static struct nft_batch bt;
+	struct nft_set_elem v[2];
+	struct nl_msg m;
+	size_t off = 0;
+	int k = 0;
+
+	v[0] = el4(0xcb00710a, "probe.test", 0);
+	v[0].timeout_ms = 3600000;
+	v[1] = el4(0xcb00710b, "probe.test", 1234);
+	nft_batch_init(&bt, buf, sizeof(buf), 1);
+	CHECK_INT(nft_setelems_flush(&bt, NFT_FAM_INET, "box", "ea-x"), 0);
+	CHECK_INT(nft_setelems_add(&bt, NFT_FAM_INET, "box", "ea-x", v, 2), 0);
+	CHECK_INT(nft_batch_end(&bt), 0);
+	CHECK_INT(bt.nmsg, 2);
+	CHECK_STR(nft_batch_desc(&bt, 2), "flush set inet box ea-x");
+	/* The comment as libnftnl writes it: type 0, length with the NUL. */
+	CHECK(memmem(buf, bt.b.len, "\x00\x0bprobe.test\x00", 13) != NULL);
+	while (nl_msg_at(buf, bt.b.len, &off, &m) > 0)
+		k++;
+	CHECK_INT(k, 4);		/* begin, flush, add, end */
+	/* An element with an expiry but no timeout is refused. */
+	v[1].timeout_ms = 0;
+	nft_batch_init(&bt, buf, sizeof(buf), 1);
+	CHECK_INT(nft_setelems_add(&bt, NFT_FAM_INET, "box", "ea-x", v, 2),
+	    -EINVAL);
+}
+
+TEST(egress_refill_splits_large_sets)
+{
+	static struct nft_set_elem v[EGFW_ALLOW_SIZE];
+	static unsigned char buf[4 << 20];
+	static struct nft_batch bt;
+	size_t i;
+
+	for (i = 0; i < EGFW_ALLOW_SIZE; i++)
+		v[i] = el4(0x0a000000 + (uint32_t)i, "a-rather-long-name-for-"
+		    "the-element.example.org", 0);
+	CHECK(nft_setelems_msgs(v, EGFW_ALLOW_SIZE) > 1);
+	nft_batch_init(&bt, buf, sizeof(buf), 1);
+	CHECK_INT(nft_setelems_add(&bt, NFT_FAM_INET, "box", "ea-x", v,
+	    EGFW_ALLOW_SIZE), 0);
+	CHECK_INT(bt.nmsg, nft_setelems_msgs(v, EGFW_ALLOW_SIZE));
+}
+
+/* --- the log ring -------------------------------------------------------------- */
+
+static struct nft_set_elem
+slot(uint32_t n, uint32_t a, uint8_t proto, uint16_t port, uint64_t expires)
+{
+	struct nft_set_elem e;
+
+	memset(&e, 0, sizeof(e));
+	e.key[3] = (unsigned char)n;
+	e.klen = 4;
+	e.data[0] = (unsigned char)(a >> 24);
+	e.data[1] = (unsigned char)(a >> 16);
+	e.data[2] = (unsigned char)(a >> 8);
+	e.data[3] = (unsigned char)a;
+	e.data[4] = proto;
+	e.data[8] = (unsigned char)(port >> 8);
+	e.data[9] = (unsigned char)port;
+	e.dlen = 12;
+	e.expires_ms = expires;
+	return e;
+}
+
+TEST(egress_log_fold_newest_first_with_real_ages)
+{
+	struct nft_set_elem el[5];
+	struct egfw_refused v[4];
+	size_t n;
+
+	el[0] = slot(0, 0xcb007114, 6, 80, 3600000 - 65000);	/* 65 s ago */
+	el[1] = slot(1, 0xcb007114, 6, 80, 3600000 - 5000);	/* again 5 s */
+	el[2] = slot(2, 0xcb00711e, 17, 53, 3600000 - 1000);	/* newest */
+	el[3] = slot(3, 0xcb00711f, 6, 443, 3600000 - 600000);
+	el[4] = slot(4, 0, 0, 0, 0);
+	el[4].dlen = 4;						/* not ours */
+	n = egfw_log_fold(el, 5, 3600000, v, 4);
+	CHECK_INT(n, 3);
+	CHECK_INT(v[0].addr, 0xcb00711e);
+	CHECK_INT(v[0].age_ms, 1000);
+	CHECK_INT(v[1].addr, 0xcb007114);
+	CHECK_INT(v[1].age_ms, 5000);		/* its newest refusal */
+	CHECK_INT(v[1].hits, 2);
+	CHECK_INT(v[2].port, 443);
+	CHECK_INT(v[2].age_ms, 600000);
+	/* an element's own timeout wins over the set's */
+	el[0].timeout_ms = 120000;
+	el[0].expires_ms = 100000;
+	n = egfw_log_fold(el, 1, 3600000, v, 4);
+	CHECK_INT(v[0].age_ms, 20000);
+	n = egfw_log_fold(el, 4, 3600000, v, 1);
+	CHECK_INT(n, 1);
+}
+
+TEST(egress_log_rule_is_a_ring)
+{
+	static unsigned char buf[64 << 10];
+	static struct nft_batch bt;
+	static struct egfw_box b;
+
+	memset(&b, 0, sizeof(b));
+	snprintf(b.name, sizeof(b.name), "r");
+	CHECK_INT(egress_parse("allow:a.test", &b.pol, NULL, 0), 0);
+	b.has_mac = 1;
+	b.packets0 = 77;
+	nft_batch_init(&bt, buf, sizeof(buf), 1);
+	CHECK_INT(egfw_emit(&bt, &b, 1, NULL, 0), 0);
+	CHECK_INT(nft_batch_end(&bt), 0);
+	CHECK(memmem(buf, bt.b.len, "numgen", 7) != NULL);
+	CHECK(memmem(buf, bt.b.len, "el-r", 5) != NULL);
+	/* the map's comment: since when its counter counts */
+	CHECK(memmem(buf, bt.b.len, "since ", 6) != NULL);
+	/* the drop counter starts from the carried value (be64 77) */
+	CHECK(memmem(buf, bt.b.len, "\x00\x00\x00\x00\x00\x00\x00\x4d", 8) !=
+	    NULL);
+}
+
+/* --- the resolver's A answers ----------------------------------------------------- */
+
+TEST(egress_a_reply_reads_the_answers)
+{
+	unsigned char q[300], a[512];
+	uint32_t ad[4], ttl[4];
+	int n;
+
+	n = ptr_build_a("probe.test", 0x1234, q, sizeof(q));
+	CHECK_INT(n, 12 + 12 + 4);
+	CHECK(memcmp(q + 12, "\x05probe\x04test\x00\x00\x01\x00\x01", 16) == 0);
+	memcpy(a, q, (size_t)n);
+	CHECK_INT(ptr_build_a("a..b", 1, q, sizeof(q)), -EINVAL);
+	a[2] = 0x81;
+	a[3] = 0x80;
+	a[7] = 3;
+	/* a CNAME, then two A records under the CNAME's target */
+	memcpy(a + n, "\xc0\x0c\x00\x05\x00\x01\x00\x00\x00\x3c\x00\x04"
+	    "\x01x\xc0\x12"
+	    "\xc0\x28\x00\x01\x00\x01\x00\x00\x01\x2c\x00\x04\xcb\x00\x71\x0a"
+	    "\xc0\x28\x00\x01\x00\x01\x00\x00\x00\x05\x00\x04\xcb\x00\x71\x0b",
+	    16 + 16 + 16);
+	CHECK_INT(ptr_a_reply(a, (size_t)n + 48, 0x1234, ad, ttl, 4), 2);
+	CHECK_INT(ad[0], 0xcb00710a);
+	CHECK_INT(ttl[0], 300);
+	CHECK_INT(ad[1], 0xcb00710b);
+	CHECK_INT(ttl[1], 5);
+	CHECK_INT(ptr_a_reply(a, (size_t)n + 48, 0x1234, ad, ttl, 1), 1);
+	CHECK_INT(ptr_a_reply(a, (size_t)n + 47, 0x1234, ad, ttl, 4),
+	    -EBOX_PROTO);
+	CHECK_INT(ptr_a_reply(a, (size_t)n + 48, 0x1235, ad, ttl, 4),
+	    -EBOX_PROTO);
+	a[n + 16 + 11] = 5;		/* an A record of 5 bytes */
+	CHECK_INT(ptr_a_reply(a, (size_t)n + 48, 0x1234, ad, ttl, 4),
+	    -EBOX_PROTO);
+	a[3] = 0x83;			/* NXDOMAIN */
+	CHECK_INT(ptr_a_reply(a, (size_t)n, 0x1234, ad, ttl, 4), 0);
 }
 
 TEST(egress_names_as_people_paste_them)

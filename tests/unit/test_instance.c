@@ -168,6 +168,39 @@ TEST(instance_state_from_state_reply)
 	json_free(&d);
 }
 
+TEST(instance_state_root_disk_use)
+{
+	struct incus_inst_state st;
+	struct json_doc d;
+	struct box_err e;
+
+	CHECK(doc("{\"status\":\"Running\",\"disk\":{\"root\":{\"usage\":"
+	    "17301504,\"total\":67108864}}}", &d) == 0);
+	err_clear(&e);
+	CHECK(incus_state_from_json(&d, 0, &st, &e) == 0);
+	CHECK_INT(st.has_disk, 1);
+	CHECK(st.disk_used == 17301504 && st.disk_total == 67108864);
+	incus_state_free(&st);
+	json_free(&d);
+	/* a dir pool reports nothing: no figure, no error */
+	CHECK(doc("{\"status\":\"Running\",\"disk\":{}}", &d) == 0);
+	CHECK(incus_state_from_json(&d, 0, &st, &e) == 0);
+	CHECK_INT(st.has_disk, 0);
+	incus_state_free(&st);
+	json_free(&d);
+	/* a negative or non-integer figure is refused */
+	CHECK(doc("{\"status\":\"Running\",\"disk\":{\"root\":{\"usage\":"
+	    "-5}}}", &d) == 0);
+	CHECK(incus_state_from_json(&d, 0, &st, &e) == -EBADMSG);
+	incus_state_free(&st);
+	json_free(&d);
+	CHECK(doc("{\"status\":\"Running\",\"disk\":{\"root\":{\"usage\":"
+	    "\"many\"}}}", &d) == 0);
+	CHECK(incus_state_from_json(&d, 0, &st, &e) == -EBADMSG);
+	incus_state_free(&st);
+	json_free(&d);
+}
+
 TEST(instance_new_body_image_and_copy)
 {
 	static const char *const prof[] = { "box-net", NULL };

@@ -1,8 +1,10 @@
 /*
  * doctor_egress.c - doctor's word on the boxes' egress policies: each
  * allow box's policy, whether the kernel holds its rules and sets (read
- * back by content, host/stack/egress_fw.h), and whether the gateway's resolver
- * feeds its set (boxnet's raw.dnsmasq nftset lines).
+ * back by content, host/stack/egress_fw.h), whether its address set holds
+ * an address named for a name the policy does not allow (its contents,
+ * not its size), and whether the gateway's resolver feeds its set
+ * (boxnet's raw.dnsmasq nftset lines).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,13 +92,23 @@ dh_check_egress(struct dh_ctx *h)
 			    "does not parse (enforced as nothing allowed)");
 		else
 			egress_format(&b[i].pol, text, EGRESS_TEXTMAX);
-		if (held[i].rules_ok && held[i].sets_ok)
+		if (held[i].rules_ok && held[i].sets_ok &&
+		    !held[i].contents_ok)
+			dr_add(h->r, "egress.box", S_EG, DR_FAIL, "box egress "
+			    "<box> show (a sync replaces the set)", "%s: %.200s "
+			    "is NOT held by the kernel: %s — %zu address%s of "
+			    "names it does not allow still connect",
+			    b[i].name, text, held[i].why, held[i].nstray,
+			    held[i].nstray == 1 ? "" : "es");
+		else if (held[i].rules_ok && held[i].sets_ok)
 			dr_add(h->r, "egress.box", S_EG, b[i].pol.n ? DR_PASS :
 			    DR_FAIL, b[i].pol.n ? NULL : "box egress <box> open "
 			    "(or allow <name>)", "%s: %.200s — the kernel holds "
-			    "it (%zu address%s answered for its names, %llu "
-			    "packet%s refused)", b[i].name, text,
-			    held[i].naddr, held[i].naddr == 1 ? "" : "es",
+			    "it (%zu address%s answered for its names, %zu "
+			    "named by the name that put it there, none for a "
+			    "name it does not allow; %llu packet%s refused)",
+			    b[i].name, text, held[i].naddr,
+			    held[i].naddr == 1 ? "" : "es", held[i].nnamed,
 			    (unsigned long long)held[i].refused,
 			    held[i].refused == 1 ? "" : "s");
 		else

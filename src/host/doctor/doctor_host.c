@@ -27,10 +27,12 @@
 #include "host/doctor/doctor_shape.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
+#include "host/stack/pool.h"
 #include "incus/acl.h"
 #include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
+#include "incus/storage.h"
 #include "incus/server.h"
 #include "net/ip4.h"
 #include "net/nl.h"
@@ -816,6 +818,48 @@ check_acl(struct dh_ctx *h)
 
 /* --- the profile, and a NIC's keys ---------------------------------------- */
 
+/* The pool the profile's root disk names, and its driver read back. */
+static void
+check_pool(struct dh_ctx *h, const char *name)
+{
+	struct incus_pool p;
+	struct box_err e;
+	char shown[64];
+	int rc;
+
+	if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(shown) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-_.") != strlen(name)) {
+		dr_add(h->r, "profile.pool", S_PROF, DR_FAIL, "box setup-host",
+		    "the root disk names no pool box can use");
+		return;
+	}
+	snprintf(shown, sizeof(shown), "%s", name);
+	err_clear(&e);
+	rc = incus_pool_get(&h->c, shown, &p, &e);
+	if (rc < 0) {
+		dr_add(h->r, "profile.pool", S_PROF, rc == -ENOENT ? DR_FAIL :
+		    DR_WARN, rc == -ENOENT ? "box setup-host" : NULL,
+		    "the root disk's pool %s: %s", shown, rc == -ENOENT ?
+		    "does not exist: new boxes cannot be placed" : e.msg);
+		return;
+	}
+	if (pool_cow(p.driver, &p.config))
+		dr_add(h->r, "profile.pool", S_PROF, DR_PASS, NULL, "root disks "
+		    "on pool %s, driver %s as the daemon reports it: "
+		    "copy-on-write snapshots and clones, --disk enforced",
+		    shown, p.driver);
+	else
+		dr_add(h->r, "profile.pool", S_PROF, DR_PASS, NULL, "root disks "
+		    "on pool %s, driver %.16s as the daemon reports it: no "
+		    "copy-on-write (every snapshot and clone a full copy; box "
+		    "setup-host --pool btrfs makes box's own)", shown,
+		    p.driver != NULL && strspn(p.driver, "abcdefghijklmnop"
+		    "qrstuvwxyz0123456789") == strlen(p.driver) ? p.driver :
+		    "?");
+	incus_pool_free(&p);
+}
+
 /*
  * The profile's devices, each against the contract's own tables
  * (contract_nic_keys, contract_root_keys), key by key.
@@ -840,6 +884,7 @@ check_profile(struct dh_ctx *h)
 			fixable(h->r);
 		return;
 	}
+	check_pool(h, incus_dev_key(&p.devices, "root", "pool"));
 	eth = incus_dev_get(&p.devices, CONTRACT_NIC);
 	if (eth == NULL)
 		snprintf(why, sizeof(why), "no device %s", CONTRACT_NIC);

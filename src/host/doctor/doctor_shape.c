@@ -120,7 +120,7 @@ keys_vs(const struct incus_kvs *dev, const struct contract_key *t,
 		if (x == NULL)
 			cat(buf, cap, "%s%s is missing (%s)", buf[0] ? "; " :
 			    "", t[i].key, t[i].why);
-		else if (!is(x, t[i].value)) {
+		else if (t[i].value != NULL && !is(x, t[i].value)) {
 			shown(x, v, sizeof(v));
 			cat(buf, cap, "%s%s=%s, not %s (%s)", buf[0] ? "; " :
 			    "", t[i].key, v, t[i].value, t[i].why);

@@ -83,7 +83,7 @@ const size_t contract_nnic_keys =
 
 const struct contract_key contract_root_keys[] = {
 	{ "type", "disk", CV_FIXED, "the root disk" },
-	{ "pool", CONTRACT_POOL, CV_FIXED, "in box's pool" },
+	{ "pool", NULL, CV_POOL, "in the pool setup-host chose" },
 	{ "path", "/", CV_FIXED, "mounted as /" },
 };
 const size_t contract_nroot_keys =

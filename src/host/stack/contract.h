@@ -28,7 +28,8 @@
 #define CONTRACT_BRIDGE		"boxnet"
 #define CONTRACT_ACL		"box-isolate"
 #define CONTRACT_PROFILE	"box-net"
-#define CONTRACT_POOL		"default"
+#define CONTRACT_POOL		"default"	/* Incus's own, when it has one */
+#define CONTRACT_OWN_POOL	"box"		/* box's btrfs pool on a loop file */
 #define CONTRACT_NFT_TABLE	"box"		/* inet box, bridge box */
 #define CONTRACT_NIC		"eth0"
 /* inet box's regular chain for the boxes' egress policies (the forward
@@ -62,6 +63,8 @@ enum contract_val {
 	CV_GATEWAY_CIDR,	/* "<gateway>/24": set at creation, never
 				   re-addressed, checked always */
 	CV_DNSMASQ,		/* raw.dnsmasq, from the resolvers */
+	CV_POOL,		/* the storage pool setup-host chose (host/
+				   stack/pool.h): any existing pool's name */
 };
 
 struct contract_key {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "box/lease.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/instance.h"
@@ -64,6 +65,34 @@ egress_effective_of(const struct incus_instance *in, char *buf, size_t cap)
 	effective(incus_kv_get(&in->config, EGRESS_KEY), buf, cap);
 }
 
+/* The box's address, for ending its flows: the one Incus pinned to its
+ * MAC (ipv4_filtering binds the NIC to it), else its lease. */
+static void
+box_addr(struct egfw_box *b)
+{
+	struct lease_pin pin;
+	struct leases l = { 0 };
+	int i;
+
+	b->has_addr = 0;
+	if (!b->has_mac)
+		return;
+	if (lease_read_pin(CONTRACT_BRIDGE, b->name, CONTRACT_NIC, b->mac,
+	    &pin) == 0 && pin.state == 1) {
+		b->addr = pin.addr;
+		b->has_addr = 1;
+		return;
+	}
+	if (lease_read(CONTRACT_BRIDGE, &l) < 0)
+		return;
+	for (i = 0; i < l.n; i++)
+		if (memcmp(l.v[i].mac, b->mac, 6) == 0) {
+			b->addr = l.v[i].addr;
+			b->has_addr = 1;
+		}
+	lease_free(&l);
+}
+
 int
 egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
     struct box_err *e)
@@ -95,6 +124,7 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
 			(*bad)++;
 		b->has_mac = egfw_parse_mac(incus_kv_or(&in->config,
 		    "volatile." CONTRACT_NIC ".hwaddr", ""), b->mac) == 0;
+		box_addr(b);
 		k++;
 	}
 	incus_instance_list_free(&l);
@@ -107,7 +137,7 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
 
 static int
 sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
-    struct box_err *e)
+    int *changed, struct box_err *e)
 {
 	char *cur = malloc(RAW_MAX), *want = malloc(RAW_MAX);
 	char *lines = malloc(RAW_MAX);
@@ -142,6 +172,7 @@ sync_dnsmasq(struct incus *c, const struct egfw_box *b, size_t n,
 	/* Incus re-runs the bridge's setup on the change, which races with
 	 * boxes starting and stopping (a veth gone while it lists them):
 	 * such a failure changed nothing, so it is tried again. */
+	*changed = strcmp(cur, want) != 0;
 	for (int tries = 0; strcmp(cur, want) != 0 && tries < 4; tries++) {
 		if (tries > 0) {
 			err_clear(e);
@@ -311,12 +342,55 @@ out:
 
 /* --- sync ---------------------------------------------------------------------- */
 
+/* Which boxes lost a name since the last sync (the saved state): their
+ * unnamed elements may be the lost name's, so they go. */
+static void
+mark_shrunk(struct egfw_box *b, size_t n)
+{
+	struct egfw_box *old = calloc(EGFW_MAXBOXES, sizeof(*old));
+	char *text = malloc(EGRESS_STATE_MAX);
+	size_t nold = 0, i, j;
+	ssize_t got = -1;
+	int fd, k;
+
+	for (i = 0; i < n; i++)
+		b[i].shrank = 1;
+	fd = open(egress_state_path(), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && text != NULL)
+		got = read(fd, text, EGRESS_STATE_MAX);
+	if (fd >= 0)
+		close(fd);
+	if (old == NULL || got < 0 || (size_t)got >= EGRESS_STATE_MAX ||
+	    egress_state_parse(text, (size_t)got, old, EGFW_MAXBOXES,
+	    &nold) < 0)
+		nold = 0;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nold; j++) {
+			if (strcmp(b[i].name, old[j].name) != 0 ||
+			    b[i].pol.mode != EGRESS_ALLOW)
+				continue;
+			b[i].shrank = 0;
+			for (k = 0; k < old[j].pol.n; k++)
+				if (!egfw_covers(&b[i],
+				    egress_domain(old[j].pol.pat[k])))
+					b[i].shrank = 1;
+			if (old[j].pol.n == 0 && b[i].pol.n > 0)
+				b[i].shrank = 0;
+		}
+	free(old);
+	free(text);
+}
+
 int
-egress_sync(struct incus *c, struct box_err *e)
+egress_sync_report(struct incus *c, struct egfw_report *rep,
+    struct box_err *e)
 {
 	struct egfw_box *b = NULL;
+	struct egfw_report more;
+	struct box_err quiet;
+	uint32_t net = 0;
 	size_t n = 0;
-	int rc;
+	int rc, changed = 0;
 
 	if (geteuid() != 0) {
 		err_set(e, -EPERM, "an egress policy is enforced in the "
@@ -326,13 +400,32 @@ egress_sync(struct incus *c, struct box_err *e)
 	}
 	if ((rc = egress_gather(c, &b, &n, NULL, e)) < 0)
 		return rc;
-	rc = egfw_apply(b, n, e);
+	mark_shrunk(b, n);
+	err_clear(&quiet);
+	if (stack_bridge_net(c, &net, &quiet) < 0)
+		net = 0;
+	rc = egfw_apply(b, n, net ? net | 1 : 0, rep, e);
 	if (rc == 0)
-		rc = sync_dnsmasq(c, b, n, e);
+		rc = sync_dnsmasq(c, b, n, &changed, e);
+	/* The resolver fed the sets by its old lines until it restarted:
+	 * what it added meanwhile is judged again, and its flows ended. */
+	if (rc == 0 && changed) {
+		rc = egfw_refill(b, n, net ? net | 1 : 0, &more, e);
+		if (rep != NULL) {
+			rep->removed += more.removed;
+			rep->flows_ended += more.flows_ended;
+		}
+	}
 	if (rc == 0)
 		rc = save_state(b, n, e);
 	free(b);
 	return rc;
+}
+
+int
+egress_sync(struct incus *c, struct box_err *e)
+{
+	return egress_sync_report(c, NULL, e);
 }
 
 /* Did the last sync enforce any box?  (Its state file names one.) */

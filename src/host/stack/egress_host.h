@@ -2,12 +2,15 @@
  * egress_host.h - the boxes' egress policies, from their instances to the
  * kernel and the gateway's resolver.
  *
- * egress_sync() reads every box's user.box.egress and NIC MAC from the
- * daemon and puts the whole per-box part in place: the kernel's chain and
- * sets (host/stack/egress_fw.h, one batch), then boxnet's raw.dnsmasq nftset
- * lines (a change there restarts dnsmasq, which also empties its cache),
- * then the state file the boot unit's `box firewall apply` reads, so the
- * rules are back before Incus starts any box, without the daemon.
+ * egress_sync() reads every box's user.box.egress, NIC MAC and pinned
+ * address from the daemon and puts the whole per-box part in place: the
+ * kernel's chain and sets (host/stack/egress_fw.h: the rules in one batch,
+ * each set replaced in one batch, the flows no longer allowed ended),
+ * then boxnet's raw.dnsmasq nftset lines (a change there restarts
+ * dnsmasq, which also empties its cache; the sets are then judged again,
+ * since dnsmasq fed them by its old lines until then), then the state
+ * file the boot unit's `box firewall apply` reads, so the rules are back
+ * before Incus starts any box, without the daemon.
  *
  * A stored value that does not parse is enforced as "nothing allowed":
  * a policy that cannot be read never opens a box.
@@ -36,6 +39,9 @@ int egress_gather(struct incus *c, struct egfw_box **out, size_t *n,
 
 /* Make kernel, dnsmasq and the state file match the boxes' policies. */
 int egress_sync(struct incus *c, struct box_err *e);
+/* The same, saying what it did (rep may be NULL). */
+int egress_sync_report(struct incus *c, struct egfw_report *rep,
+    struct box_err *e);
 
 /* Only when some box (or box name) has a policy to enforce or to take
  * away: a host of open boxes needs no root for its lifecycle. */

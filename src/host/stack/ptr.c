@@ -13,6 +13,8 @@
 #include "util/err.h"
 
 #define T_PTR 12
+#define T_A 1
+#define A_MAX 64
 
 int
 ptr_build(uint32_t addr, uint16_t id, unsigned char *buf, size_t cap)
@@ -191,4 +193,150 @@ ptr_ask(uint32_t server, uint32_t addr, int timeout_ms, char *name,
 	if (!rc)
 		name[0] = '\0';
 	return rc;
+}
+
+int
+ptr_build_a(const char *name, uint16_t id, unsigned char *buf, size_t cap)
+{
+	size_t o = 12, l, n = strlen(name);
+	const char *p, *dot;
+
+	if (n == 0 || n > 253)
+		return -EINVAL;
+	if (cap < 12 + n + 2 + 4)
+		return -ENOSPC;
+	memset(buf, 0, 12);
+	buf[0] = (unsigned char)(id >> 8);
+	buf[1] = (unsigned char)id;
+	buf[2] = 0x01;		/* RD */
+	buf[5] = 1;
+	for (p = name; *p != '\0'; p = *dot ? dot + 1 : dot) {
+		dot = strchr(p, '.');
+		if (dot == NULL)
+			dot = p + strlen(p);
+		l = (size_t)(dot - p);
+		if (l == 0 || l > 63)
+			return -EINVAL;
+		buf[o++] = (unsigned char)l;
+		memcpy(buf + o, p, l);
+		o += l;
+	}
+	buf[o++] = 0;
+	buf[o++] = 0;
+	buf[o++] = T_A;
+	buf[o++] = 0;
+	buf[o++] = 1;
+	return (int)o;
+}
+
+int
+ptr_a_reply(const unsigned char *buf, size_t n, uint16_t id, uint32_t *addr,
+    uint32_t *ttl, size_t max)
+{
+	size_t o = 12, k = 0;
+	unsigned qd, an, i;
+
+	if (n < 12 || (buf[0] << 8 | buf[1]) != id || !(buf[2] & 0x80))
+		return -EBOX_PROTO;
+	qd = (unsigned)buf[4] << 8 | buf[5];
+	an = (unsigned)buf[6] << 8 | buf[7];
+	if ((buf[3] & 0x0f) != 0)
+		return 0;
+	if (qd > 4 || an > 256)
+		return -EBOX_PROTO;
+	for (i = 0; i < qd; i++) {
+		if (skip_name(buf, n, &o) < 0 || o + 4 > n)
+			return -EBOX_PROTO;
+		o += 4;
+	}
+	for (i = 0; i < an; i++) {
+		unsigned type, cls, rdlen;
+
+		if (skip_name(buf, n, &o) < 0 || o + 10 > n)
+			return -EBOX_PROTO;
+		type = (unsigned)buf[o] << 8 | buf[o + 1];
+		cls = (unsigned)buf[o + 2] << 8 | buf[o + 3];
+		rdlen = (unsigned)buf[o + 8] << 8 | buf[o + 9];
+		if (o + 10 + rdlen > n)
+			return -EBOX_PROTO;
+		if (type == T_A && cls == 1) {
+			if (rdlen != 4)
+				return -EBOX_PROTO;
+			if (k < max) {
+				addr[k] = (uint32_t)buf[o + 10] << 24 |
+				    (uint32_t)buf[o + 11] << 16 |
+				    (uint32_t)buf[o + 12] << 8 | buf[o + 13];
+				if (ttl != NULL)
+					ttl[k] = (uint32_t)buf[o + 4] << 24 |
+					    (uint32_t)buf[o + 5] << 16 |
+					    (uint32_t)buf[o + 6] << 8 |
+					    buf[o + 7];
+				k++;
+			}
+		}
+		o += 10 + rdlen;
+	}
+	return (int)k;
+}
+
+/* One UDP question to server:53, its answer into a[0..cap). */
+static ssize_t
+ask(uint32_t server, const unsigned char *q, int len, int timeout_ms,
+    unsigned char *a, size_t cap)
+{
+	struct sockaddr_in sa;
+	struct pollfd pfd;
+	ssize_t got = -1;
+	int fd;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(53);
+	sa.sin_addr.s_addr = htonl(server);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    send(fd, q, (size_t)len, 0) == len) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, timeout_ms) == 1)
+			got = recv(fd, a, cap, 0);
+	}
+	close(fd);
+	return got;
+}
+
+int
+ptr_ask_a(uint32_t server, const char *name, int timeout_ms, uint32_t *addr,
+    uint32_t *ttl, size_t max)
+{
+	unsigned char q[300], a[1500];
+	static uint16_t salt;
+	uint16_t id = (uint16_t)(getpid() ^ (++salt * 40503u));
+	ssize_t got;
+	int len, k;
+
+	if ((len = ptr_build_a(name, id, q, sizeof(q))) < 0)
+		return 0;
+	got = ask(server, q, len, timeout_ms, a, sizeof(a));
+	if (got <= 0)
+		return 0;
+	k = ptr_a_reply(a, (size_t)got, id, addr, ttl, max);
+	return k > 0 ? k : 0;
+}
+
+int
+ptr_confirmed(uint32_t server, uint32_t addr, int timeout_ms, char *name,
+    size_t cap)
+{
+	uint32_t fw[A_MAX];
+	int i, k;
+
+	if (!ptr_ask(server, addr, timeout_ms, name, cap))
+		return 0;
+	k = ptr_ask_a(server, name, timeout_ms, fw, NULL, A_MAX);
+	for (i = 0; i < k; i++)
+		if (fw[i] == addr)
+			return 1;
+	return 0;
 }

@@ -381,42 +381,56 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 
 /* --- the profile --------------------------------------------------------- */
 
+/*
+ * The wanted value of contract key k: a CV_POOL key takes pool (NULL: any
+ * pool's name will do, for the readers that judge a profile).
+ */
+static int
+key_holds(const struct contract_key *k, const char *v, const char *pool)
+{
+	if (k->how == CV_POOL)
+		return v != NULL && v[0] != '\0' && (pool == NULL ||
+		    strcmp(v, pool) == 0);
+	return same(v, k->value);
+}
+
 /* Does device dev hold exactly the contract keys kv[0..n)? */
 static int
 device_exact(const struct incus_kvs *dev, const struct contract_key *kv,
-    size_t n)
+    size_t n, const char *pool)
 {
 	size_t i;
 
 	if (dev == NULL || dev->n != n)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!same(incus_kv_get(dev, kv[i].key), kv[i].value))
+		if (!key_holds(&kv[i], incus_kv_get(dev, kv[i].key), pool))
 			return 0;
 	return 1;
 }
 
 static int
-profile_matches(const struct incus_profile *p)
+profile_matches(const struct incus_profile *p, const char *pool)
 {
 	return p->config.n == 0 && p->devices.n == 2 &&
 	    device_exact(incus_dev_get(&p->devices, CONTRACT_NIC),
-	    contract_nic_keys, contract_nnic_keys) &&
+	    contract_nic_keys, contract_nnic_keys, NULL) &&
 	    device_exact(incus_dev_get(&p->devices, "root"),
-	    contract_root_keys, contract_nroot_keys);
+	    contract_root_keys, contract_nroot_keys, pool);
 }
 
 /* Device name with exactly the contract keys kv[0..n), added to d. */
 static int
 device_add(struct incus_devices *d, const char *name,
-    const struct contract_key *kv, size_t n)
+    const struct contract_key *kv, size_t n, const char *pool)
 {
 	struct incus_kvs m = { 0 };
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < n && rc == 0; i++)
-		rc = incus_kv_set(&m, kv[i].key, kv[i].value);
+		rc = incus_kv_set(&m, kv[i].key, kv[i].how == CV_POOL ?
+		    pool : kv[i].value);
 	if (rc == 0)
 		rc = incus_dev_set(d, name, &m);
 	incus_kv_free(&m);
@@ -437,7 +451,47 @@ profile_get(struct incus *c, struct incus_profile *p, struct box_err *e)
 }
 
 int
+stack_profile_pool(struct incus *c, char *pool, size_t cap, struct box_err *e)
+{
+	struct incus_profile p;
+	const char *root;
+	int rc;
+
+	pool[0] = '\0';
+	if ((rc = profile_get(c, &p, e)) <= 0)
+		return rc;
+	root = incus_dev_key(&p.devices, "root", "pool");
+	if (root != NULL && strlen(root) < cap)
+		snprintf(pool, cap, "%s", root);
+	incus_profile_free(&p);
+	return pool[0] != '\0';
+}
+
+int
 stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
+{
+	char pool[64];
+	int rc;
+
+	/* Keep the pool it names; else box's own pool, else Incus's. */
+	if ((rc = stack_profile_pool(c, pool, sizeof(pool), e)) < 0)
+		return rc;
+	if (rc == 0) {
+		struct incus_pool own;
+		struct box_err le;
+
+		err_clear(&le);
+		rc = incus_pool_get(c, CONTRACT_OWN_POOL, &own, &le);
+		incus_pool_free(&own);
+		snprintf(pool, sizeof(pool), "%s", rc == 0 ? CONTRACT_OWN_POOL :
+		    CONTRACT_POOL);
+	}
+	return stack_ensure_profile_on(c, pool, changed, e);
+}
+
+int
+stack_ensure_profile_on(struct incus *c, const char *pool, int *changed,
+    struct box_err *e)
 {
 	struct incus_profile had, want = {
 		.name = STACK_PROFILE,
@@ -451,17 +505,17 @@ stack_ensure_profile(struct incus *c, int *changed, struct box_err *e)
 	if (exists < 0)
 		return exists;
 	if (exists) {
-		int ok = profile_matches(&had);
+		int ok = profile_matches(&had, pool);
 
 		incus_profile_free(&had);
 		if (ok)
 			return 0;
 	}
 	rc = device_add(&want.devices, CONTRACT_NIC, contract_nic_keys,
-	    contract_nnic_keys);
+	    contract_nnic_keys, NULL);
 	if (rc == 0)
 		rc = device_add(&want.devices, "root", contract_root_keys,
-		    contract_nroot_keys);
+		    contract_nroot_keys, pool);
 	if (rc < 0)
 		rc = err_set(e, rc, "out of memory");
 	else if (exists)
@@ -485,70 +539,12 @@ stack_profile_check(struct incus *c, int *exists, int *ok, struct box_err *e)
 	*exists = rc > 0;
 	if (rc <= 0)
 		return rc;
-	*ok = profile_matches(&p);
+	*ok = profile_matches(&p, NULL);
 	incus_profile_free(&p);
 	return 0;
 }
 
-/* --- the pool -------------------------------------------------------------- */
-
-static int
-create_pool(struct incus *c, const char *driver, struct box_err *e)
-{
-	struct incus_pool p = {
-		.name = STACK_POOL,
-		.driver = (char *)driver,
-		.description = "box: storage for boxes",
-	};
-
-	return incus_pool_create(c, &p, e);
-}
-
-int
-stack_ensure_pool(struct incus *c, struct stack_state *st, int *created,
-    struct box_err *e)
-{
-	struct box_err btrfs;
-	int rc;
-
-	*created = 0;
-	if (st->pool_exists)
-		return 0;
-	/* btrfs gives copy-on-write snapshots and clones; dir copies all. */
-	err_clear(&btrfs);
-	if (create_pool(c, "btrfs", &btrfs) == 0) {
-		snprintf(st->pool_driver, sizeof(st->pool_driver), "btrfs");
-	} else {
-		rc = create_pool(c, "dir", e);
-		if (rc < 0)
-			return rc;
-		snprintf(st->pool_driver, sizeof(st->pool_driver), "dir");
-	}
-	st->pool_exists = 1;
-	*created = 1;
-	return 0;
-}
-
 /* --- observing ------------------------------------------------------------- */
-
-static int
-observe_pool(struct incus *c, struct stack_state *st, struct box_err *e)
-{
-	struct incus_pool p;
-	int rc = incus_pool_get(c, STACK_POOL, &p, e);
-
-	if (rc == -ENOENT) {
-		err_clear(e);
-		return 0;
-	}
-	if (rc < 0)
-		return rc;
-	st->pool_exists = 1;
-	snprintf(st->pool_driver, sizeof(st->pool_driver), "%s",
-	    p.driver ? p.driver : "?");
-	incus_pool_free(&p);
-	return 0;
-}
 
 static int
 observe_boxes(struct incus *c, struct stack_state *st, struct box_err *e)
@@ -604,7 +600,7 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 	int rc, readdress;
 
 	memset(st, 0, sizeof(*st));
-	if ((rc = observe_pool(c, st, e)) < 0)
+	if ((rc = stack_profile_pool(c, st->pool, sizeof(st->pool), e)) < 0)
 		return rc;
 	if ((rc = bridge_get(c, &n, e)) < 0)
 		return rc;
@@ -631,7 +627,7 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 		return rc;
 	if (rc > 0) {
 		st->profile_exists = 1;
-		st->profile_ok = profile_matches(&p);
+		st->profile_ok = profile_matches(&p, NULL);
 		incus_profile_free(&p);
 	}
 	return observe_boxes(c, st, e);

@@ -16,6 +16,7 @@
 #ifndef BOX_STACK_H
 #define BOX_STACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "incus/api.h"
@@ -37,8 +38,7 @@ struct stack_conf {
 };
 
 struct stack_state {
-	int pool_exists;
-	char pool_driver[32];
+	char pool[64];			/* the profile's root disk pool, or "" */
 	int net_exists;
 	char net_addr[48];		/* its ipv4.address, "" when none */
 	int net_keys_ok;		/* every key box sets has its value */
@@ -61,9 +61,6 @@ int stack_dns_parse(const char *words, struct stack_conf *sc,
 int stack_observe(struct incus *c, const struct stack_conf *sc,
     struct stack_state *st, struct box_err *e);
 
-/* Create the pool if missing: btrfs when the daemon can, else dir. */
-int stack_ensure_pool(struct incus *c, struct stack_state *st,
-    int *created, struct box_err *e);
 int stack_ensure_acl(struct incus *c, const struct stack_conf *sc,
     int *changed, struct box_err *e);
 /*
@@ -74,7 +71,18 @@ int stack_ensure_acl(struct incus *c, const struct stack_conf *sc,
  */
 int stack_ensure_network(struct incus *c, const struct stack_conf *sc,
     int *changed, char *corrected, size_t cap, struct box_err *e);
+/*
+ * The profile with the contract's NIC and a root disk on pool (the one
+ * host/stack/pool.h chose); stack_ensure_profile keeps the pool the
+ * profile names, else box's own pool when it exists, else "default".
+ */
+int stack_ensure_profile_on(struct incus *c, const char *pool, int *changed,
+    struct box_err *e);
 int stack_ensure_profile(struct incus *c, int *changed, struct box_err *e);
+/* The pool the box-net profile's root disk names: 1, 0 (no profile or no
+ * pool named: pool ""), -errno. */
+int stack_profile_pool(struct incus *c, char *pool, size_t cap,
+    struct box_err *e);
 /*
  * Read the box-net profile (in c's project) and compare it with the
  * contract by content: *exists, and *ok when it holds exactly the

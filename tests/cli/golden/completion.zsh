@@ -5,7 +5,7 @@ _box_kind()
 	case $1 in
 	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
 	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
-	verb) print -l new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version ;;
+	verb) print -l new templates list info shell root exec tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version ;;
 	=*) print -l ${(s:,:)${1#=}} ;;
 	esac
 }
@@ -14,13 +14,13 @@ _box()
 	local opts= vals= args= kind=- w v i n=0 skip=
 	local -a al
 	if (( CURRENT == 2 )); then
-		compadd -- new templates list info shell root exec tmux snapshot restore export import rename down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
+		compadd -- new templates list info shell root exec tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
 		return
 	fi
 	case $words[2] in
 	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --egress --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-'; args='-' ;;
-	templates) opts='--help'; vals=''; args='' ;;
-	list|ls|ps) opts='--json --help'; vals=''; args='' ;;
+	templates) opts='--json --help'; vals=''; args='' ;;
+	list|ls|ps) opts='--json --format --quiet -q --help'; vals='--format==table,json,csv'; args='' ;;
 	info|show) opts='--json --help'; vals=''; args='box' ;;
 	shell|sh|ssh) opts='--help'; vals=''; args='box' ;;
 	root) opts='--help'; vals=''; args='box' ;;
@@ -28,17 +28,19 @@ _box()
 	tmux) opts='--help'; vals=''; args='box -' ;;
 	snapshot|snap) opts='--list -l --delete --force -f --json --help'; vals='--delete=-'; args='box -' ;;
 	restore) opts='--force -f --help'; vals=''; args='box -' ;;
+	fork) opts='--slow --help'; vals=''; args='box -' ;;
 	export) opts='--instance-only --force -f --help'; vals=''; args='box file' ;;
 	import) opts='--name --force -f --json --help'; vals='--name=-'; args='file' ;;
 	rename) opts='--help'; vals=''; args='box -' ;;
+	move) opts='--pool --help'; vals='--pool=-'; args='box' ;;
 	down|stop|halt) opts='--force -f --help'; vals=''; args='box+' ;;
 	start|up) opts='--force -f --help'; vals=''; args='box+' ;;
 	restart|reboot) opts='--force -f --help'; vals=''; args='box+' ;;
 	rm|delete|remove|destroy) opts='--force -f --help'; vals=''; args='box+' ;;
 	egress) opts='--log --json --help'; vals=''; args='box =show,open,allow,deny -+' ;;
-	expose) opts='--list --remove --help'; vals='--remove=-'; args='box - -' ;;
+	expose) opts='--list --json --remove --help'; vals='--remove=-'; args='box - -' ;;
 	incus) opts='--help'; vals=''; args='box' ;;
-	setup-host) opts='--dry-run --json --help'; vals=''; args='' ;;
+	setup-host) opts='--pool --dry-run --json --help'; vals='--pool=-'; args='' ;;
 	teardown-host) opts='--purge-incus --yes -y --help'; vals=''; args='' ;;
 	migrate-host) opts='--box --all-boxes --retire-legacy --force -f --help'; vals='--box=box'; args='' ;;
 	firewall) opts='--subnet --json --help'; vals='--subnet=-'; args='=apply,show' ;;
@@ -52,7 +54,7 @@ _box()
 	uninstall) opts='--all --purge-host --force -f --help'; vals=''; args='-' ;;
 	completion) opts='--help'; vals=''; args='=bash,zsh,fish' ;;
 	help) opts='--man --help'; vals=''; args='verb' ;;
-	version) opts='--help'; vals=''; args='' ;;
+	version) opts='--json --help'; vals=''; args='' ;;
 	*) return ;;
 	esac
 	for (( i = 3; i < CURRENT; i++ )); do

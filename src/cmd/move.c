@@ -1,0 +1,32 @@
+/*
+ * box move <box> --pool <pool> - a stopped box onto another storage pool
+ * (box/move.c); its identity and policy stay.
+ */
+#include <stdio.h>
+
+#include "box/move.h"
+#include "cmd/cmd.h"
+#include "util/opt.h"
+
+int
+cmd_move(int argc, char **argv, struct box_err *e)
+{
+	struct opt_result res;
+	const char *pool;
+	char from[64];
+	int rc;
+	const struct opt rows[] = {
+		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
+		OPT_NEED("--pool", "<pool>", &pool, OC_NONE, "the storage pool "
+		    "to move it to (incus storage list; box's own is 'box')"),
+		OPT_END
+	};
+
+	rc = opt_parse(argc, argv, rows, &res, e);
+	if (rc < 0)
+		return rc;
+	if ((rc = box_move(res.pos[0], pool, from, sizeof(from), e)) < 0)
+		return rc;
+	printf("%s is on pool %s\n", res.pos[0], pool);
+	return 0;
+}

@@ -1,0 +1,183 @@
+#!/bin/sh
+# box on a dir pool and on box's own btrfs pool, side by side in one run,
+# each operation against the incus client doing the same job (issue 24):
+#
+#   new      box new --image box-test-busybox, then the first box exec
+#            succeeding; vs incus launch + the same waits (a command runs,
+#            cloud-init looked for).  Targets: btrfs <= 600 ms median; box
+#            /incus <= 1.10 on both pools.
+#   clone    box new --from <stopped box> (copy, re-stamp, identity, start,
+#            an address of its own); vs incus copy alone, and vs incus copy
+#            + start + the address wait.  Target: <= 1.2x incus copy and
+#            <= 250 ms on btrfs (box's clone also starts the copy: said).
+#   fork     box fork <running box> (btrfs; --slow on dir); vs incus
+#            snapshot + copy + start + address.  Target: <= 400 ms (btrfs).
+#   snapshot box snapshot vs incus snapshot create, on a running box.
+#            Target: <= 1.2x and <= 200 ms (btrfs).
+#   restore  box restore --force vs incus snapshot restore, on a stopped
+#            box.  Target: <= 1.2x.
+#   debian   box new --image box-test-debian (cloud-init), and the same
+#            steps by hand, each timed: image unpack onto the pool (incus
+#            init), start, DHCP (a lease), agent (a command runs),
+#            cloud-init (status --wait).
+#
+# Needs root, the daemon, box-test-busybox (box-test-debian for the last),
+# btrfs-progs, and the stack (box setup-host).  It makes box's own pool
+# (setup-host --pool btrfs:BENCH_POOL_GIB GiB), and at the end puts the
+# profile back on the pool it found and removes box's pool again if it
+# made it.  BENCH_ROUNDS (5), BENCH_POOL_GIB (8), BENCH_POOLS ("dir btrfs"),
+# BENCH_DEBIAN (1; 0 skips the Debian round).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+BOX=${BOX:-$(pwd)/box}
+case $BOX in /*) ;; *) BOX=$(pwd)/$BOX ;; esac
+ROUNDS=${BENCH_ROUNDS:-5}
+P=${BENCH_PREFIX:-boxbench-}pl-
+export BOX_DNS=${BOX_DNS:-127.0.0.1}
+tmp=$(mktemp -d /tmp/boxbench-pl.XXXXXX)
+prof_pool() { api GET /1.0/profiles/box-net | json "j['metadata']['devices']['root']['pool']"; }
+nft list table inet box_test_guard >/dev/null 2>&1 || { echo "egress guard missing"; exit 1; }
+api GET /1.0/profiles/box-net | grep -q '"type":"sync"' || { echo "no box-net profile (box setup-host)"; exit 1; }
+was=$(prof_pool)
+had_own=0
+[ "$(api GET /1.0/storage-pools/box | json "str(j.get('error_code'))")" = 404 ] || had_own=1
+finish()
+{
+	cleanup_prefix $P >/dev/null 2>&1
+	"$BOX" setup-host --pool "$was" >/dev/null 2>&1 || echo "bench: could not put box-net back on pool $was"
+	if [ "$had_own" = 0 ]; then
+		for v in $(api GET /1.0/storage-pools/box/volumes/image | json "'\n'.join(u.rsplit('/', 1)[1] for u in j['metadata'] or [])"); do
+			api_wait DELETE /1.0/storage-pools/box/volumes/image/$v >/dev/null
+		done
+		api_wait DELETE /1.0/storage-pools/box >/dev/null || echo "bench: could not remove pool box"
+	fi
+	rm -rf "$tmp"
+}
+trap finish EXIT INT TERM
+cleanup_prefix $P
+
+now() { date +%s%N; }
+ms() { echo $((($2 - $1) / 1000000)); }
+median() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+ratio() { awk "BEGIN {printf \"%.2f\", $1 / $2}"; }
+incus_ready()
+{
+	until incus exec "$1" -- true </dev/null >/dev/null 2>&1; do sleep 0.05; done
+	incus exec "$1" -- sh -c 'command -v cloud-init || echo absent' </dev/null >/dev/null 2>&1
+}
+# t FILE cmd...: time cmd into FILE (ms), quietly; a failure is said
+t()
+{
+	_f=$1; shift
+	_t=$(now)
+	"$@" </dev/null >"$tmp/out" 2>&1 || { echo "bench: failed: $*" >&2; tail -3 "$tmp/out" >&2; }
+	ms "$_t" "$(now)" >>"$tmp/$_f"
+}
+box_new_exec() { "$BOX" new --name "$1" --image box-test-busybox && "$BOX" exec "$1" -- true; }
+incus_launch_wait() { incus launch box-test-busybox "$1" --profile box-net && incus_ready "$1"; }
+incus_copy_up() { incus copy "$1" "$2" && incus start "$2" && wait_ipv4 "$2" 60; }
+incus_fork() { incus snapshot create "$1" f && incus copy "$1/f" "$2" && incus snapshot delete "$1" f && incus start "$2" && wait_ipv4 "$2" 60; }
+
+table="$tmp/table"
+: >"$table"
+row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3" >>"$table"; }
+
+for pool in ${BENCH_POOLS:-dir btrfs}; do
+	case $pool in
+	dir) "$BOX" setup-host --pool dir >"$tmp/setup" 2>&1 ;;
+	btrfs) "$BOX" setup-host --pool btrfs:${BENCH_POOL_GIB:-8}GiB >"$tmp/setup" 2>&1 ;;
+	esac || { echo "bench: setup-host --pool $pool failed:"; cat "$tmp/setup"; exit 1; }
+	echo "== pool $(prof_pool) ($pool)"
+	for f in bn il bc ic icu bf ifo bs is br ir; do : >"$tmp/$pool.$f"; done
+	# warm: the image onto the pool once (its unpack is the Debian round's)
+	"$BOX" new --name ${P}warm --image box-test-busybox >/dev/null 2>&1
+	cleanup_prefix ${P}warm
+	i=0
+	while [ $i -lt "$ROUNDS" ]; do
+		if [ $((i % 2)) -eq 0 ]; then
+			t $pool.bn box_new_exec ${P}b$i; t $pool.il incus_launch_wait ${P}i$i
+		else
+			t $pool.il incus_launch_wait ${P}i$i; t $pool.bn box_new_exec ${P}b$i
+		fi
+		i=$((i + 1))
+	done
+	# a stopped source for clones, a running one for forks and snapshots
+	"$BOX" down ${P}b0 --force >/dev/null 2>&1
+	i=0
+	while [ $i -lt "$ROUNDS" ]; do
+		t $pool.bc "$BOX" new --name ${P}c$i --from ${P}b0
+		t $pool.ic incus copy ${P}b0 ${P}ic$i
+		t $pool.icu incus_copy_up ${P}b0 ${P}icu$i
+		case $pool in
+		dir) t $pool.bf "$BOX" fork ${P}b1 ${P}f$i --slow ;;
+		*) t $pool.bf "$BOX" fork ${P}b1 ${P}f$i ;;
+		esac
+		t $pool.ifo incus_fork ${P}b1 ${P}if$i
+		t $pool.bs "$BOX" snapshot ${P}b1 s$i
+		t $pool.is incus snapshot create ${P}b1 is$i
+		cleanup_prefix ${P}c >/dev/null; cleanup_prefix ${P}ic >/dev/null
+		cleanup_prefix ${P}f >/dev/null; cleanup_prefix ${P}if >/dev/null
+		i=$((i + 1))
+	done
+	"$BOX" down ${P}b1 --force >/dev/null 2>&1
+	i=0
+	while [ $i -lt "$ROUNDS" ]; do
+		t $pool.br "$BOX" restore ${P}b1 s$i --force
+		t $pool.ir incus snapshot restore ${P}b1 is$i
+		i=$((i + 1))
+	done
+	bn=$(median $tmp/$pool.bn) il=$(median $tmp/$pool.il)
+	bc=$(median $tmp/$pool.bc) ic=$(median $tmp/$pool.ic) icu=$(median $tmp/$pool.icu)
+	bf=$(median $tmp/$pool.bf) ifo=$(median $tmp/$pool.ifo)
+	bs=$(median $tmp/$pool.bs) is=$(median $tmp/$pool.is)
+	br=$(median $tmp/$pool.br) ir=$(median $tmp/$pool.ir)
+	echo "$pool new    box new + first exec ${bn} ms, incus launch + waits ${il} ms: box/incus $(ratio $bn $il) (target <= 1.10; btrfs <= 600 ms)"
+	echo "$pool clone  box new --from ${bc} ms (copy+identity+start+address), incus copy ${ic} ms, incus copy+start+address ${icu} ms: box/incus copy $(ratio $bc $ic), box/incus like for like $(ratio $bc $icu) (target <= 1.2x incus copy, <= 250 ms btrfs)"
+	echo "$pool fork   box fork ${bf} ms$( [ $pool = dir ] && echo ' (--slow)'), incus snapshot+copy+start+address ${ifo} ms: box/incus $(ratio $bf $ifo) (target <= 400 ms btrfs)"
+	echo "$pool snap   box snapshot ${bs} ms, incus snapshot create ${is} ms: box/incus $(ratio $bs $is) (target <= 1.2, <= 200 ms btrfs)"
+	echo "$pool restore box restore ${br} ms, incus snapshot restore ${ir} ms: box/incus $(ratio $br $ir) (target <= 1.2)"
+	eval "R_${pool}_bn=$bn R_${pool}_il=$il R_${pool}_bc=$bc R_${pool}_ic=$ic R_${pool}_icu=$icu R_${pool}_bf=$bf R_${pool}_ifo=$ifo R_${pool}_bs=$bs R_${pool}_is=$is R_${pool}_br=$br R_${pool}_ir=$ir"
+
+	# Debian with cloud-init: box new, then the same steps by hand, timed
+	if [ "${BENCH_DEBIAN:-1}" = 1 ] && incus image info box-test-debian >/dev/null 2>&1; then
+		cleanup_prefix $P >/dev/null
+		# the image's first unpack onto this pool is its own step
+		t $pool.du incus init box-test-debian ${P}du --profile box-net
+		cleanup_prefix ${P}du >/dev/null
+		t $pool.dn "$BOX" new --name ${P}dn --image box-test-debian
+		cleanup_prefix ${P}dn >/dev/null
+		t0=$(now)
+		incus init box-test-debian ${P}dh --profile box-net </dev/null >/dev/null 2>&1; t1=$(now)
+		incus start ${P}dh </dev/null >/dev/null 2>&1; t2=$(now)
+		wait_ipv4 ${P}dh 120 >/dev/null 2>&1; t3=$(now)
+		until incus exec ${P}dh -- true </dev/null >/dev/null 2>&1; do sleep 0.05; done; t4=$(now)
+		incus exec ${P}dh -- cloud-init status --wait </dev/null >/dev/null 2>&1; t5=$(now)
+		echo "$pool debian box new $(cat $tmp/$pool.dn) ms; by hand: image unpack (first, onto the pool) $(cat $tmp/$pool.du) ms; then create $(ms $t0 $t1), start $(ms $t1 $t2), DHCP lease $(ms $t2 $t3), agent $(ms $t3 $t4), cloud-init $(ms $t4 $t5) ms (total $(ms $t0 $t5) ms)"
+		eval "R_${pool}_dn=$(cat $tmp/$pool.dn) R_${pool}_du=$(cat $tmp/$pool.du) R_${pool}_dc=$(ms $t0 $t1) R_${pool}_ds=$(ms $t1 $t2) R_${pool}_dd=$(ms $t2 $t3) R_${pool}_da=$(ms $t3 $t4) R_${pool}_dci=$(ms $t4 $t5)"
+	fi
+	cleanup_prefix $P >/dev/null
+done
+
+# the README's table (medians of BENCH_ROUNDS, ms)
+v() { eval "echo \${R_$1_$2:--}"; }
+echo "| operation (median of $ROUNDS, ms) | dir pool | btrfs pool (box's own, loop file) |"
+echo "|---|---|---|"
+echo "| box new (busybox) to first exec | $(v dir bn) | $(v btrfs bn) |"
+echo "| incus launch + the same waits | $(v dir il) | $(v btrfs il) |"
+echo "| box new --from (clone of a stopped box, started, addressed) | $(v dir bc) | $(v btrfs bc) |"
+echo "| incus copy (not started) | $(v dir ic) | $(v btrfs ic) |"
+echo "| incus copy + start + address | $(v dir icu) | $(v btrfs icu) |"
+echo "| box fork (running box; dir: --slow) | $(v dir bf) | $(v btrfs bf) |"
+echo "| incus snapshot + copy + start + address | $(v dir ifo) | $(v btrfs ifo) |"
+echo "| box snapshot (running box) | $(v dir bs) | $(v btrfs bs) |"
+echo "| incus snapshot create | $(v dir is) | $(v btrfs is) |"
+echo "| box restore (stopped box) | $(v dir br) | $(v btrfs br) |"
+echo "| incus snapshot restore | $(v dir ir) | $(v btrfs ir) |"
+echo "| box new (Debian, cloud-init) | $(v dir dn) | $(v btrfs dn) |"
+echo "| - image unpack onto the pool (first mint only) | $(v dir du) | $(v btrfs du) |"
+echo "| - create from the unpacked image | $(v dir dc) | $(v btrfs dc) |"
+echo "| - start | $(v dir ds) | $(v btrfs ds) |"
+echo "| - DHCP lease | $(v dir dd) | $(v btrfs dd) |"
+echo "| - agent answers | $(v dir da) | $(v btrfs da) |"
+echo "| - cloud-init | $(v dir dci) | $(v btrfs dci) |"
