@@ -1,12 +1,14 @@
 /*
- * box firewall [apply|show] [--subnet A.B.C.0/24] [--json] - the host
- * firewall alone.  `apply` is what the boot unit runs, before Incus:
+ * box firewall [apply|show|sync|block] [--subnet A.B.C.0/24] [--json] - the
+ * host firewall alone.  `apply` is what the boot unit runs, before Incus:
  * it needs no daemon and no bridge, only the kernel and the subnet (the
  * unit passes --subnet; by hand the bridge interface, or the daemon, says
  * it).  Rules match the bridge by name, so they hold, and drop, before
  * the bridge exists.  `show` reads every rule back and compares it, by
  * content, with the contract (host/stack/contract.c); exit 1 when anything
- * differs.
+ * differs.  `sync` binds the bridge's ports to what Incus pinned
+ * (host/stack/pins.h; dnsmasq's lease hook runs it); `block add|rm|list`
+ * edits the operator's blocklist (host/stack/fwdata.h) and re-applies.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
+#include "host/stack/fwdata.h"
+#include "host/stack/pins.h"
 #include "host/stack/hostinfo.h"
 #include "host/stack/stack.h"
 #include "host/stack/subnet.h"
@@ -51,6 +55,10 @@ show_text(const struct fw_status *st)
 		printf("             %s\n", st->sibling_note);
 	for (i = 0; i < st->ndiff; i++)
 		printf("DIFF         %s\n", st->diff[i]);
+	printf("conn cap     %u connections per box (ct count)\n",
+	    st->conn_max);
+	printf("named drops  %u (this host's uplink, the operator's "
+	    "blocklist)\n", st->nnamed);
 	printf("route_localnet on %s: %s\n", CONTRACT_BRIDGE,
 	    st->route_localnet < 0 ? "no such interface" :
 	    st->route_localnet ? "on (a VM door needs it; the input chain "
@@ -91,6 +99,10 @@ show_json(const struct fw_status *st)
 	for (i = 0; i < st->ndiff; i++)
 		json_w_str(&w, st->diff[i]);
 	json_w_end(&w, ']');
+	json_w_key(&w, "conn_max");
+	json_w_int(&w, st->conn_max);
+	json_w_key(&w, "named_drops");
+	json_w_int(&w, st->nnamed);
 	json_w_key(&w, "route_localnet");
 	if (st->route_localnet < 0)
 		json_w_null(&w);
@@ -132,6 +144,116 @@ find_subnet(const char *pin, uint32_t *net, struct box_err *e)
 	return 0;
 }
 
+/*
+ * After an apply, the port bindings again when the daemon answers (at
+ * boot it does not: dnsmasq's lease hook binds each box as it leases).
+ */
+static void
+resync(uint32_t net)
+{
+	struct pins_result r;
+	struct incus c;
+	struct box_err ignore;
+
+	err_clear(&ignore);
+	if (incus_init(&c, &ignore) < 0)
+		return;
+	c.timeout_ms = 3000;
+	if (pins_sync(&c, CONTRACT_BRIDGE, net, &r, &ignore) < 0 &&
+	    ignore.msg[0] != '\0')
+		fprintf(stderr, "box: the ports of %s were not bound again "
+		    "(%s); each box is when it next leases\n", CONTRACT_BRIDGE,
+		    ignore.msg);
+}
+
+static int
+need_root(const char *what, struct box_err *e)
+{
+	if (geteuid() == 0)
+		return 0;
+	err_set(e, -EPERM, "%s needs root", what);
+	err_fix(e, "sudo box firewall %s", what);
+	return -EPERM;
+}
+
+/* Bind the bridge's ports to what Incus pinned, now. */
+static int
+do_sync(uint32_t net, struct box_err *e)
+{
+	struct pins_result r;
+	struct incus c;
+	int rc;
+
+	if ((rc = need_root("sync", e)) < 0)
+		return rc;
+	if (net == 0)
+		return err_set(e, -ENOENT, "neither the bridge %s nor the "
+		    "daemon says which subnet the boxes are on",
+		    CONTRACT_BRIDGE);
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	rc = pins_sync(&c, CONTRACT_BRIDGE, net, &r, e);
+	incus_close(&c);
+	if (rc < 0)
+		return rc;
+	printf("ports        %zu NICs on %s: %zu ports bound to their MAC, %zu "
+	    "to their address%s\n", r.nic, CONTRACT_BRIDGE, r.bound, r.pinned,
+	    r.conflict ? "" : "");
+	if (r.conflict)
+		printf("CONFLICT     %zu NICs claim a MAC or an address another "
+		    "NIC claims: none of them is bound\n", r.conflict);
+	return 0;
+}
+
+/* block add|rm|list [A.B.C.D/L] */
+static int
+do_block(const struct opt_result *res, uint32_t net, int *applied,
+    struct fw_status *st, struct box_err *e)
+{
+	const char *op = res->npos > 1 ? res->pos[1] : "list";
+	struct fwdata d;
+	uint32_t a;
+	uint8_t pl;
+	size_t i;
+	int rc;
+
+	*applied = 0;
+	if (strcmp(op, "list") == 0) {
+		if (res->npos > 2)
+			return err_usage(e, "block list takes no prefix");
+		if ((rc = fwdata_load(&d, e)) < 0)
+			return rc;
+		for (i = 0; i < d.nblock; i++)
+			printf("%u.%u.%u.%u/%u\n", d.block[i].addr >> 24,
+			    (d.block[i].addr >> 16) & 255,
+			    (d.block[i].addr >> 8) & 255,
+			    d.block[i].addr & 255, d.block[i].plen);
+		return 0;
+	}
+	if (strcmp(op, "add") != 0 && strcmp(op, "rm") != 0)
+		return err_usage(e, "block takes add, rm or list, not '%s'", op);
+	if (res->npos != 3 || fwdata_prefix_parse(res->pos[2], &a, &pl) < 0)
+		return err_usage(e, "block %s takes one IPv4 prefix "
+		    "(A.B.C.D/L)", op);
+	if ((rc = need_root("block", e)) < 0)
+		return rc;
+	if ((rc = fwdata_load(&d, e)) < 0)
+		return rc;
+	rc = strcmp(op, "add") == 0 ? fwdata_block_add(&d, a, pl) :
+	    fwdata_block_rm(&d, a, pl);
+	if (rc == -ENOSPC)
+		return err_usage(e, "the blocklist holds at most %d prefixes",
+		    FWDATA_MAXBLOCK);
+	if (rc == -ENOENT)
+		return err_usage(e, "%s is not on the blocklist", res->pos[2]);
+	if ((rc = fwdata_save(&d, e)) < 0)
+		return rc;
+	if (net == 0)
+		return 0;	/* said by the caller: applied at the next apply */
+	*applied = 1;
+	return fw_apply(CONTRACT_BRIDGE, net, st, e);
+}
+
 int
 cmd_firewall(int argc, char **argv, struct box_err *e)
 {
@@ -139,12 +261,20 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 	struct fw_status st;
 	const char *what, *subnet;
 	uint32_t net;
-	int rc, json;
+	int rc, json, conn_max = 0, applied;
+	struct fwdata d;
 	const struct opt rows[] = {
-		OPT_WORDS("apply|show", 0, 1, "apply show", NULL),
+		OPT_WORDS("apply|show|sync|block", 0, 1, "apply show sync block",
+		    NULL),
+		OPT_ARG("add|rm|list [A.B.C.D/L]", 0, 2, OC_NONE, "block: the "
+		    "operator's blocklist, destinations no box reaches "
+		    "(persisted; add and rm re-apply the firewall)"),
 		OPT_STR("--subnet", "A.B.C.0/24", &subnet, OC_NONE, "the "
 		    "boxes' subnet (the boot unit passes it; else the "
 		    "bridge's, else the daemon's)"),
+		OPT_INT("--conn-max", "N", &conn_max, 1, 1000000, "apply: "
+		    "each box's cap on its connections (ct count; persisted; "
+		    "default 2048)"),
 		OPT_FLAG("--json", NULL, &json, "the verdict as one JSON "
 		    "object"),
 		OPT_END
@@ -154,11 +284,22 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	what = res.npos > 0 ? res.pos[0] : "show";
-	if (strcmp(what, "apply") != 0 && strcmp(what, "show") != 0)
+	if (strcmp(what, "apply") != 0 && strcmp(what, "show") != 0 &&
+	    strcmp(what, "sync") != 0 && strcmp(what, "block") != 0)
 		return opt_usage(argv[0], rows, e);
+	if (strcmp(what, "block") != 0 && res.npos > 1)
+		return opt_usage(argv[0], rows, e);
+	if (conn_max != 0 && strcmp(what, "apply") != 0)
+		return err_usage(e, "--conn-max goes with apply");
 	if ((rc = find_subnet(subnet, &net, e)) < 0)
 		return rc;
-	if (strcmp(what, "show") == 0) {
+	if (strcmp(what, "sync") == 0)
+		return do_sync(net, e);
+	if (strcmp(what, "block") == 0) {
+		if ((rc = do_block(&res, net, &applied, &st, e)) < 0 ||
+		    !applied)
+			return rc;
+	} else if (strcmp(what, "show") == 0) {
 		rc = fw_read(CONTRACT_BRIDGE, net, &st, e);
 	} else {
 		if ((rc = nestguard_check("firewall apply", NG_CHANGE, NULL,
@@ -176,7 +317,17 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 			err_fix(e, "box firewall apply --subnet A.B.C.0/24");
 			return -ENOENT;
 		}
+		if (conn_max != 0) {
+			if ((rc = fwdata_load(&d, e)) < 0)
+				return rc;
+			d.conn_max = (uint32_t)conn_max;
+			if ((rc = fwdata_save(&d, e)) < 0)
+				return rc;
+		}
 		rc = fw_apply(CONTRACT_BRIDGE, net, &st, e);
+		/* --subnet is the boot path: the daemon is not up yet */
+		if (rc == 0 && subnet == NULL)
+			resync(net);
 	}
 	if (rc < 0)
 		return rc;

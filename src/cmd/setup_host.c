@@ -17,7 +17,9 @@
 #include "host/install/nestguard.h"
 #include "host/stack/egress_host.h"
 #include "host/stack/firewall.h"
+#include "host/stack/fwdata.h"
 #include "host/stack/hostinfo.h"
+#include "host/stack/pins.h"
 #include "host/stack/pool.h"
 #include "host/stack/stack.h"
 #include "host/stack/subnet.h"
@@ -330,6 +332,7 @@ static int
 converge(struct setup *s, struct box_err *e)
 {
 	char corrected[512];
+	struct pins_result pr;
 	int changed, live, rc;
 
 	if ((rc = stack_observe(&s->c, &s->conf, &s->st, e)) < 0)
@@ -351,7 +354,8 @@ converge(struct setup *s, struct box_err *e)
 	    e)) < 0)
 		return rc;
 	said("profile", changed, "box-net converged");
-	if ((rc = fw_apply(STACK_BRIDGE, s->conf.net, &s->fw, e)) < 0)
+	if ((rc = fwdata_from_env(e)) < 0 ||
+	    (rc = fw_apply(STACK_BRIDGE, s->conf.net, &s->fw, e)) < 0)
 		return rc;
 	fprintf(stderr,
 	    "box: firewall %u rules live, each read back from the kernel "
@@ -361,8 +365,14 @@ converge(struct setup *s, struct box_err *e)
 	if ((rc = egress_sync_if(&s->c, 0, e)) < 0)
 		return rc;
 	local_route(s);
-	if ((rc = sysd_install_boot(s->conf.net, &live, e)) < 0)
+	if ((rc = sysd_install_boot(s->conf.net, &live, e)) < 0 ||
+	    (rc = pins_install_hook(SYSD_BOOT_BIN, e)) < 0 ||
+	    (rc = pins_sync(&s->c, STACK_BRIDGE, s->conf.net, &pr, e)) < 0)
 		return rc;
+	fprintf(stderr, "box: ports    %zu of %zu NICs on %s bound to their "
+	    "pinned MAC (%zu to their address); dnsmasq's lease hook %s "
+	    "binds each again as it leases\n", pr.bound, pr.nic, STACK_BRIDGE,
+	    pr.pinned, CONTRACT_DHCP_HOOK);
 	if (live)
 		fprintf(stderr,
 		    "box: boot     %s installed and restarted: it runs %s "

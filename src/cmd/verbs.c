@@ -444,6 +444,10 @@ static const struct box_env box_env[] = {
 	{ "PATH", "where setup-host looks for btrfs (btrfs-progs) and "
 	  "apt-get" },
 	{ "BOX_EGRESS_STATE", "the egress state file (an absolute path)" },
+	{ "BOX_BLOCK, BOX_CONN_MAX", "setup-host: the operator's blocklist "
+	  "(IPv4 prefixes no box reaches) and each box's connection cap "
+	  "(2048)" },
+	{ "BOX_FIREWALL_DATA", "the firewall data file (an absolute path)" },
 	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "
 	  "the pool's free space, else 65536)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "

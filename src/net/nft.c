@@ -980,6 +980,10 @@ canon_nested(const char *expr, const struct nl_attr *a, int depth)
 	if (strcmp(expr, "range") == 0)
 		return a->type == NFTA_RANGE_FROM_DATA ||
 		    a->type == NFTA_RANGE_TO_DATA;
+	/* the expression a dynset attaches (ct count): its data nest is
+	 * attribute 2 one level down, as NFTA_DATA_VERDICT is */
+	if (strcmp(expr, "dynset") == 0)
+		return a->type == NFTA_DYNSET_EXPR;
 	return 0;
 }
 
@@ -1268,6 +1272,13 @@ int
 nft_set_add(struct nft_batch *bt, int family, const char *table,
     const struct nft_set_spec *sp)
 {
+	return nft_set_add_udata(bt, family, table, sp, NULL, 0);
+}
+
+int
+nft_set_add_udata(struct nft_batch *bt, int family, const char *table,
+    const struct nft_set_spec *sp, const void *udata, size_t udata_len)
+{
 	char d[NFT_DESC_LEN];
 	size_t desc;
 
@@ -1278,7 +1289,8 @@ nft_set_add(struct nft_batch *bt, int family, const char *table,
 	    sp->data_len > NFT_SET_KEYMAX ||
 	    (sp->flags & ~(uint32_t)(NFT_SET_TIMEOUT | NFT_SET_EVAL)) != 0 ||
 	    (sp->timeout_ms != 0 && !(sp->flags & NFT_SET_TIMEOUT)) ||
-	    (sp->comment != NULL && strlen(sp->comment) >= NFT_COMMENT_MAX))
+	    (sp->comment != NULL && strlen(sp->comment) >= NFT_COMMENT_MAX) ||
+	    (sp->comment != NULL && udata != NULL))	/* one userdata */
 		return bt_fail(bt, -EINVAL);
 	snprintf(d, sizeof(d), "add set %s %s %s", fam_name(family), table,
 	    sp->name);
@@ -1307,6 +1319,8 @@ nft_set_add(struct nft_batch *bt, int family, const char *table,
 	nl_put_be32(&bt->b, NFTA_SET_ID, bt->seq);
 	if (sp->timeout_ms != 0)
 		nl_put_be64(&bt->b, NFTA_SET_TIMEOUT, sp->timeout_ms);
+	if (udata != NULL && udata_len > 0)
+		nl_put(&bt->b, NFTA_SET_USERDATA, udata, udata_len);
 	if (sp->size != 0) {
 		desc = nl_nest_begin(&bt->b, NFTA_SET_DESC);
 		nl_put_be32(&bt->b, NFTA_SET_DESC_SIZE, sp->size);
@@ -1535,6 +1549,78 @@ nft_setelems_add(struct nft_batch *bt, int family, const char *table,
 			return bt->b.err;
 	}
 	return bt->b.err;
+}
+
+int
+nft_expr_dynset_connlimit(struct nft_batch *bt, uint32_t sreg,
+    const char *set, uint32_t count, int over)
+{
+	struct expr x;
+	size_t inner, data;
+
+	if (set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	if (expr_begin(bt, &x, "dynset", 1) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_DYNSET_SET_NAME, set);
+	nl_put_be32(&bt->b, NFTA_DYNSET_OP, NFT_DYNSET_OP_ADD);
+	nl_put_be32(&bt->b, NFTA_DYNSET_SREG_KEY, sreg);
+	inner = nl_nest_begin(&bt->b, NFTA_DYNSET_EXPR);
+	nl_put_str(&bt->b, NFTA_EXPR_NAME, "connlimit");
+	data = nl_nest_begin(&bt->b, NFTA_EXPR_DATA);
+	nl_put_be32(&bt->b, NFTA_CONNLIMIT_COUNT, count);
+	nl_put_be32(&bt->b, NFTA_CONNLIMIT_FLAGS, over ? NFT_CONNLIMIT_F_INV :
+	    0);
+	nl_nest_end(&bt->b, data);
+	nl_nest_end(&bt->b, inner);
+	return expr_end(bt, &x);
+}
+
+int
+nft_setelem_add(struct nft_batch *bt, int family, const char *table,
+    const char *set, const unsigned char *keys, size_t klen, size_t n)
+{
+	char d[NFT_DESC_LEN];
+	size_t list, el, key, i;
+
+	if (name_ok(bt, table) != 0 || set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	if (keys == NULL || klen == 0 || klen > NFT_SET_KEYMAX || n == 0 ||
+	    n > NFT_SETELEM_MAX)
+		return bt_fail(bt, -EINVAL);
+	snprintf(d, sizeof(d), "add element %s %s %s", fam_name(family),
+	    table, set);
+	if (msg_begin(bt, NFT_MSG_NEWSETELEM, family, NLM_F_CREATE, d) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_TABLE, table);
+	nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_SET, set);
+	list = nl_nest_begin(&bt->b, NFTA_SET_ELEM_LIST_ELEMENTS);
+	for (i = 0; i < n; i++) {
+		el = nl_nest_begin(&bt->b, NFTA_LIST_ELEM);
+		key = nl_nest_begin(&bt->b, NFTA_SET_ELEM_KEY);
+		nl_put(&bt->b, NFTA_DATA_VALUE, keys + i * klen, klen);
+		nl_nest_end(&bt->b, key);
+		nl_nest_end(&bt->b, el);
+	}
+	nl_nest_end(&bt->b, list);
+	return nl_msg_end(&bt->b);
+}
+
+int
+nft_set_flush(struct nft_batch *bt, int family, const char *table,
+    const char *set)
+{
+	char d[NFT_DESC_LEN];
+
+	if (name_ok(bt, table) != 0 || set_name_ok(bt, set) != 0)
+		return bt->b.err;
+	snprintf(d, sizeof(d), "flush set %s %s %s", fam_name(family), table,
+	    set);
+	if (msg_begin(bt, NFT_MSG_DELSETELEM, family, 0, d) != 0)
+		return bt->b.err;
+	nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_TABLE, table);
+	nl_put_str(&bt->b, NFTA_SET_ELEM_LIST_SET, set);
+	return nl_msg_end(&bt->b);
 }
 
 #define ARPHRD_ETHER_	1

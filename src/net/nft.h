@@ -326,7 +326,12 @@ int nft_parse_rule(const struct nl_msg *m, const char *table,
 #define NFT_TYPE_CONCAT2(a, b)		((uint32_t)(a) << 6 | (uint32_t)(b))
 #define NFT_TYPE_CONCAT3(a, b, c)	((uint32_t)(a) << 12 | \
 					 (uint32_t)(b) << 6 | (uint32_t)(c))
-#define NFT_SET_KEYMAX		16	/* key bytes we build or read */
+#define NFT_TYPE_INTEGER	4
+#define NFT_TYPE_ETHER_ADDR	9
+#define NFT_TYPE_IFNAME		41
+#define NFT_SET_KEYMAX		32	/* key bytes we build or read: an
+					   ifname . ether_addr . ipv4_addr
+					   concatenation is 16 + 8 + 4 */
 
 struct nft_set_spec {
 	const char *name;
@@ -343,6 +348,10 @@ struct nft_set_spec {
 /* Create the set if missing (an existing one keeps its elements). */
 int nft_set_add(struct nft_batch *bt, int family, const char *table,
     const struct nft_set_spec *sp);
+/* The same with NFTA_SET_USERDATA as nft writes it (a `typeof`
+ * declaration), so that nft lists the set in text it can load again. */
+int nft_set_add_udata(struct nft_batch *bt, int family, const char *table,
+    const struct nft_set_spec *sp, const void *udata, size_t udata_len);
 /* Delete a set (ENOENT at send time if missing; EBUSY if a rule uses it). */
 int nft_set_del(struct nft_batch *bt, int family, const char *table,
     const char *name);
@@ -354,6 +363,25 @@ int nft_expr_lookup(struct nft_batch *bt, uint32_t sreg, const char *set,
  * the set's default timeout (update refreshes an element's expiry). */
 int nft_expr_dynset(struct nft_batch *bt, uint32_t op, uint32_t sreg,
     const char *set);
+/*
+ * dynset add with a connection limit, as nft writes
+ *   add @set { <key in sreg> ct count over <count> }
+ * (over: the limit's inverted flag; the rule goes on when the key's
+ * connections exceed count).  The set needs NFT_SET_EVAL.
+ */
+int nft_expr_dynset_connlimit(struct nft_batch *bt, uint32_t sreg,
+    const char *set, uint32_t count, int over);
+
+/*
+ * Elements: add n keys of klen bytes each (keys[i*klen ..]) to a set, in
+ * one message (at most NFT_SETELEM_MAX); flush removes every element.
+ */
+#define NFT_SETELEM_MAX		256
+int nft_setelem_add(struct nft_batch *bt, int family, const char *table,
+    const char *set, const unsigned char *keys, size_t klen, size_t n);
+int nft_set_flush(struct nft_batch *bt, int family, const char *table,
+    const char *set);
+
 /* The same on a map: op ADD, UPDATE or DELETE the key in sreg (with the
  * data in sreg_data: the kernel wants it for a map, also on delete). */
 int nft_expr_dynset_map(struct nft_batch *bt, uint32_t op, uint32_t sreg,

@@ -331,8 +331,9 @@ $BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring) fail
 probes $A "fw2 tcp 198.51.100.1 $W_HOST_PORT $T"
 judged "layer" "table inet box back: $A -> host 198.51.100.1:$W_HOST_PORT" $A "$(v fw2)"
 
-# (2) siblings: a box on a scratch profile without port isolation
-$D call POST /1.0/profiles "{\"name\":\"$OPEN\",\"description\":\"box drill: negative control, NO port isolation\",\"config\":{},\"devices\":{\"eth0\":{\"type\":\"nic\",\"network\":\"boxnet\",\"name\":\"eth0\",\"security.port_isolation\":\"false\"},\"root\":{\"type\":\"disk\",\"pool\":\"default\",\"path\":\"/\"}}}" >/dev/null ||
+# (2) siblings: a box on a scratch profile without port isolation (its
+# address pinned: dnsmasq answers only pinned clients)
+$D call POST /1.0/profiles "{\"name\":\"$OPEN\",\"description\":\"box drill: negative control, NO port isolation\",\"config\":{},\"devices\":{\"eth0\":{\"type\":\"nic\",\"network\":\"boxnet\",\"name\":\"eth0\",\"security.port_isolation\":\"false\",\"ipv4.address\":\"${PFX}239\"},\"root\":{\"type\":\"disk\",\"pool\":\"default\",\"path\":\"/\"}}}" >/dev/null ||
     abort "creating the scratch profile $OPEN failed"
 $D launch $C "$IMAGE" $OPEN || abort "launching the control box $C failed"
 CIP=$($D ipv4 $C "$PFX" 60) || abort "$C got no lease"

@@ -21,7 +21,9 @@
 # from the sender; X7 and X8 by whether the internet answers.  Each probe
 # has a negative control that opens its hole (the control box $N on the
 # scratch profile $NOF: box-net with the NIC filtering keys false, port
-# isolation kept; inserted accept rules; a deleted chain; a sysctl; a PATCH)
+# isolation kept; inserted accept rules; a deleted chain; a sysctl; a PATCH;
+# for X4, X5 and X7 also box's port bindings flushed: table bridge box
+# prerouting holds against $N alone, which is a probe of its own)
 # and the defence is put back and shown to hold, alone where layers stack.
 
 N=drill-nf
@@ -88,9 +90,11 @@ adv_setup()
 	[ -z "$(tail -c1 /etc/hosts)" ] || echo >>/etc/hosts
 	echo "$HOSTS_LINE" >>/etc/hosts
 	# the control box's profile: box-net as the daemon holds it, with every
-	# NIC filtering key false and port isolation kept
+	# NIC filtering key false and port isolation kept; its address pinned
+	# (ipv4.address), since dnsmasq answers only pinned clients and Incus
+	# pins an unfiltered NIC's MAC only with an address
 	$D call DELETE /1.0/profiles/$NOF >/dev/null 2>&1
-	_p=$($D get /1.0/profiles/box-net "json.dumps({'name': '$NOF', 'description': 'box drill: negative control, NO NIC filtering (port isolation kept)', 'config': m['config'], 'devices': {k: (dict(d, **{'security.mac_filtering': 'false', 'security.ipv4_filtering': 'false', 'security.ipv6_filtering': 'false', 'security.port_isolation': 'true'}) if d.get('type') == 'nic' else d) for k, d in m['devices'].items()}})") &&
+	_p=$($D get /1.0/profiles/box-net "json.dumps({'name': '$NOF', 'description': 'box drill: negative control, NO NIC filtering (port isolation kept)', 'config': m['config'], 'devices': {k: (dict(d, **{'security.mac_filtering': 'false', 'security.ipv4_filtering': 'false', 'security.ipv6_filtering': 'false', 'security.port_isolation': 'true', 'ipv4.address': '${PFX}240'}) if d.get('type') == 'nic' else d) for k, d in m['devices'].items()}})") &&
 	    $D call POST /1.0/profiles "$_p" >/dev/null || return 1
 	note "box-net's NIC: $($D get /1.0/profiles/box-net "' '.join('%s=%s' % (k, v) for k, v in sorted(m['devices']['eth0'].items()) if k.startswith('security.'))")"
 	# launched now, in the background; adv_run waits for it
@@ -233,11 +237,19 @@ a2 arp $GW"
 	    "$([ -z "$_l" ] && echo dropped || echo "connected — the host learnt: $_l")"
 	probes $B "ng2 neigh $GW"
 	reached "X4" "$B's entry for the gateway is still boxnet's MAC" "$(v ng2)" "$_gmac"
-	# control: the same claim from the box without NIC filtering
+	# the same claim from the box without NIC filtering: box's own port
+	# bindings (table bridge box prerouting) hold it alone
 	ip neigh del "$BIP" dev boxnet 2>/dev/null
 	probes $B "nb2 http http://$W_INET/ 5"
+	probes $N "na0 arp $BIP"
+	_m=$(host_mac "$BIP")
+	adv "layer" "port bindings alone (no NIC filter): $N's forged ARP claiming $BIP: the host's entry still $B's MAC" $N \
+	    "$([ "$_m" = "$_bmac" ] && echo dropped || echo "connected — the host's entry MOVED to ${_m:-nothing}")"
+	# control: no NIC filtering and no port bindings
+	nft flush chain bridge box prerouting
 	probes $N "na1 arp $BIP"
-	ctl_ok "ctl-X4" "no NIC filtering: $N's forged ARP moves the host's entry for $BIP to $N's MAC" "$(host_mac "$BIP")" "$_nmac"
+	ctl_ok "ctl-X4" "no NIC filtering, no port bindings: $N's forged ARP moves the host's entry for $BIP to $N's MAC" "$(host_mac "$BIP")" "$_nmac"
+	$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring) failed"
 	ip neigh del "$BIP" dev boxnet 2>/dev/null
 	probes $B "nb3 http http://$W_INET/ 5"
 	reached "X4" "restored: $B reaches the internet again, the host's entry is $B's MAC" "$(v nb3) $(host_mac "$BIP")" "body $W_MARK_INET $_bmac"
@@ -262,9 +274,14 @@ f2 rawudp $BIP $W_INET $W_REC_PORT $TOK-f2"
 	probes $N "f4 rawudp $W_FORGE $W_INET $W_REC_PORT $TOK-f4"
 	sleep 0.5
 	adv "layer" "forward chain alone (no NIC filter): $N -> the internet from $W_FORGE" $N "$(far f4)"
-	# control: neither
+	# ... and the port bindings without either: a sibling's address
 	_fw=$(inner_fw)
 	[ -n "$_fw" ] && nft delete chain inet box "$_fw"
+	probes $N "f6b rawudp $BIP $W_INET $W_REC_PORT $TOK-f6b"
+	sleep 0.5
+	adv "layer" "port bindings alone (no NIC filter, no forward chain): $N -> the internet from $B's address $BIP" $N "$(far f6b)"
+	# control: none of them
+	nft flush chain bridge box prerouting
 	probes $N "f5 rawudp $W_FORGE $W_INET $W_REC_PORT $TOK-f5
 f6 rawudp $BIP $W_INET $W_REC_PORT $TOK-f6"
 	sleep 0.5
@@ -383,9 +400,17 @@ adv_macip()
 	stops "X7" "$A with a MAC of its own choosing -> the internet" $A "$(v 0am)"
 	stops "X7" "$A from a free address $FREE of the subnet -> the internet" $A "$(v 0ai)"
 	reached "X7" "restored: $A's own MAC and address reach the internet" "$(v 0ar)" "body $W_MARK_INET"
+	# without NIC filtering box's port bindings hold alone ...
+	macip $N 0c
+	stops "layer" "port bindings alone (no NIC filter): $N with a MAC of its own choosing -> the internet" $N "$(v 0cm)"
+	stops "layer" "port bindings alone (no NIC filter): $N from a free address $FREE -> the internet" $N "$(v 0ci)"
+	reached "X7" "restored: $N's own MAC and address reach the internet" "$(v 0cr)" "body $W_MARK_INET"
+	# ... control: neither
+	nft flush chain bridge box prerouting
 	macip $N 0b
-	ctl_ok "ctl-X7" "no NIC filtering: $N with another MAC still reaches the internet" "$(v 0bm)" "body $W_MARK_INET"
-	ctl_ok "ctl-X7" "no NIC filtering: $N from $FREE still reaches the internet" "$(v 0bi)" connected
+	ctl_ok "ctl-X7" "no NIC filtering, no port bindings: $N with another MAC still reaches the internet" "$(v 0bm)" "body $W_MARK_INET"
+	ctl_ok "ctl-X7" "no NIC filtering, no port bindings: $N from $FREE still reaches the internet" "$(v 0bi)" connected
+	$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring) failed"
 	reached "X7" "restored: $N reaches the internet" "$(v 0br)" "body $W_MARK_INET"
 }
 

@@ -34,7 +34,7 @@ rule_at(const struct nft_batch *bt, int idx, struct nft_rule_info *ri)
 
 TEST(contract_rules_both_variants)
 {
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct contract_rule_ref ref, other;
 	int n, i, j;
 
@@ -71,7 +71,7 @@ TEST(contract_emit_equals_expect)
 {
 	static struct nft_batch bt;
 	static unsigned char buf[64 << 10];
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct nft_rule_info ri;
 	struct nl_msg m;
 	size_t off = 0;
@@ -128,7 +128,10 @@ TEST(contract_table_says_what_the_contract_says)
 	CHECK_INT(iso, 1);
 	CHECK_INT(contract_dnsmasq(srv, 2, raw, sizeof(raw)), 0);
 	CHECK_STR(raw, "no-resolv\nno-hosts\ndomain-needed\n"
-	    "dhcp-ignore-names\nmax-cache-ttl=300\nserver=192.0.2.53\n"
+	    "dhcp-ignore-names\nmax-cache-ttl=300\n"
+	    "dhcp-ignore=tag:!known\nscript-on-renewal\n"
+	    "dhcp-script=/usr/local/libexec/box/box-dhcp-hook\n"
+	    "server=192.0.2.53\n"
 	    "server=2001:db8::53");
 	CHECK_INT(contract_dnsmasq(srv, 2, raw, 20), -ENOSPC);
 }
@@ -353,7 +356,7 @@ inet_rule(struct fw_kernel *k, const char *comment)
 
 TEST(fw_compare_names_what_the_kernel_changed)
 {
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct fw_kernel k;
 	struct fw_status st;
 	struct box_err e;
@@ -478,6 +481,36 @@ TEST(fw_compare_names_what_the_kernel_changed)
 	NEQ("00000000")
 #define ACCEPT	"immediate(1=00000000,2{2{1=00000001}})"
 #define DROP	"immediate(1=00000000,2{2{1=00000000}})"
+/* ct state new, ct state invalid */
+#define A_NEW "ct(1=00000001,2=00000000) " \
+	"bitwise(1=00000001,2=00000001,3=00000004,4{1=08000000},5{1=00000000}) " \
+	NEQ("00000000")
+#define A_INVALID "ct(1=00000001,2=00000000) " \
+	"bitwise(1=00000001,2=00000001,3=00000004,4{1=01000000},5{1=00000000}) " \
+	NEQ("00000000")
+/* add @box_conns { ip saddr ct count over 2048 }: dynset op add, key in
+ * reg 1, its expression connlimit count 0x800 flags 1 (over) */
+#define A_CONNCAP A_V4 NH(SADDR, "00000004") \
+	"dynset(1=626f785f636f6e6e7300,3=00000000,4=00000001," \
+	"7{1=636f6e6e6c696d697400,2{1=00000800,2=00000001}}) "
+/* payload load <len> bytes at <off> into <reg>, link / transport header */
+#define LL(reg, off, len) "payload(1=" reg ",2=00000000,3=" off ",4=" len ") "
+#define TH(reg, off, len) "payload(1=" reg ",2=00000002,3=" off ",4=" len ") "
+#define NHR(reg, off, len) "payload(1=" reg ",2=00000001,3=" off ",4=" len ") "
+#define R1	"00000001"
+#define R2	"00000002"
+#define R32_02	"0000000a"
+#define R32_06	"0000000e"
+/* lookup reg 1 in a set (its name with the NUL), and the inverted one */
+#define IN(set)	"lookup(1=" set ",2=00000001) "
+#define NOTIN(set) "lookup(1=" set ",2=00000001,5=00000001) "
+#define S_MACS		"626f785f6d61637300"
+#define S_CHADDRS	"626f785f6368616464727300"
+#define S_SELF		"626f785f73656c6600"
+#define S_PORTS		"626f785f706f72747300"
+#define S_PORTNAMES	"626f785f706f72746e616d657300"
+#define S_PINS		"626f785f70696e7300"
+#define ETHER_ARP	LL(R1, "0000000c", "00000002") EQ("0806")
 /* jump egress: NFT_JUMP (-3) and the chain's name */
 #define JUMP_EGRESS "immediate(1=00000000,2{2{1=fffffffd,2=65677265737300}})"
 
@@ -490,6 +523,8 @@ struct ka_rule {
 #define KA_INET \
 	{ NFT_FAM_INET, "input", "box: replies to connections the host opened", \
 	  A_IIF A_EST_REL ACCEPT }, \
+	{ NFT_FAM_INET, "input", "box: a box's share of conntrack is capped", \
+	  A_IIF A_NEW A_CONNCAP DROP }, \
 	{ NFT_FAM_INET, "input", "box: DNS to the gateway", \
 	  A_IIF TO32("0a580001") DPORT(UDP, "0035") ACCEPT }, \
 	{ NFT_FAM_INET, "input", "box: DNS over TCP to the gateway", \
@@ -506,6 +541,10 @@ struct ka_rule {
 	  A_OIF META(K_NFPROTO) EQ("0a") DROP }, \
 	{ NFT_FAM_INET, "forward", "box: a box sends only from its subnet", \
 	  A_IIF A_V4 NH(SADDR, "00000003") NEQ("0a5800") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: nothing conntrack finds invalid leaves a box", \
+	  A_IIF A_INVALID DROP }, \
+	{ NFT_FAM_INET, "forward", "box: a box's share of conntrack is capped", \
+	  A_IIF A_NEW A_CONNCAP DROP }, \
 	{ NFT_FAM_INET, "forward", "box: no routed traffic between boxes", \
 	  A_IIF A_OIF DROP }, \
 	{ NFT_FAM_INET, "forward", "box: not 0.0.0.0/8 (this network)", \
@@ -530,6 +569,8 @@ struct ka_rule {
 	  A_IIF TOM("f0000000", "e0000000") DROP }, \
 	{ NFT_FAM_INET, "forward", "box: not 240.0.0.0/4 (reserved)", \
 	  A_IIF TOM("f0000000", "f0000000") DROP }, \
+	{ NFT_FAM_INET, "forward", "box: not 168.63.129.16 (Azure's host platform service)", \
+	  A_IIF TO32("a83f8110") DROP }, \
 	{ NFT_FAM_INET, "forward", "box: each box's egress policy (chain egress)", \
 	  A_IIF JUMP_EGRESS }, \
 	{ NFT_FAM_INET, "forward", "box: replies into a box", \
@@ -539,6 +580,47 @@ struct ka_rule {
 	{ NFT_FAM_INET, "expose-snat", \
 	  "box: loopback-sourced expose traffic leaves as the gateway", \
 	  A_OIF A_V4 NH(SADDR, "00000001") EQ("7f") "masq()" }
+
+/*
+ * bridge box prerouting, the same in both variants: DHCP's giaddr at
+ * transport header byte 32 (8 + 24), chaddr at 36, the first option at 248
+ * (8 + 236 + the cookie); concatenations laid out as nft does: ifname in
+ * reg 1, a MAC in reg 2 (or 32-bit reg 2 after a MAC), an address in 32-bit
+ * reg 6.  Checked against nft --debug=netlink of contract.nft's text.
+ */
+#define KA_PRE \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: no DHCP relay address", \
+	  DPORT(UDP, "0043") TH(R1, "00000020", "00000004") NEQ("00000000") \
+	  DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a pinned MAC as DHCP chaddr only from that MAC", \
+	  DPORT(UDP, "0043") TH(R1, "00000024", "00000006") IN(S_CHADDRS) \
+	  LL(R1, "00000006", "00000006") TH(R32_02, "00000024", "00000006") \
+	  NOTIN(S_SELF) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a pinned MAC's first DHCP from a port not yet bound", \
+	  META(K_IIFNAME) NOTIN(S_PORTNAMES) \
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000004") EQ("00000000") \
+	  DPORT(UDP, "0043") LL(R1, "00000006", "00000006") IN(S_MACS) \
+	  TH(R1, "000000f8", "00000003") \
+	  "bitwise(1=00000001,2=00000001,3=00000003,4{1=fffffd},5{1=000000}) " \
+	  EQ("350101") ACCEPT }, \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: a pinned MAC only from its own port", \
+	  LL(R1, "00000006", "00000006") IN(S_MACS) META(K_IIFNAME) \
+	  LL(R2, "00000006", "00000006") NOTIN(S_PORTS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a box's IPv4 only with its pinned port, MAC and address", \
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000003") EQ("0a5800") \
+	  META(K_IIFNAME) LL(R2, "00000006", "00000006") \
+	  NHR(R32_06, "0000000c", "00000004") NOTIN(S_PINS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a box's ARP only with its pinned port, MAC and address", \
+	  ETHER_ARP NH("0000000e", "00000003") EQ("0a5800") META(K_IIFNAME) \
+	  NHR(R2, "00000008", "00000006") NHR(R32_06, "0000000e", "00000004") \
+	  NOTIN(S_PINS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: a box ARPs for the gateway only", \
+	  ETHER_ARP NH("0000000e", "00000003") EQ("0a5800") \
+	  NH("00000018", "00000004") NEQ("0a580001") DROP }
 
 /* the kernel refuses meta ibrname/obrname: by subnet, IPv4 and ARP */
 static const struct ka_rule ka_subnet[] = {
@@ -552,6 +634,7 @@ static const struct ka_rule ka_subnet[] = {
 	  "payload(1=00000001,2=00000000,3=0000000c,4=00000002) " EQ("0806")
 	  NH("0000000e", "00000003") EQ("0a5800")
 	  NH("00000018", "00000003") EQ("0a5800") DROP },
+	KA_PRE,
 };
 
 /* it takes them: every frame between two ports of the bridge */
@@ -559,6 +642,7 @@ static const struct ka_rule ka_brname[] = {
 	KA_INET,
 	{ NFT_FAM_BRIDGE, "forward", "box: no frame from one box to another",
 	  META(K_IBRNAME) EQ(BOXNET) META(K_OBRNAME) EQ(BOXNET) DROP },
+	KA_PRE,
 };
 
 #define NKA(a) (sizeof(a) / sizeof(a[0]))
@@ -566,7 +650,7 @@ static const struct ka_rule ka_brname[] = {
 /* Every rule of both variants, by content, against the written answer. */
 TEST(contract_rules_equal_the_known_answer)
 {
-	struct contract_env env = { CONTRACT_BRIDGE, NET, 0 };
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = NET };
 	struct contract_rule_ref ref;
 	const struct ka_rule *ka;
 	size_t nka, i;
@@ -598,15 +682,15 @@ TEST(contract_rules_equal_the_known_answer)
 /* The addresses derived from the bridge's /24 follow it: another subnet. */
 TEST(contract_rules_follow_the_subnet)
 {
-	struct contract_env env = { CONTRACT_BRIDGE, 0xc0a80700u, 0 };	/* 192.168.7.0 */
+	struct contract_env env = { .bridge = CONTRACT_BRIDGE, .net = 0xc0a80700u };	/* 192.168.7.0 */
 	int n = contract_expect(&env, want, 96);
 
 	CHECK(n > 8);
 	if (n <= 8)
 		return;
-	CHECK_STR(want[1].canon, A_IIF TO32("c0a80701") DPORT(UDP, "0035")
+	CHECK_STR(want[2].canon, A_IIF TO32("c0a80701") DPORT(UDP, "0035")
 	    ACCEPT);
-	CHECK_STR(want[8].canon, A_IIF A_V4 NH(SADDR, "00000003")
+	CHECK_STR(want[9].canon, A_IIF A_V4 NH(SADDR, "00000003")
 	    NEQ("c0a807") DROP);
 }
 

@@ -268,7 +268,8 @@ run_fixes(struct dh_ctx *h, struct box_err *e)
 		return rc;
 	if (netchg)
 		await_dnsmasq(old);	/* a changed key restarts it */
-	if ((rc = fix_firewall(h, &sc, e)) < 0)
+	if ((rc = fix_firewall(h, &sc, e)) < 0 ||
+	    (rc = dh_fix_neigh(h, e)) < 0)
 		return rc;
 	dh_read_kernel(h);	/* a profile change re-plugs the NICs */
 	if ((rc = fix_ports(h, e)) < 0)

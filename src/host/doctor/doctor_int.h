@@ -47,6 +47,11 @@ int dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o);
 /* Each box's egress policy and whether the kernel holds it
  * (doctor_egress.c). */
 void dh_check_egress(struct dh_ctx *h);
+/* The layers against a hostile neighbour (doctor_neigh.c), and their fix:
+ * the port bindings fed again from Incus. */
+void dh_check_neigh(struct dh_ctx *h);
+struct box_err;
+int dh_fix_neigh(struct dh_ctx *h, struct box_err *e);
 void dh_free(struct dh_ctx *h);
 
 /* The bridge as the kernel holds it: ifindex, state, address, ports. */

@@ -113,6 +113,14 @@ const char *const contract_dnsmasq_lines[] = {
 	 * only from upstream answers, never from its cache, so no answer may
 	 * be served from the cache for long. */
 	("max-cache-ttl=" CONTRACT_DNS_CACHE_TTL),
+	/* DHCP serves only what Incus pinned: every instance's MAC is in
+	 * its dnsmasq host file ("known"); a DISCOVER from an invented MAC
+	 * gets no answer, so no box can drain the pool. */
+	"dhcp-ignore=tag:!known",
+	/* Each lease change (renewals too: a restarted box renews on a new
+	 * port) re-feeds the port bindings (host/stack/pins.c). */
+	"script-on-renewal",
+	("dhcp-script=" CONTRACT_DHCP_HOOK),
 };
 const size_t contract_ndnsmasq_lines =
     sizeof(contract_dnsmasq_lines) / sizeof(contract_dnsmasq_lines[0]);
@@ -134,9 +142,66 @@ const struct contract_chain contract_chains[] = {
 	{ NFT_FAM_BRIDGE, { "forward", "filter", NFT_HOOK_FORWARD, -200,
 	  NFT_V_ACCEPT },
 	  "frames between two ports of the bridge" },
+	{ NFT_FAM_BRIDGE, { "prerouting", "filter", NFT_HOOK_PREROUTING, -200,
+	  NFT_V_ACCEPT },
+	  "every frame a port sends, before the bridge learns its MAC" },
 };
 const size_t contract_nchains =
     sizeof(contract_chains) / sizeof(contract_chains[0]);
+
+/* --- nftables: sets ------------------------------------------------------------------ */
+
+/*
+ * nft's `typeof` userdata for the two sets keyed on the DHCP chaddr (a raw
+ * payload, which has no type of its own): copied from what nft 1.0.6
+ * sends for `typeof ether saddr . @th,288,48` and `typeof @th,288,48`, so
+ * `nft list` prints a declaration that nft -f loads again.
+ */
+static const unsigned char udata_self[] = {
+	0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x03, 0x46, 0x00, 0x04, 0x0d, 0x00,
+	0x00, 0x00, 0x01, 0x3e, 0x00, 0x14, 0x00, 0x04, 0x07, 0x00, 0x00, 0x00,
+	0x01, 0x0c, 0x00, 0x04, 0x11, 0x00, 0x00, 0x00, 0x01, 0x04, 0x02, 0x00,
+	0x00, 0x00, 0x01, 0x26, 0x00, 0x04, 0x07, 0x00, 0x00, 0x00, 0x01, 0x1e,
+	0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0x04, 0x03, 0x00, 0x00, 0x00, 0x03, 0x04, 0x20, 0x01, 0x00, 0x00,
+	0x04, 0x04, 0x30, 0x00, 0x00, 0x00,
+};
+static const unsigned char udata_chaddr[] = {
+	0x00, 0x04, 0x02, 0x00, 0x00, 0x00, 0x03, 0x26, 0x00, 0x04, 0x07, 0x00,
+	0x00, 0x00, 0x01, 0x1e, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x01, 0x04,
+	0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x03, 0x00, 0x00, 0x00, 0x03, 0x04,
+	0x20, 0x01, 0x00, 0x00, 0x04, 0x04, 0x30, 0x00, 0x00, 0x00,
+};
+
+#define PINS_MAX	4096	/* instances on the bridge we bind */
+
+const struct contract_set contract_sets[] = {
+	{ NFT_FAM_INET, { CONTRACT_SET_CONNS, NFT_TYPE_IPV4_ADDR, 4,
+	  NFT_SET_EVAL, 0, 65535, 0, 0, NULL }, NULL, 0,
+	  "each box's connections, counted by conntrack (ct count)" },
+	{ NFT_FAM_BRIDGE, { CONTRACT_SET_MACS, NFT_TYPE_ETHER_ADDR, 6, 0, 0,
+	  PINS_MAX, 0, 0, NULL }, NULL, 0,
+	  "every MAC Incus pinned on the bridge, running or not" },
+	{ NFT_FAM_BRIDGE, { CONTRACT_SET_CHADDRS, NFT_TYPE_INTEGER, 6, 0, 0,
+	  PINS_MAX, 0, 0, NULL }, udata_chaddr, sizeof(udata_chaddr),
+	  "the same MACs, as a DHCP message's chaddr" },
+	{ NFT_FAM_BRIDGE, { CONTRACT_SET_SELF,
+	  NFT_TYPE_CONCAT2(NFT_TYPE_ETHER_ADDR, NFT_TYPE_INTEGER), 16, 0, 0,
+	  PINS_MAX, 0, 0, NULL }, udata_self, sizeof(udata_self),
+	  "mac . mac: a DHCP message whose chaddr is its sender's" },
+	{ NFT_FAM_BRIDGE, { CONTRACT_SET_PORTS,
+	  NFT_TYPE_CONCAT2(NFT_TYPE_IFNAME, NFT_TYPE_ETHER_ADDR),
+	  CONTRACT_KEY_PORTMAC, 0, 0, PINS_MAX, 0, 0, NULL }, NULL, 0,
+	  "each running instance's port and its pinned MAC" },
+	{ NFT_FAM_BRIDGE, { CONTRACT_SET_PORTNAMES, NFT_TYPE_IFNAME,
+	  CONTRACT_KEY_PORT, 0, 0, PINS_MAX, 0, 0, NULL }, NULL, 0,
+	  "the ports bound so far" },
+	{ NFT_FAM_BRIDGE, { CONTRACT_SET_PINS,
+	  NFT_TYPE_CONCAT3(NFT_TYPE_IFNAME, NFT_TYPE_ETHER_ADDR,
+	  NFT_TYPE_IPV4_ADDR), CONTRACT_KEY_PIN, 0, 0, PINS_MAX, 0, 0, NULL }, NULL, 0,
+	  "each running instance's port, MAC and address" },
+};
+const size_t contract_nsets = sizeof(contract_sets) / sizeof(contract_sets[0]);
 
 /* --- nftables: rules ----------------------------------------------------------------- */
 
@@ -155,10 +220,23 @@ enum cm_kind {
 	CM_NFPROTO,		/* meta nfproto <proto> */
 	CM_ARP_NET,		/* ether type arp, sender and target in NET */
 	CM_MASQ,		/* masquerade (the statement) */
+	CM_CONNCAP,		/* add @box_conns { ip saddr ct count over N } */
+	CM_GIADDR,		/* @th,256,32 != 0 (a DHCP relay address) */
+	CM_CHADDR_NOT_SENDER,	/* @th,288,48 @box_chaddrs
+				   ether saddr . @th,288,48 != @box_self */
+	CM_NEW_PORT,		/* iifname != @box_portnames */
+	CM_PINNED_MAC,		/* ether saddr @box_macs */
+	CM_DISCOVER_REQUEST,	/* option 53 first, DISCOVER or REQUEST */
+	CM_PORT_NOT_MAC,	/* iifname . ether saddr != @box_ports */
+	CM_IP_NOT_PINNED,	/* ip saddr NET iifname . ether saddr .
+				   ip saddr != @box_pins */
+	CM_ARP_NOT_PINNED,	/* arp saddr ip NET iifname . arp saddr ether
+				   . arp saddr ip != @box_pins */
+	CM_ARP_NOT_GW,		/* arp saddr ip NET arp daddr ip != GW */
 };
 
 /* Addresses: a literal prefix, or one derived from the bridge's /24. */
-enum ca_kind { CA_LIT = 0, CA_GW, CA_NET, CA_BCAST };
+enum ca_kind { CA_LIT = 0, CA_GW, CA_NET, CA_BCAST, CA_NAMED };
 
 struct cm {
 	uint8_t kind, proto, addr, plen;
@@ -167,12 +245,13 @@ struct cm {
 	uint32_t bits;
 };
 
-#define CONTRACT_MAXM 6
+#define CONTRACT_MAXM 7
 
 struct crule {
 	int family;
 	const char *chain;
-	int when;
+	int when;		/* enum contract_when; CW_NAMED: one rule
+				   per env->named, its address and comment */
 	const char *comment;
 	struct cm m[CONTRACT_MAXM];
 	int verdict;		/* NFT_V_ACCEPT / NFT_V_DROP; -9: none */
@@ -198,6 +277,20 @@ struct crule {
 #define IPV6		{ .kind = CM_NFPROTO, .proto = NFT_FAM_IPV6 }
 #define ARP_IN_NET	{ .kind = CM_ARP_NET }
 #define MASQ		{ .kind = CM_MASQ }
+#define TO_NAMED	{ .kind = CM_DADDR, .addr = CA_NAMED }
+#define FROM_ANY	{ .kind = CM_SADDR, .addr = CA_LIT, .plen = 32 }
+#define CT_NEW		CT(NFT_CTSTATE_NEW)
+#define CONNCAP		{ .kind = CM_CONNCAP }
+#define GIADDR		{ .kind = CM_GIADDR }
+#define CHADDR_NOT_SENDER { .kind = CM_CHADDR_NOT_SENDER }
+#define NEW_PORT	{ .kind = CM_NEW_PORT }
+#define PINNED_MAC	{ .kind = CM_PINNED_MAC }
+#define DISCOVER_REQUEST { .kind = CM_DISCOVER_REQUEST }
+#define PORT_NOT_MAC	{ .kind = CM_PORT_NOT_MAC }
+#define IP_NOT_PINNED	{ .kind = CM_IP_NOT_PINNED }
+#define ARP_NOT_PINNED	{ .kind = CM_ARP_NOT_PINNED }
+#define ARP_NOT_GW	{ .kind = CM_ARP_NOT_GW }
+#define CW_NAMED	100
 #define EST_REL		(NFT_CTSTATE_ESTABLISHED | NFT_CTSTATE_RELATED)
 
 #define INET		NFT_FAM_INET
@@ -218,6 +311,8 @@ static const struct crule rules[] = {
 	 * included: the last rule drops every other packet from the bridge. */
 	{ INET, "input", CW_ALWAYS, "box: replies to connections the host opened",
 	  { IIF, CT(EST_REL) }, ACCEPT },
+	{ INET, "input", CW_ALWAYS, "box: a box's share of conntrack is capped",
+	  { IIF, CT_NEW, CONNCAP }, DROP },
 	{ INET, "input", CW_ALWAYS, "box: DNS to the gateway",
 	  { IIF, TO_GW, UDP(53) }, ACCEPT },
 	{ INET, "input", CW_ALWAYS, "box: DNS over TCP to the gateway",
@@ -236,6 +331,13 @@ static const struct crule rules[] = {
 	  { OIF, IPV6 }, DROP },
 	{ INET, "forward", CW_ALWAYS, "box: a box sends only from its subnet",
 	  { IIF, NOT_FROM_NET }, DROP },
+	/* What conntrack cannot place (an ICMP error or SCTP for no known
+	 * connection) would leave un-NATed, with the box's own address. */
+	{ INET, "forward", CW_ALWAYS, "box: nothing conntrack finds invalid "
+	  "leaves a box",
+	  { IIF, CT(NFT_CTSTATE_INVALID) }, DROP },
+	{ INET, "forward", CW_ALWAYS, "box: a box's share of conntrack is capped",
+	  { IIF, CT_NEW, CONNCAP }, DROP },
 	{ INET, "forward", CW_ALWAYS, "box: no routed traffic between boxes",
 	  { IIF, OIF }, DROP },
 	{ INET, "forward", CW_ALWAYS, "box: not 0.0.0.0/8 (this network)",
@@ -260,6 +362,15 @@ static const struct crule rules[] = {
 	  { IIF, TO(224, 0, 0, 0, 4) }, DROP },
 	{ INET, "forward", CW_ALWAYS, "box: not 240.0.0.0/4 (reserved)",
 	  { IIF, TO(240, 0, 0, 0, 4) }, DROP },
+	/* Cloud platforms' host-only services in public space.  The others
+	 * are in ranges dropped above: 169.254.169.254 (AWS, GCP, Azure IMDS,
+	 * OpenStack, Oracle, DigitalOcean, Hetzner), 169.254.0.23 (Tencent),
+	 * 100.100.100.200 (Alibaba, CGNAT space), fd00:ec2::254 (IPv6). */
+	{ INET, "forward", CW_ALWAYS, "box: not 168.63.129.16 (Azure's host "
+	  "platform service)",
+	  { IIF, TO(168, 63, 129, 16, 32) }, DROP },
+	/* The host's uplink prefixes and the operator's blocklist. */
+	{ INET, "forward", CW_NAMED, NULL, { IIF, TO_NAMED }, DROP },
 	{ INET, "forward", CW_ALWAYS, "box: each box's egress policy (chain "
 	  CONTRACT_EGRESS_CHAIN ")",
 	  { IIF }, NFT_V_JUMP },
@@ -282,18 +393,43 @@ static const struct crule rules[] = {
 	  { FROM_NET, TO_NET }, DROP },
 	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no ARP from one box to another",
 	  { ARP_IN_NET }, DROP },
+
+	/* bridge box prerouting: every port of the bridge is bound to the
+	 * MAC and address Incus pinned for its instance, whatever the NIC's
+	 * own filter keys say (a granted user can launch with them off).
+	 * The sets are fed from Incus at each lease change and by box's
+	 * verbs (host/stack/pins.c).  The bridge learns a MAC only after
+	 * this chain, so a dropped frame moves no forwarding entry. */
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: no DHCP relay address",
+	  { UDP(67), GIADDR }, DROP },
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a pinned MAC as DHCP chaddr "
+	  "only from that MAC",
+	  { UDP(67), CHADDR_NOT_SENDER }, DROP },
+	/* A box started again has a new port: its first DISCOVER or
+	 * REQUEST (from 0.0.0.0, with its own MAC) must pass for the lease
+	 * event that binds the port.  RELEASE and DECLINE never do. */
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a pinned MAC's first DHCP from "
+	  "a port not yet bound",
+	  { NEW_PORT, FROM_ANY, UDP(67), PINNED_MAC, DISCOVER_REQUEST },
+	  ACCEPT },
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a pinned MAC only from its "
+	  "own port",
+	  { PINNED_MAC, PORT_NOT_MAC }, DROP },
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a box's IPv4 only with its "
+	  "pinned port, MAC and address",
+	  { IP_NOT_PINNED }, DROP },
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a box's ARP only with its "
+	  "pinned port, MAC and address",
+	  { ARP_NOT_PINNED }, DROP },
+	/* The host answers ARP on the bridge for the gateway only (not for
+	 * its uplink or another bridge's address). */
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a box ARPs for the gateway "
+	  "only",
+	  { ARP_NOT_GW }, DROP },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
 /* --- building --------------------------------------------------------------------- */
-
-static int
-applies(const struct crule *r, const struct contract_env *env)
-{
-	return r->when == CW_ALWAYS ||
-	    (r->when == CW_BRNAME && env->brname) ||
-	    (r->when == CW_NO_BRNAME && !env->brname);
-}
 
 static void
 be32(uint32_t v, unsigned char out[4])
@@ -303,6 +439,38 @@ be32(uint32_t v, unsigned char out[4])
 	out[2] = (unsigned char)(v >> 8);
 	out[3] = (unsigned char)v;
 }
+
+/* How many rules row r stands for, for env: 0, 1, or env->nnamed. */
+static size_t
+applies(const struct crule *r, const struct contract_env *env)
+{
+	if (r->when == CW_NAMED)
+		return env->nnamed;
+	return r->when == CW_ALWAYS ||
+	    (r->when == CW_BRNAME && env->brname) ||
+	    (r->when == CW_NO_BRNAME && !env->brname);
+}
+
+/* Row r's k-th rule for env, in out (a named row takes its prefix and
+ * comment from env->named[k]). */
+static void
+instance(const struct crule *r, const struct contract_env *env, size_t k,
+    struct crule *out)
+{
+	size_t i;
+
+	*out = *r;
+	if (r->when != CW_NAMED)
+		return;
+	out->comment = env->named[k].comment;
+	for (i = 0; i < CONTRACT_MAXM; i++)
+		if (out->m[i].addr == CA_NAMED) {
+			out->m[i].addr = CA_LIT;
+			be32(env->named[k].addr, out->m[i].lit);
+			out->m[i].plen = env->named[k].plen;
+		}
+}
+
 
 /* The address and prefix a match names, for env. */
 static void
@@ -349,6 +517,120 @@ arp_in_net(struct nft_batch *bt, const struct contract_env *env)
 	return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
 }
 
+/*
+ * ct count: meta nfproto ipv4, ip saddr into reg 1, dynset add into
+ * box_conns with connlimit over N, as nft writes
+ *   add @box_conns { ip saddr ct count over N }
+ */
+static int
+conncap(struct nft_batch *bt, const struct contract_env *env)
+{
+	uint32_t n = env->conn_max != 0 ? env->conn_max : CONTRACT_CONN_MAX;
+
+	nft_match_nfproto(bt, NFT_FAM_IPV4);
+	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+	return nft_expr_dynset_connlimit(bt, NFT_REG_1, CONTRACT_SET_CONNS, n,
+	    1);
+}
+
+/* The DHCP fields, after the UDP header: giaddr at 24, chaddr at 28, the
+ * first option after the 236-byte header and the magic cookie. */
+#define TH_GIADDR	(8 + 24)
+#define TH_CHADDR	(8 + 28)
+#define TH_OPTION1	(8 + 240)
+
+static int
+dhcp_match(struct nft_batch *bt, int kind)
+{
+	static const unsigned char zero[4];
+	/* 53, length 1, DISCOVER (1) or REQUEST (3): & ff ff fd == 35 01 01 */
+	static const unsigned char mask[3] = { 0xff, 0xff, 0xfd },
+	    nul[3], dr[3] = { 0x35, 0x01, 0x01 };
+
+	switch (kind) {
+	case CM_GIADDR:
+		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, TH_GIADDR, 4,
+		    NFT_REG_1);
+		return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_NEQ, zero, 4);
+	case CM_CHADDR_NOT_SENDER:
+		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, TH_CHADDR, 6,
+		    NFT_REG_1);
+		nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_CHADDRS, 0);
+		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1);
+		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, TH_CHADDR, 6,
+		    NFT_REG32_02);
+		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_SELF, 1);
+	default:	/* CM_DISCOVER_REQUEST */
+		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, TH_OPTION1, 3,
+		    NFT_REG_1);
+		nft_expr_bitwise(bt, NFT_REG_1, NFT_REG_1, mask, nul, 3);
+		return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, dr, 3);
+	}
+}
+
+static int
+port_match(struct nft_batch *bt, int kind)
+{
+	switch (kind) {
+	case CM_NEW_PORT:
+		nft_expr_meta(bt, NFT_META_IIFNAME, NFT_REG_1);
+		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_PORTNAMES, 1);
+	case CM_PINNED_MAC:
+		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1);
+		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_MACS, 0);
+	default:	/* CM_PORT_NOT_MAC */
+		nft_expr_meta(bt, NFT_META_IIFNAME, NFT_REG_1);
+		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_2);
+		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_PORTS, 1);
+	}
+}
+
+/*
+ * Port . MAC . IPv4 against box_pins: IPv4 from the subnet (meta protocol
+ * ip, saddr's first three bytes), or ARP whose sender is in it (the
+ * sender's hardware and protocol addresses: what a neighbour entry
+ * takes).  Registers as nft lays the concatenation out: ifname in reg 1,
+ * the MAC in reg 2, the address at 32-bit register 6.
+ */
+static int
+pin_match(struct nft_batch *bt, int kind, const struct contract_env *env)
+{
+	unsigned char n[4], gw[4];
+	uint16_t ip = 0x0008, arp = ETH_P_ARP_BE;	/* network order */
+
+	be32(env->net, n);
+	be32(env->net | 1, gw);
+	if (kind == CM_IP_NOT_PINNED) {
+		nft_expr_meta(bt, NFT_META_PROTOCOL, NFT_REG_1);
+		nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &ip, 2);
+		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 12, 3,
+		    NFT_REG_1);
+	} else {
+		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
+		nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &arp, 2);
+		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 3,
+		    NFT_REG_1);
+	}
+	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
+	if (kind == CM_ARP_NOT_GW) {
+		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 24, 4,
+		    NFT_REG_1);
+		return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_NEQ, gw, 4);
+	}
+	nft_expr_meta(bt, NFT_META_IIFNAME, NFT_REG_1);
+	if (kind == CM_IP_NOT_PINNED) {
+		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_2);
+		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 12, 4,
+		    NFT_REG32_06);
+	} else {
+		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 8, 6,
+		    NFT_REG_2);
+		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 4,
+		    NFT_REG32_06);
+	}
+	return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_PINS, 1);
+}
+
 static int
 emit_match(struct nft_batch *bt, const struct cm *m,
     const struct contract_env *env)
@@ -381,6 +663,20 @@ emit_match(struct nft_batch *bt, const struct cm *m,
 		return arp_in_net(bt, env);
 	case CM_MASQ:
 		return nft_expr_masq(bt);
+	case CM_CONNCAP:
+		return conncap(bt, env);
+	case CM_GIADDR:
+	case CM_CHADDR_NOT_SENDER:
+	case CM_DISCOVER_REQUEST:
+		return dhcp_match(bt, m->kind);
+	case CM_NEW_PORT:
+	case CM_PINNED_MAC:
+	case CM_PORT_NOT_MAC:
+		return port_match(bt, m->kind);
+	case CM_IP_NOT_PINNED:
+	case CM_ARP_NOT_PINNED:
+	case CM_ARP_NOT_GW:
+		return pin_match(bt, m->kind, env);
 	}
 	return -EINVAL;
 }
@@ -406,8 +702,30 @@ static int
 env_ok(const struct contract_env *env)
 {
 	return env != NULL && env->bridge != NULL && env->net != 0 &&
-	    (env->net & 0xffu) == 0;
+	    (env->net & 0xffu) == 0 && env->nnamed <= CONTRACT_MAXNAMED &&
+	    (env->nnamed == 0 || env->named != NULL) &&
+	    env->conn_max <= CONTRACT_CONN_MAX_LIMIT;
 }
+
+int
+contract_prefix_set(struct contract_prefix *p, uint32_t addr, unsigned plen,
+    const char *why)
+{
+	uint32_t mask;
+
+	if (plen > 32 || why == NULL)
+		return -EINVAL;
+	mask = plen == 0 ? 0 : 0xffffffffu << (32 - plen);
+	p->addr = addr & mask;
+	p->plen = (uint8_t)plen;
+	snprintf(p->comment, sizeof(p->comment), "box: not %u.%u.%u.%u/%u (%s)",
+	    p->addr >> 24, (p->addr >> 16) & 255, (p->addr >> 8) & 255,
+	    p->addr & 255, plen, why);
+	return 0;
+}
+
+static int nth_rule(const struct contract_env *env, size_t n,
+    struct crule *out);
 
 static const struct nft_chain_spec egress_chain = {
 	CONTRACT_EGRESS_CHAIN, NULL, 0, 0, -1
@@ -426,41 +744,53 @@ contract_emit(struct nft_batch *bt, const struct contract_env *env)
 	 * forward chain jumps to: created here if missing, never flushed
 	 * here, so a firewall apply keeps what the boxes' policies put. */
 	nft_chain_add(bt, NFT_FAM_INET, CONTRACT_NFT_TABLE, &egress_chain);
+	/* Created if missing; an existing set keeps its elements. */
+	for (c = 0; c < contract_nsets; c++)
+		nft_set_add_udata(bt, contract_sets[c].family,
+		    CONTRACT_NFT_TABLE, &contract_sets[c].spec,
+		    contract_sets[c].udata, contract_sets[c].udata_len);
 	for (c = 0; c < contract_nchains; c++) {
 		const struct contract_chain *ch = &contract_chains[c];
+		struct crule r;
 
 		nft_chain_reset(bt, ch->family, CONTRACT_NFT_TABLE, &ch->spec);
-		for (i = 0; i < NRULES; i++)
-			if (rules[i].family == ch->family &&
-			    strcmp(rules[i].chain, ch->spec.name) == 0 &&
-			    applies(&rules[i], env))
-				emit_rule(bt, &rules[i], env);
+		for (i = 0; nth_rule(env, i, &r) == 0; i++)
+			if (r.family == ch->family &&
+			    strcmp(r.chain, ch->spec.name) == 0)
+				emit_rule(bt, &r, env);
 	}
 	return nft_batch_err(bt);
 }
 
-/* The i-th applicable rule in emit order, or NULL. */
-static const struct crule *
-nth_rule(const struct contract_env *env, size_t n)
+/* The n-th applicable rule in emit order into out: 0, or -ENOENT. */
+static int
+nth_rule(const struct contract_env *env, size_t n, struct crule *out)
 {
-	size_t c, i, k = 0;
+	size_t c, i, k = 0, m;
 
 	for (c = 0; c < contract_nchains; c++)
-		for (i = 0; i < NRULES; i++)
-			if (rules[i].family == contract_chains[c].family &&
+		for (i = 0; i < NRULES; i++) {
+			if (rules[i].family != contract_chains[c].family ||
 			    strcmp(rules[i].chain,
-			    contract_chains[c].spec.name) == 0 &&
-			    applies(&rules[i], env) && k++ == n)
-				return &rules[i];
-	return NULL;
+			    contract_chains[c].spec.name) != 0)
+				continue;
+			m = applies(&rules[i], env);
+			if (n < k + m) {
+				instance(&rules[i], env, n - k, out);
+				return 0;
+			}
+			k += m;
+		}
+	return -ENOENT;
 }
 
 size_t
 contract_nrules(const struct contract_env *env)
 {
+	struct crule r;
 	size_t n = 0;
 
-	while (nth_rule(env, n) != NULL)
+	while (nth_rule(env, n, &r) == 0)
 		n++;
 	return n;
 }
@@ -469,9 +799,9 @@ int
 contract_rule_ref(const struct contract_env *env, size_t i,
     struct contract_rule_ref *ref)
 {
-	const struct crule *r = nth_rule(env, i);
+	struct crule rr, *r = &rr;
 
-	if (r == NULL)
+	if (nth_rule(env, i, &rr) < 0)
 		return -ENOENT;
 	ref->family = r->family;
 	ref->chain = r->chain;
@@ -519,16 +849,16 @@ int
 contract_expect(const struct contract_env *env, struct nft_rule_info *expected,
     size_t n)
 {
-	const struct crule *r;
+	struct crule r;
 	size_t i;
 	int rc;
 
 	if (!env_ok(env))
 		return -EINVAL;
-	for (i = 0; (r = nth_rule(env, i)) != NULL; i++) {
+	for (i = 0; nth_rule(env, i, &r) == 0; i++) {
 		if (i >= n)
 			return -ENOSPC;
-		if ((rc = expect_one(r, env, &expected[i])) < 0)
+		if ((rc = expect_one(&r, env, &expected[i])) < 0)
 			return rc;
 	}
 	return (int)i;

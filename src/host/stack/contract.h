@@ -93,6 +93,13 @@ struct contract_acl_rule {
 extern const struct contract_acl_rule contract_acl_egress[];
 extern const size_t contract_nacl_egress;
 
+/*
+ * The lease hook dnsmasq runs at each lease change (dhcp-script): a
+ * root-owned script beside the boot copy of box that runs
+ * `box firewall sync`, which re-feeds the port bindings from Incus.
+ */
+#define CONTRACT_DHCP_HOOK	"/usr/local/libexec/box/box-dhcp-hook"
+
 /* The lines of raw.dnsmasq before the pinned "server=" lines. */
 extern const char *const contract_dnsmasq_lines[];
 extern const size_t contract_ndnsmasq_lines;
@@ -114,12 +121,72 @@ struct contract_chain {
 extern const struct contract_chain contract_chains[];
 extern const size_t contract_nchains;
 
+/*
+ * The sets box's rules look up (created by contract_emit, kept across
+ * applies; their elements are fed by host/stack/pins.c and by the
+ * kernel's own dynset).  The bridge sets bind every port of boxnet to the
+ * MAC and address Incus pinned for the instance behind it.
+ */
+#define CONTRACT_SET_CONNS	"box_conns"	/* inet: ip saddr -> ct count */
+#define CONTRACT_SET_MACS	"box_macs"	/* every pinned MAC */
+#define CONTRACT_SET_CHADDRS	"box_chaddrs"	/* the same, as DHCP chaddr */
+#define CONTRACT_SET_SELF	"box_self"	/* mac . mac (chaddr = sender) */
+#define CONTRACT_SET_PORTS	"box_ports"	/* port . mac */
+#define CONTRACT_SET_PORTNAMES	"box_portnames"	/* port */
+#define CONTRACT_SET_PINS	"box_pins"	/* port . mac . ipv4 */
+
+struct contract_set {
+	int family;
+	struct nft_set_spec spec;
+	const unsigned char *udata;	/* nft's typeof text, or NULL */
+	size_t udata_len;
+	const char *why;
+};
+extern const struct contract_set contract_sets[];
+extern const size_t contract_nsets;
+
+/* Key sizes of the bridge sets, as nft lays concatenations out (each
+ * part rounded up to 4 bytes). */
+#define CONTRACT_KEY_PORT	16	/* ifname */
+#define CONTRACT_KEY_MAC	8	/* 6, padded */
+#define CONTRACT_KEY_PORTMAC	(CONTRACT_KEY_PORT + CONTRACT_KEY_MAC)
+#define CONTRACT_KEY_PIN	(CONTRACT_KEY_PORTMAC + 4)
+
+/*
+ * The per-box connection cap (ct count over it drops a box's new
+ * connection), when neither BOX_CONN_MAX at setup-host nor
+ * `box firewall apply --conn-max` says otherwise: 128 boxes at the cap
+ * fill this kernel's default table (262,144).
+ */
+#define CONTRACT_CONN_MAX	2048u
+#define CONTRACT_CONN_MAX_LIMIT	1000000u
+
+/* A destination the forward chain drops that the host decides: its
+ * uplink's prefixes (from the kernel) and the operator's blocklist. */
+#define CONTRACT_MAXNAMED	64
+struct contract_prefix {
+	uint32_t addr;		/* host order, host bits clear */
+	uint8_t plen;
+	char comment[NFT_COMMENT_MAX];	/* "box: not <prefix> (<why>)" */
+};
+
 /* What a rule is for a given host: the bridge and its /24. */
 struct contract_env {
 	const char *bridge;	/* CONTRACT_BRIDGE */
 	uint32_t net;		/* a.b.c.0, host order; never 0 */
 	int brname;		/* the kernel takes ibrname/obrname */
+	uint32_t conn_max;	/* 0: CONTRACT_CONN_MAX */
+	const struct contract_prefix *named;	/* dropped, in this order */
+	size_t nnamed;
 };
+
+/*
+ * One named destination: prefix a.b.c.d/plen (host order, host bits
+ * cleared here) with its reason ("this host's uplink", "the operator's
+ * blocklist") into p.  -EINVAL for a plen over 32.
+ */
+int contract_prefix_set(struct contract_prefix *p, uint32_t addr,
+    unsigned plen, const char *why);
 
 /* How many rules the contract has for env (all chains). */
 size_t contract_nrules(const struct contract_env *env);

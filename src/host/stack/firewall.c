@@ -9,6 +9,8 @@
 
 #include "host/stack/contract.h"
 #include "host/stack/egress_host.h"
+#include "host/stack/fwdata.h"
+#include "host/stack/hostinfo.h"
 #include "net/nft.h"
 #include "net/rtnl.h"
 
@@ -316,9 +318,62 @@ sibling_mode(struct fw_status *st)
  * against the contract for br on net.  brname < 0: take the variant the
  * kernel's bridge chain holds.
  */
+int
+fw_env_build(const char *br, uint32_t net, int brname, struct fw_env *fe,
+    struct box_err *e)
+{
+	struct subnet_host *h = calloc(1, sizeof(*h));
+	struct fwdata d;
+	struct box_err ignore;
+	size_t n = 0, i;
+	int rc, k;
+
+	memset(fe, 0, sizeof(*fe));
+	fe->env.bridge = br;
+	fe->env.net = net;
+	fe->env.brname = brname;
+	if (h == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((rc = fwdata_load(&d, e)) < 0) {
+		free(h);
+		return rc;
+	}
+	fe->env.conn_max = d.conn_max;
+	/* No uplink yet (the boot path, before the network is up) is no
+	 * uplink rule; doctor then says the rules differ once it is up. */
+	err_clear(&ignore);
+	if (host_read(NULL, h, &ignore) == 0 && h->has_gw)
+		for (k = 0; k < h->naddr && n < CONTRACT_MAXNAMED; k++) {
+			if (strcmp(h->addr[k].ifname, h->gw_dev) != 0 ||
+			    strcmp(h->addr[k].ifname, br) == 0 ||
+			    h->addr[k].plen == 0)
+				continue;
+			contract_prefix_set(&fe->named[n++], h->addr[k].addr,
+			    h->addr[k].plen, "this host's uplink");
+		}
+	for (i = 0; i < d.nblock && n < CONTRACT_MAXNAMED; i++)
+		contract_prefix_set(&fe->named[n++], d.block[i].addr,
+		    d.block[i].plen, "the operator's blocklist");
+	fe->env.named = fe->named;
+	fe->env.nnamed = n;
+	free(h);
+	return 0;
+}
+
+static int compare_env(struct fw_read_ctx *x, const char *br, uint32_t net,
+    int brname, const struct contract_env *given, struct fw_status *st,
+    struct box_err *e);
+
 static int
 compare(struct fw_read_ctx *x, const char *br, uint32_t net, int brname,
     struct fw_status *st, struct box_err *e)
+{
+	return compare_env(x, br, net, brname, NULL, st, e);
+}
+
+static int
+compare_env(struct fw_read_ctx *x, const char *br, uint32_t net, int brname,
+    const struct contract_env *given, struct fw_status *st, struct box_err *e)
 {
 	struct contract_env env;
 	int rc;
@@ -332,9 +387,14 @@ compare(struct fw_read_ctx *x, const char *br, uint32_t net, int brname,
 		    "compared (is %s up?)", br);
 		return 0;
 	}
+	memset(&env, 0, sizeof(env));
+	if (given != NULL)
+		env = *given;
 	env.bridge = br;
 	env.net = net;
 	env.brname = st->brname;
+	st->conn_max = env.conn_max != 0 ? env.conn_max : CONTRACT_CONN_MAX;
+	st->nnamed = (unsigned)env.nnamed;
 	rc = contract_expect(&env, x->want, FW_MAXRULES);
 	if (rc < 0)
 		return err_set(e, rc, "building the contract's rules: %s",
@@ -385,16 +445,22 @@ read_with(struct nl_sock *s, const char *br, uint32_t net, int brname,
     struct fw_status *st, struct box_err *e)
 {
 	struct fw_read_ctx *x = calloc(1, sizeof(*x));
+	struct fw_env *fe = calloc(1, sizeof(*fe));
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (x == NULL)
+	if (x == NULL || fe == NULL) {
+		free(x);
+		free(fe);
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((rc = list_ours(s, x, e)) == 0) {
+	}
+	if ((rc = fw_env_build(br, net, 0, fe, e)) == 0 &&
+	    (rc = list_ours(s, x, e)) == 0) {
 		read_route_localnet(br, st);
-		rc = compare(x, br, net, brname, st, e);
+		rc = compare_env(x, br, net, brname, &fe->env, st, e);
 	}
 	free(x);
+	free(fe);
 	return rc;
 }
 
@@ -483,7 +549,7 @@ static int
 apply_with(struct nl_sock *s, const char *br, uint32_t net,
     struct fw_status *st, struct box_err *e)
 {
-	struct contract_env env = { br, net, 0 };
+	struct fw_env *fe;
 	struct nl_error why;
 	char kernel[200];
 	int brname, rc;
@@ -494,8 +560,14 @@ apply_with(struct nl_sock *s, const char *br, uint32_t net,
 	brname = nft_probe_brname(s, &why, e);
 	if (brname < 0)
 		return brname;
-	env.brname = brname;
-	rc = send_batch(s, &env, e);
+	if ((fe = calloc(1, sizeof(*fe))) == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((rc = fw_env_build(br, net, brname, fe, e)) < 0) {
+		free(fe);
+		return rc;
+	}
+	rc = send_batch(s, &fe->env, e);
+	free(fe);
 	if (rc < 0) {
 		err_context(e, "the kernel refused the firewall (nothing "
 		    "changed)");

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "host/stack/contract.h"
 #include "net/nft.h"
 #include "util/err.h"
 
@@ -46,6 +47,8 @@ struct fw_status {
 	int ndiff;		/* differences, each naming its rule */
 	char diff[FW_MAXDIFF][FW_DIFFLEN];
 	int route_localnet;	/* 1 on, 0 off, -1 no such interface */
+	uint32_t conn_max;	/* the per-box cap compared for */
+	unsigned nnamed;	/* named destinations compared for */
 };
 
 /*
@@ -75,6 +78,20 @@ struct fw_kernel {
 };
 int fw_compare(const struct fw_kernel *k, const char *br, uint32_t net,
     int brname, struct fw_status *st, struct box_err *e);
+
+/*
+ * The contract's environment for bridge br on net/24 as this host has it
+ * now: the persisted data (host/stack/fwdata.h: blocklist, connection
+ * cap) and the prefixes of the interface holding the default route
+ * ("this host's uplink", read from the kernel).  fe must outlive env's
+ * use (env points into it).
+ */
+struct fw_env {
+	struct contract_env env;
+	struct contract_prefix named[CONTRACT_MAXNAMED];
+};
+int fw_env_build(const char *br, uint32_t net, int brname, struct fw_env *fe,
+    struct box_err *e);
 
 /* Delete our tables (and the legacy claudebox ones) if present. */
 int fw_remove(struct box_err *e);

@@ -1,5 +1,6 @@
 /* sysd.c - packages, units and atomic files (see sysd.h). */
 #include "host/stack/sysd.h"
+#include "host/stack/contract.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,6 +177,7 @@ sysd_remove_unit(struct box_err *e)
 	char *reload[] = { "systemctl", "daemon-reload", NULL };
 	struct box_err ignore;
 
+	(void)unlink(CONTRACT_DHCP_HOOK);	/* host/stack/pins.c wrote it */
 	if (unlink(SYSD_BOOT_BIN) < 0 && errno != ENOENT)
 		return err_set(e, -errno, "removing %s: %s", SYSD_BOOT_BIN,
 		    strerror(errno));

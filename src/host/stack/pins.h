@@ -1,0 +1,91 @@
+/*
+ * pins.h - the port bindings of the box bridge: every instance with a NIC
+ * on it, in every project, whoever made it, bound in the kernel (the sets
+ * of table bridge box, see contract.h) to the MAC Incus gave the NIC and
+ * the address Incus pinned or leased for it.  The contract's prerouting
+ * rules drop what a port sends with any other MAC or address, and a DHCP
+ * message whose chaddr is a pinned MAC not its sender's.
+ *
+ * Fed by `box firewall sync`: dnsmasq runs it at every lease change
+ * (dhcp-script, renewals included: a restarted box renews on a new port),
+ * and setup-host, firewall apply and doctor --fix run it.  No daemon of
+ * box's own.  Nothing a box says is read: the MACs and ports come from
+ * the instances' config as Incus holds it (volatile.<nic>.hwaddr,
+ * volatile.<nic>.host_name), the addresses from the network's leases as
+ * Incus reports them (a static lease first, then dnsmasq's).
+ *
+ * A MAC two instances claim binds neither (the second is someone's forgery,
+ * and which one cannot be told); the same for an address.  Said as a
+ * conflict; doctor FAILs on it.
+ */
+#ifndef BOX_PINS_H
+#define BOX_PINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/stack/contract.h"
+#include "incus/api.h"
+#include "net/nft.h"
+#include "util/err.h"
+
+#define PINS_MAXNIC	1024	/* NICs on the bridge we bind */
+
+struct pin {
+	char project[64];
+	char inst[64];
+	char nic[32];
+	unsigned char mac[6];
+	char port[16];		/* "" when not running */
+	uint32_t addr;		/* host order; 0 when none is known */
+	int conflict;		/* its MAC or address is another's too */
+};
+
+struct pins {
+	struct pin v[PINS_MAXNIC];
+	size_t n;
+	size_t nconflict;
+};
+
+/* Every NIC on bridge, from Incus (heap-sized p: the caller's). */
+int pins_collect(struct incus *c, const char *bridge, uint32_t net,
+    struct pins *p, struct box_err *e);
+
+/* The keys each set must hold for p, as nft lays them out. */
+struct pins_keys {
+	unsigned char macs[PINS_MAXNIC][6];
+	unsigned char self[PINS_MAXNIC][16];
+	unsigned char ports[PINS_MAXNIC][CONTRACT_KEY_PORTMAC];
+	unsigned char portnames[PINS_MAXNIC][CONTRACT_KEY_PORT];
+	unsigned char pins[PINS_MAXNIC][CONTRACT_KEY_PIN];
+	size_t nmac, nport, npin;
+};
+void pins_keys(const struct pins *p, struct pins_keys *k);
+
+/* Flush the bridge sets and add k's keys: into bt, pure. */
+int pins_emit(struct nft_batch *bt, const struct pins_keys *k);
+
+/* What the sync did. */
+struct pins_result {
+	size_t nic, bound, pinned, conflict;
+};
+
+/* Collect, then send the sets as one batch (root). */
+int pins_sync(struct incus *c, const char *bridge, uint32_t net,
+    struct pins_result *r, struct box_err *e);
+
+/* What the kernel's sets hold against what Incus says, by content. */
+struct pins_check {
+	size_t want, held;	/* keys over all five sets */
+	size_t missing, extra;
+	char first[200];	/* the first difference, in words */
+};
+int pins_check(const struct pins *p, struct pins_check *c, struct box_err *e);
+
+/* The lease hook's text for box binary bin (dnsmasq's dhcp-script). */
+int pins_hook_text(const char *bin, char *buf, size_t cap);
+
+/* Write CONTRACT_DHCP_HOOK for bin (root-owned 0755, atomic). */
+int pins_install_hook(const char *bin, struct box_err *e);
+
+#endif
