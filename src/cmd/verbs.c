@@ -141,6 +141,9 @@ static const struct {
 	  "box exec -e CI=1 --cwd /src work -- make\twith a variable, "
 	  "elsewhere\n"
 	  "box exec -T work -- cat log > log.txt\tno terminal" },
+	{ "cp", "box cp ./src work:/home/dev/src\ta tree into the box\n"
+	  "box cp work:/var/log/app.log .\ta file out of it\n"
+	  "tar -cf - dir | box cp - work:/tmp\ta tar from stdin" },
 	{ "tmux", "box tmux work\tattach to (or start) session main\n"
 	  "box tmux work agent\tanother session" },
 	{ "snapshot", "box snapshot work authed\ta snapshot named authed\n"
@@ -249,7 +252,6 @@ static const struct {
 	{ "clone",	"box new <new> --from <box>[/<snapshot>]" },
 	{ "pull",	"box cp <box>:<path> <local>" },
 	{ "push",	"box cp <local> <box>:<path>" },
-	{ "scp",	"box cp <box>:<path> <local>" },
 	{ "mv",		"box rename <box> <new>" },
 	{ "commit",	"box snapshot <box> <label>" },
 	{ "rollback",	"box restore <box> <label>" },

@@ -359,6 +359,7 @@ if musl-gcc -static -Os -o $AG tests/drill/agent.c >/dev/null 2>&1 &&
 		expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'box.state'][0]")" "(code 113), its init" "a Ready box: doctor keyed on the code and the live init, and probed it"
 		out=$($BOX doctor ${P}a 2>&1)
 		expect_contains "$(printf '%s\n' "$out" | sed -n 2p)" "FAIL" "FAILs print first"
+		expect_eq "$($BOX list --json | json "str([b['address'] for b in j if b['name'] == '${P}a'][0] is not None)")" True "a Ready box: box list shows its address"
 	else
 		fail "finding/deleting ${P}a's NIC-filter rule (ip saddr) in table bridge incus"
 	fi

@@ -33,6 +33,11 @@ done || { cat "$tmp/setup.log"; fail "setup-host"; summary; }
 IMG=box-test-busybox
 cfg() { api GET "/1.0/instances/$1" | json "j['metadata']['config'].get('$2', '')"; }
 exists() { api GET "/1.0/instances/$1" | grep -q '"type":"sync"'; }
+ash_in()	# ash_in SCRIPT: run it in ${P}a through the API, not its /bin/sh
+{
+	api_wait POST /1.0/instances/${P}a/exec "$(python3 -c 'import json,sys
+print(json.dumps({"command": ["/bin/ash", "-c", sys.argv[1]], "wait-for-websocket": False, "interactive": False}))' "$1")" >/dev/null
+}
 
 # --- 1. names: positional, and made up when none is given -------------------
 rm -f /var/lib/box/note-mode	# the VM note: once per host, this first
@@ -200,6 +205,68 @@ expect_eq "$out" "${P}a ${P}j " "list -q: the names only"
 expect_eq "$(head -1 "$tmp/csv")" "name,state,type,address,snapshots,template,legacy,egress" "list --format csv: header in the JSON's order"
 got=$(python3 -c 'import csv,sys; r=[x for x in csv.DictReader(open(sys.argv[1])) if x["name"] == sys.argv[2]][0]; print(r["state"], r["snapshots"], r["egress"])' "$tmp/csv" ${P}a 2>&1)
 expect_eq "$got" "Running 2 open" "list --format csv: the same values"
+
+# --- box cp: a tree round trip (modes, ownership, symlinks), then a hostile tar
+"$BOX" exec --user root ${P}a -- sh -c 'echo "dev:x:1000:1000::/home/dev:/bin/sh" >>/etc/passwd
+echo "dev:x:1000:" >>/etc/group; mkdir -p /home/dev; chown 1000:1000 /home/dev' >/dev/null 2>&1 ||
+    fail "a user dev in the box"
+api PATCH /1.0/instances/${P}a '{"config":{"user.box.user":"dev"}}' >/dev/null
+mkdir -p "$tmp/src/sub" && echo alpha >"$tmp/src/a" && printf '#!/bin/sh\necho b\n' >"$tmp/src/sub/b" &&
+    chmod 640 "$tmp/src/a" && chmod 755 "$tmp/src/sub/b" && chmod 750 "$tmp/src/sub" &&
+    ln -s a "$tmp/src/l" && ln -s /etc/passwd "$tmp/src/out"
+"$BOX" cp "$tmp/src" ${P}a:/home/dev >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 0 "cp <dir> <box>:<dir> ($(tr '\n' ' ' <"$tmp/err"))"
+got=$("$BOX" exec --user root ${P}a -- sh -c 'cd /home/dev/src && for f in . a sub sub/b; do
+  echo "$f $(stat -c %a "$f") $(stat -c %u "$f")"; done; echo "l $(readlink l)"; echo "out $(readlink out)"
+  [ -L out ] && echo out-is-a-link' 2>&1 | tr '\n' ';')
+expect_eq "$got" ". 755 1000;a 640 1000;sub 750 1000;sub/b 755 1000;l a;out /etc/passwd;out-is-a-link;" \
+    "in the box: modes kept, owned by the box's user (1000), symlinks as symlinks"
+"$BOX" cp ${P}a:/home/dev/src "$tmp/back" >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 0 "cp <box>:<dir> <new local name> ($(tr '\n' ' ' <"$tmp/err"))"
+got=$(cd "$tmp/back" 2>/dev/null && for f in a sub sub/b; do echo "$f $(stat -c %a "$f")"; done; echo "l $(readlink l) out $(readlink out)"; [ -L out ] && echo link)
+expect_eq "$(echo "$got" | tr '\n' ';')" "a 640;sub 750;sub/b 755;l a out /etc/passwd;link;" "round trip: modes and symlinks intact"
+cmp -s "$tmp/src/sub/b" "$tmp/back/sub/b" && ok "round trip: contents intact" || fail "contents differ"
+"$BOX" cp ${P}a:/home/dev/src/a - 2>/dev/null | tar -tf - >"$tmp/list" 2>&1
+expect_eq "$(cat "$tmp/list")" "a" "cp <box>:<file> -: a tar on stdout"
+tar -C "$tmp/src" -cf - a | "$BOX" cp - ${P}a:/tmp/fromstdin >/dev/null 2>&1
+got=$("$BOX" exec ${P}a -- cat /tmp/fromstdin/a 2>&1)
+expect_eq "$got" alpha "cp - <box>:<dir>: a tar from stdin"
+"$BOX" cp "$tmp/src" ${P}a:/home/dev/src/sub --json >"$tmp/v.json" 2>/dev/null
+validate cp "cp --json" <"$tmp/v.json"
+# A hostile box: its tar answers with names that climb out and a symlink
+# to write through.  Box's reader refuses; a naive extractor (Python's
+# tarfile, unfiltered) lets both through: the control.
+python3 - "$tmp/evil.tar" <<'PY'
+import io, sys, tarfile
+t = tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT)
+d = tarfile.TarInfo("x"); d.type = tarfile.DIRTYPE; d.mode = 0o755; t.addfile(d)
+l = tarfile.TarInfo("x/l"); l.type = tarfile.SYMTYPE; l.linkname = sys.argv[1] + ".target"; t.addfile(l)
+f = tarfile.TarInfo("x/l/pwned"); f.size = 5; t.addfile(f, io.BytesIO(b"owned"))
+t.close()
+t = tarfile.open(sys.argv[1] + ".climb", "w", format=tarfile.USTAR_FORMAT)
+f = tarfile.TarInfo("x/../../climbed"); f.size = 5; t.addfile(f, io.BytesIO(b"owned")); t.close()
+PY
+mkdir -p "$tmp/evil.tar.target"
+for v in evil.tar evil.tar.climb; do
+	"$BOX" cp "$tmp/$v" ${P}a:/tmp/$v >/dev/null 2>&1 || fail "pushing $v"
+done
+for v in evil.tar evil.tar.climb; do
+	# the box's root answers every exec with the crafted stream: its
+	# /bin/sh is replaced (ash, busybox's other name, stays to undo it)
+	ash_in "rm -f /bin/sh; printf '#!/bin/ash\\ncat /tmp/$v\\n' >/bin/sh; chmod 755 /bin/sh" ||
+	    fail "making the box hostile"
+	mkdir -p "$tmp/evil-$v"
+	"$BOX" cp ${P}a:/home/dev/src "$tmp/evil-$v/got" >/dev/null 2>"$tmp/err"; rc=$?
+	expect_eq "$rc" 1 "a hostile tar ($v) out of the box: refused ($(tr '\n' ' ' <"$tmp/err"))"
+	expect_contains "$(cat "$tmp/err")" "box: " "... said by box ($v)"
+	ash_in 'rm -f /bin/sh; ln -s busybox /bin/sh' || fail "undoing the hostile /bin/sh"
+done
+[ ! -e "$tmp/evil.tar.target/pwned" ] && ok "... nothing written through the box's symlink" || fail "written through a symlink"
+[ ! -e "$tmp/climbed" ] && [ ! -e "$tmp/evil-evil.tar.climb/climbed" ] && ok "... nothing written above the target" || fail "climbed out"
+(cd "$tmp/evil-evil.tar" && python3 -c 'import tarfile,sys; tarfile.open(sys.argv[1]).extractall()' "$tmp/evil.tar" 2>/dev/null)
+[ -e "$tmp/evil.tar.target/pwned" ] && ok "control: a naive extractor writes through the symlink" ||
+    fail "control: the naive extractor did not fall for it"
+ash_in 'rm -f /bin/sh; ln -s busybox /bin/sh' || fail "undoing the hostile /bin/sh"
 
 # --- many boxes ---------------------------------------------------------------
 launch ${P}m1 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m1"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "box/box.h"
+#include "box/cp.h"
 #include "box/each.h"
 #include "box/life.h"
 #include "t.h"
@@ -53,4 +54,17 @@ TEST(box_glob_matches_as_the_shell_does)
 	CHECK_INT(box_glob("*-a*-b", "x-aa-yy-c"), 0);
 	CHECK_INT(box_glob("t[", "t["), 1);	/* no ]: a plain [ */
 	CHECK_INT(box_glob("**x", "abx"), 1);
+}
+
+TEST(cp_names_from_a_box_are_judged_strictly)
+{
+	CHECK_INT(cp_name_ok("src/a"), 0);
+	CHECK_INT(cp_name_ok("src/sub/"), 0);
+	CHECK(cp_name_ok("/etc/passwd") < 0);
+	CHECK(cp_name_ok("x/../../y") < 0);
+	CHECK(cp_name_ok("..") < 0);
+	CHECK(cp_name_ok("a/./b") < 0);
+	CHECK(cp_name_ok("a//b") < 0);
+	CHECK(cp_name_ok("") < 0);
+	CHECK(cp_name_ok("a\nb") < 0);
 }

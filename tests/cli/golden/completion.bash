@@ -7,7 +7,7 @@ _box_kind()
 	case $1 in
 	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
 	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
-	verb) echo "new templates list info shell root exec tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version" ;;
+	verb) echo "new templates list info shell root exec cp tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version" ;;
 	=*) _w=${1#=}; echo "${_w//,/ }" ;;
 	esac
 }
@@ -15,7 +15,7 @@ _box()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} opts= vals= args= kind=- w v i n=0 skip=
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "new templates list info shell root exec tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
+		COMPREPLY=($(compgen -W "new templates list info shell root exec cp tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
 		return
 	fi
 	case ${COMP_WORDS[1]} in
@@ -26,6 +26,7 @@ _box()
 	shell|sh|ssh) opts="--help"; vals=""; args="box" ;;
 	root) opts="--help"; vals=""; args="box" ;;
 	exec|run) opts="--env -e --cwd --user --tty -t --no-tty -T --help"; vals="--env=- -e=- --cwd=- --user=-"; args="box" ;;
+	cp) opts="--json --help"; vals=""; args="file file" ;;
 	tmux) opts="--help"; vals=""; args="box -" ;;
 	snapshot|snap) opts="--list -l --delete --force -f --json --help"; vals="--delete=-"; args="box -" ;;
 	restore) opts="--force -f --help"; vals=""; args="box -" ;;

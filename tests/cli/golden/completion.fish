@@ -7,6 +7,7 @@ complete -c box -n __fish_use_subcommand -a info -d 'everything about one box: s
 complete -c box -n __fish_use_subcommand -a shell -d 'a login shell in the box, as its user'
 complete -c box -n __fish_use_subcommand -a root -d 'a root login shell in the box (or one command as root)'
 complete -c box -n __fish_use_subcommand -a exec -d 'run a command in the box as its user; exit with its status'
+complete -c box -n __fish_use_subcommand -a cp -d 'copy files or trees between this host and a box'
 complete -c box -n __fish_use_subcommand -a tmux -d 'attach to (or create) a tmux session in the box'
 complete -c box -n __fish_use_subcommand -a snapshot -d 'snapshot a box\'s disk (label defaults to manual-<time>)'
 complete -c box -n __fish_use_subcommand -a restore -d 'roll a box back to a snapshot (asks first)'
@@ -79,6 +80,9 @@ complete -c box -n '__fish_seen_subcommand_from exec run' -l cwd -r -d 'start th
 complete -c box -n '__fish_seen_subcommand_from exec run' -l user -r -d 'run it as this user of the box, or root'
 complete -c box -n '__fish_seen_subcommand_from exec run' -l tty -s t -d 'give the command a terminal even when stdout is not one'
 complete -c box -n '__fish_seen_subcommand_from exec run' -l no-tty -s T -d 'never a terminal: three pipes, even on one'
+complete -c box -n '__fish_seen_subcommand_from cp' -F
+complete -c box -n '__fish_seen_subcommand_from cp' -F
+complete -c box -n '__fish_seen_subcommand_from cp' -l json -d '{name, direction, files, bytes} on stdout'
 complete -c box -n '__fish_seen_subcommand_from tmux' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from snapshot snap' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from snapshot snap' -l list -s l -d 'list the box\'s snapshots'
@@ -145,6 +149,6 @@ complete -c box -n '__fish_seen_subcommand_from uninstall' -l all -d 'the whole 
 complete -c box -n '__fish_seen_subcommand_from uninstall' -l purge-host -d 'first take the box host stack and its boxes down with \'box'
 complete -c box -n '__fish_seen_subcommand_from uninstall' -l force -s f -d 'do not ask (as BOX_YES=1)'
 complete -c box -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
-complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
+complete -c box -n '__fish_seen_subcommand_from help' -a 'new templates list info shell root exec cp tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version'
 complete -c box -n '__fish_seen_subcommand_from help' -l man -d 'the manual page, as roff'
 complete -c box -n '__fish_seen_subcommand_from version' -l json -d '{version, path}'
