@@ -92,7 +92,7 @@ expect_contains "$_out" "skipping the 'pristine' snapshot" "pristine skipped lou
 got=$(api GET /1.0/instances/${P}a | json "' '.join('%s=%s' % (k, v) for k, v in sorted(
     j['metadata']['config'].items()) if k.startswith('user.box') and k not in
     ('user.box.created', 'user.box.image.fingerprint', 'user.box.version'))")
-expect_eq "$got" "user.box=1 user.box.image=box-test-busybox user.box.mode=container user.box.mode.asked=auto user.box.origin=mint user.box.schema=1 user.box.template=blank user.box.user=dev" "mint stamps"
+expect_eq "$got" "user.box=1 user.box.image=box-test-busybox user.box.mode=container user.box.mode.asked=auto user.box.origin=mint user.box.owner=0 user.box.schema=1 user.box.template=blank user.box.user=dev" "mint stamps"
 expect_eq "$(cfg ${P}a user.box.version)" "$(cat VERSION)" "version stamp"
 case $(cfg ${P}a user.box.created) in
 [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z) ok "created stamp is UTC ISO-8601" ;;
@@ -107,7 +107,7 @@ run 0 "removed" "rm --force" -- rm ${P}env --force
 run 1 "already exists" "new refuses a taken name" -- new --name ${P}a --image box-test-busybox
 run 1 "no local image 'box-test-nope'" "new refuses a missing local image" -- new --name ${P}x --image box-test-nope
 run 2 "knows the public 'images:' server" "new refuses an unknown remote" -- new --name ${P}x --image other:debian
-run 2 "needs --name" "new without --name" -- new
+run 2 "two names for one box" "new with a name and a different --name" -- new ${P}x --name ${P}y
 run 2 "contradict" "new --vm --container" -- new --name ${P}x --vm --container
 run 1 "this host cannot run VMs" "new --vm refused where VMs cannot run" -- new --name ${P}x --vm --image box-test-busybox
 exists ${P}x && fail "a refused mint left ${P}x" || ok "refused mints leave nothing"
