@@ -423,9 +423,12 @@ header(struct walk *w)
 	    tar_num(h + 116, 8) < 0 || tar_num(h + 136, 12) < 0 ||
 	    tar_num(h + 329, 8) < 0 || tar_num(h + 337, 8) < 0)
 		return refuse(w, "a tar number field box cannot read", NULL);
-	/* a GNU header's "sparse extension follows" flag: libarchive reads
-	 * one after any type, GNU tar only after 'S' (which box refuses) */
-	if (memcmp(h + 257, "ustar  \0", 8) == 0 && h[482] != 0)
+	/* a GNU header's old sparse map (offset 386: four offset/size
+	 * pairs, the "extension follows" flag at 482, the real size at
+	 * 483): libarchive reads the map after any type as soon as its
+	 * first offset is non-zero, GNU tar only after 'S' (which box
+	 * refuses), so anything but zeros there is refused (fuzz_tar) */
+	if (memcmp(h + 257, "ustar  \0", 8) == 0 && !all_zero(h + 386, 495 - 386))
 		return refuse(w, "a sparse member", NULL);
 	if (type == 'x' || type == 'L' || type == 'K') {
 		if (w->after_ext && type == 'x')
