@@ -151,16 +151,29 @@ expect_eq "$(templated ${P}dup)" none "machine-id twice: no template was arrange
 cleanup_prefix ${P}dup >/dev/null
 expect_eq "$(cat "$canary")" canary "the host file it named is untouched"
 
+# refused NAME DESC: import $tmp/NAME.tar.gz (made from $tmp/c) as P+NAME;
+# the vet refuses a link outside the box's root filesystem (issue 22: no
+# links at all outside rootfs/), and nothing is made.
+refused()
+{
+	tar -C "$tmp/c" -czf "$tmp/$1.tar.gz" backup || { fail "packing $1"; return; }
+	_out=$("$BOX" import "$tmp/$1.tar.gz" --name ${P}$1 </dev/null 2>&1)
+	expect_eq "$?" 1 "$2: refused"
+	expect_contains "$_out" "a link or FIFO outside the box's root filesystem" "$2: the vet names why"
+	never_made ${P}$1 "$2"
+	cleanup_prefix ${P}$1 >/dev/null
+}
+
 # 3. metadata.yaml a symlink to a host file (YAML, so a write would succeed)
 printf 'architecture: x86_64\n' >"$canary.yaml"
 fresh && rm "$C/metadata.yaml" && ln -s "$canary.yaml" "$C/metadata.yaml"
-planted meta "metadata.yaml a symlink to a host file"
+refused meta "metadata.yaml a symlink to a host file"
 expect_eq "$(cat "$canary.yaml")" "architecture: x86_64" "the host file it named is untouched"
 
 # 4. templates/ a symlink to a host directory
 mkdir "$canary.d"
 fresh && ln -s "$canary.d" "$C/templates"
-planted tpl "templates/ a symlink to a host directory"
+refused tpl "templates/ a symlink to a host directory"
 expect_eq "$(ls -A "$canary.d")" "" "nothing was written into the host directory"
 rm -rf "$canary" "$canary.yaml" "$canary.d"
 
