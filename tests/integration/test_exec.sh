@@ -243,7 +243,7 @@ tool-found" "Debian: the user's login PATH finds ~/.local/bin tools, groups inta
 		fail "launch $D from box-test-debian"
 	fi
 else
-	echo "skip: no box-test-debian image (BOX_CI_DEBIAN=1 sh ci/setup.sh)"
+	fail "no box-test-debian image (BOX_CI_DEBIAN=1 sh ci/setup.sh): the Debian exec checks did not run"
 fi
 
 # --- a fake daemon that breaks the protocol ------------------------------------------
