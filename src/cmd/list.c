@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/idle.h"
 #include "box/box.h"
 #include "box/egress.h"
 #include "box/where.h"
@@ -518,6 +519,7 @@ list(int out, struct box_err *e)
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
+	box_idle_sweep(&c);	/* box/idle.h: no daemon for it, this */
 	if (out != OUT_FULL) {
 		rc = list_fast(&c, &ro, why, sizeof(why), e);
 		if (rc < 0 && why[0] == '\0')
