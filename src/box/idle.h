@@ -4,7 +4,8 @@
  * A box minted with --idle-stop <duration> (or a template's
  * BOX_IDLE_STOP, or the idle-stop default) carries user.box.idle-stop
  * (seconds).  There is no daemon for it: the check runs at the start of
- * box new, box list and box prune (the verbs that look at every box), and
+ * box new and box prune and at the end of box list (the verbs that look
+ * at every box; list's output is never delayed by it), and
  * stops, without waiting, each running box that has been idle that long:
  * a container at once, a VM asked to shut down.
  *

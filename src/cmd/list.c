@@ -519,7 +519,6 @@ list(int out, struct box_err *e)
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	box_idle_sweep(&c);	/* box/idle.h: no daemon for it, this */
 	if (out != OUT_FULL) {
 		rc = list_fast(&c, &ro, why, sizeof(why), e);
 		if (rc < 0 && why[0] == '\0')
@@ -546,6 +545,12 @@ list(int out, struct box_err *e)
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
 	    print_table(&ro, e) : print_plain(&ro, out);
+	/* box/idle.h: no daemon for it, this; after the list, which it
+	 * never delays or changes (a box it stops is shown as it was) */
+	if (rc == 0) {
+		fflush(stdout);
+		box_idle_sweep(&c);
+	}
 done:
 	rows_free(&ro);
 	incus_close(&c);

@@ -180,6 +180,12 @@ expect_comp()	# want desc words...
 expect_comp "list" "box li<tab> completes the verb" box li
 expect_comp "ls" "box ls<tab>: the alias" box ls
 expect_comp "--name" "box new --na<tab>" box new --na
+# the verbs and flags issue 25 added (logs, prune, config; --idle-stop)
+expect_comp "--idle-stop" "box new --idle<tab>" box new --idle
+expect_comp "logs" "box lo<tab>" box lo
+expect_comp "--cloud-init" "box logs b --cl<tab>" box logs b --cl
+expect_comp "--older-than" "box prune --ol<tab>" box prune --ol
+expect_comp "config" "box conf<tab>" box conf
 expect_comp "--dry-run" "box setup-host --d<tab>" box setup-host --d
 expect_comp "apply" "box firewall a<tab>" box firewall a
 expect_comp "--force --help" "box stop --<tab>: down's options" box stop --

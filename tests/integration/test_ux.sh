@@ -377,6 +377,7 @@ exists ${P}i && expect_eq "$rc" 0 "--older-than 1d: a box that ran a minute ago 
     fail "--older-than 1d removed a fresh box"
 "$BOX" prune "${P}*" --force --json </dev/null >"$tmp/pj" 2>"$tmp/err"; rc=$?
 expect_eq "$rc:$(cat "$tmp/pj")" "0:[{\"name\":\"${P}i\"}]" "prune --force --json: the stopped box removed, said as JSON"
+validate "[pruned]" "prune --json" <"$tmp/pj"
 exists ${P}i && fail "${P}i still exists" || ok "... it is gone; the running ${P}a is not: $(st ${P}a)"
 
 # --- config: a file of the user's, the environment over it, a mint that takes it
@@ -384,6 +385,7 @@ H=$tmp/home; mkdir -p "$H/.config/box"
 printf 'memory = 1G\ncpu = 1\n' >"$H/.config/box/config"
 out=$(HOME=$H "$BOX" config --json | json "[x['from'] for x in j if x['key']=='memory'][0]")
 expect_eq "$out" "$H/.config/box/config:1" "box config: memory from the user's file, line 1"
+HOME=$H "$BOX" config --json >"$tmp/v.json" 2>/dev/null; validate "[setting]" "config --json" <"$tmp/v.json"
 HOME=$H BOX_CPU=2 "$BOX" new ${P}c --image $IMG --container </dev/null >/dev/null 2>"$tmp/err" ||
     fail "new with a config file: $(tail -3 "$tmp/err")"
 expect_eq "$(cfg ${P}c limits.memory)/$(cfg ${P}c limits.cpu)" "1GiB/2" \
