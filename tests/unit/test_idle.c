@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "box/idle.h"
+#include "box/vet.h"
 #include "incus/json.h"
 #include "incus/operation.h"
 #include "t.h"
@@ -121,4 +122,14 @@ TEST(idle_sessions_from_the_daemons_operations)
 	CHECK_STR(v[0], "w-1");
 	CHECK_STR(v[1], "w-3");
 	json_free(&d);
+}
+
+TEST(idle_stamps_in_an_import_are_held_to_their_grammar)
+{
+	CHECK(vet_key("user.box.idle-stop", "7200", 0) == NULL);
+	CHECK_STR(vet_key("user.box.idle-stop", "2h", 0),
+	    "not a count of seconds");
+	CHECK(vet_key("user.box.idle.mark", "100:5000:160:1", 0) == NULL);
+	CHECK_STR(vet_key("user.box.idle.mark", "1:2:3\x1b[2J", 0),
+	    "not an idle mark");
 }
