@@ -715,6 +715,9 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
+	/* the environment over the config files (box/conf.h); once a run */
+	if ((rc = conf_load(e)) < 0)
+		return rc;
 	rc = template_load(a->tpl, &t, e);
 	if (rc < 0)
 		return rc;
