@@ -67,7 +67,7 @@ expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.ipv4
 updev=$(ip -4 route show default | awk '{print $5; exit}')
 nup=$(ip -4 -o addr show dev "$updev" 2>/dev/null | wc -l)
 fwd=$((21 + nup))
-expect_eq "$(nft_box)" "bridge/forward:2 bridge/prerouting:7 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "firewall as the kernel holds it (nft -j)"
+expect_eq "$(nft_box)" "bridge/forward:2 bridge/prerouting:10 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "firewall as the kernel holds it (nft -j)"
 # The rules by content, through the nft program's own reader: the known
 # answer, with this host's subnet put in.
 net=${gw%.1}.0
@@ -139,7 +139,7 @@ expect_contains "$out" "acl       ok (unchanged)" "second run changes no ACL"
 expect_contains "$out" "profile   ok (unchanged)" "second run changes no profile"
 after=$(state)
 expect_eq "$after" "$before" "second run: identical Incus objects and nft tables"
-expect_eq "$(nft_box)" "bridge/forward:2 bridge/prerouting:7 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "no duplicate rules after a re-run"
+expect_eq "$(nft_box)" "bridge/forward:2 bridge/prerouting:10 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "no duplicate rules after a re-run"
 n=$(api GET /1.0/network-acls/box-isolate | json "len(j['metadata']['ingress'])")
 expect_eq "$n" 1 "an expose door in the ACL survives setup-host"
 
