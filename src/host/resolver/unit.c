@@ -20,17 +20,11 @@
 
 #include "box/embedded.h"
 #include "host/stack/sysd.h"
+#include "model/ip4text.h"
 #include "net/dns.h"
 #include "util/clock.h"
 
 #define MAXARG 16
-
-static void
-ip_text(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
 
 int
 rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap)
@@ -163,6 +157,13 @@ start_detached(char *const argv[], struct box_err *e)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		/*
+		 * A daemon keeps nothing of its starter but 0-2: a descriptor
+		 * inherited here (a caller's flock(1) lock, a socket) would
+		 * live as long as the resolver does.
+		 */
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -202,7 +203,7 @@ rsvd_install(uint32_t gw, const char *const *up, int nup, int *mode,
 	*skipped = 0;
 	if (f == NULL || f->len >= sizeof(unit) / 2)
 		return err_set(e, -ENOENT, "the resolver unit is not built in");
-	ip_text(gw, gws, sizeof(gws));
+	ip4_fmt(gw, gws, sizeof(gws));
 	ups[0] = '\0';
 	for (i = 0; i < nup && k < 4; i++) {
 		if (inet_pton(AF_INET, up[i], &ia) != 1) {
