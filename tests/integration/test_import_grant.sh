@@ -142,4 +142,71 @@ expect_contains "$out" "security.privileged" "  naming the key"
 sleep 1
 api GET "/1.0/instances/${P}u2?project=$PR" | grep -q '"type":"sync"' &&
     fail "  an instance ${P}u2 was made" || ok "  nothing was made"
+
+# --- a file its owner rewrites in place between the vet and the upload ---------
+# The admin imports a file the user owns, replacing a box (--force asks on
+# a terminal, after a first vet of the file as it then was: the question
+# is the pause).  While box waits for the answer the user rewrites the
+# file's bytes in place (same inode, same size): clean -> privileged.  The
+# upload is vetted from its own bytes (the one read feeds the daemon, the
+# hash and the vet), so what the daemon would get is what is refused.
+rm -rf "$tmp/r" && mkdir "$tmp/r" && tar -C "$tmp/r" -xzf "$tmp/base.tar.gz" || fail "unpacking for the race"
+pack() # LINE OUT: backup.yaml's container config with LINE first, as a plain tar
+{
+	cp "$tmp/r/backup/container/backup.yaml" "$tmp/by.orig"
+	sed -i "0,/^  config:\$/s//  config:\n    $1/" "$tmp/r/backup/container/backup.yaml"
+	tar -C "$tmp/r" --mtime=@0 --sort=name -cf "$2" backup
+	cp "$tmp/by.orig" "$tmp/r/backup/container/backup.yaml"
+}
+pack 'image.description: "pppppp"' "$tmp/clean.tar"
+pack 'security.privileged: "true"' "$tmp/priv.tar"
+expect_eq "$(stat -c %s "$tmp/clean.tar")" "$(stat -c %s "$tmp/priv.tar")" "the race: the clean and the privileged file are the same size"
+expect_eq "$(cmp -l "$tmp/clean.tar" "$tmp/priv.tar" | wc -l | tr -d ' ')" 24 "the race: they differ in the one line's bytes alone"
+out=$($BOX import "$tmp/clean.tar" --name ${P}r </dev/null 2>&1)
+expect_eq "$?" 0 "the race: the clean file imports as ${P}r (the box to replace)"
+cp "$tmp/clean.tar" "$tmp/race.tar" && chown "$U" "$tmp/race.tar" && chmod 644 "$tmp/race.tar"
+python3 - "$BOX" "$tmp/race.tar" ${P}r "$U" "$tmp/priv.tar" >"$tmp/race.out" 2>&1 <<'PY'
+import os, pty, subprocess, sys, time
+box, f, name, user, priv = sys.argv[1:6]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(box, [box, "import", f, "--name", name, "--force"])
+buf, end = b"", time.time() + 120
+while b"[y/N]" not in buf and time.time() < end:
+    try:
+        buf += os.read(fd, 4096)
+    except OSError:
+        break
+asked = b"[y/N]" in buf
+if asked:
+    # the owner rewrites the file's bytes in place: the same inode
+    subprocess.run(["runuser", "-u", user, "--", "dd", "if=" + priv, "of=" + f,
+                    "conv=notrunc", "status=none"], check=True)
+    os.write(fd, b"yes\n")
+while True:
+    try:
+        r = os.read(fd, 4096)
+    except OSError:
+        break
+    if not r:
+        break
+    buf += r
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(buf.decode("utf-8", "replace"))
+print("\nASKED=%d RC=%d" % (asked, os.waitstatus_to_exitcode(st)))
+PY
+expect_contains "$(cat "$tmp/race.out")" "ASKED=1" "the race: box asked (the first vet passed the clean bytes)"
+expect_contains "$(cat "$tmp/race.out")" "RC=1" "the race: the rewritten file is refused"
+expect_contains "$(cat "$tmp/race.out")" "security.privileged" "  naming the key the rewrite put there"
+cmp -s "$tmp/race.tar" "$tmp/priv.tar" && ok "  (the file on disk is the privileged one)" || fail "  the rewrite did not happen"
+expect_eq "$(api GET /1.0/instances/${P}r | json "j['metadata']['config'].get('security.privileged', 'unset')")" unset \
+    "  the old ${P}r is untouched and not privileged"
+expect_eq "$(api GET /1.0/instances | json "len([u for u in j['metadata'] if '${P}r-import' in u])")" 0 "  no temporary copy is left"
+# control: the same bytes taken by the daemon alone are a privileged box
+curl -sS --unix-socket "$S" -X POST -H 'Content-Type: application/octet-stream' \
+    -H "X-Incus-name: ${P}rc" --data-binary @"$tmp/priv.tar" http://incus/1.0/instances >"$tmp/rc.json" 2>&1
+op=$(json "j.get('operation') or ''" <"$tmp/rc.json" 2>/dev/null)
+[ -n "$op" ] && curl -sS --unix-socket "$S" "http://incus$op/wait?timeout=120" >/dev/null 2>&1
+expect_eq "$(api GET /1.0/instances/${P}rc | json "j['metadata']['config'].get('security.privileged', 'unset')")" true \
+    "control: the daemon alone makes the rewritten file a privileged instance"
 summary
