@@ -227,7 +227,7 @@ check_sum(const char *file, int fd, long long size, const char *want,
 /*
  * A restricted project's upload (box/reframe.h): the file read, hashed and
  * vetted exactly as from_file does for any upload, unpacked here,
- * re-framed without the idmap keys the daemon refuses there, and pushed
+ * re-framed without the volatile.* keys the daemon refuses there, and pushed
  * chunked.  The last chunk goes only after the hash and the vet said yes
  * (from_file's last read); until then the daemon has no whole body.
  */
@@ -288,14 +288,16 @@ push_reframed(struct incus *c, struct src *s, const char *name,
 	if (rc == 0)
 		rc = reframe_end(&f.r);
 	if (rc == 0 && f.r.lines > 0)
-		life_say("left out %u volatile idmap line%s the daemon refuses "
-		    "in a restricted project (it maps the box afresh)",
+		life_say("left out %u volatile.* line%s the daemon refuses in "
+		    "a restricted project (it makes the box a new instance: "
+		    "a uuid, a MAC, an id map of its own)",
 		    f.r.lines, f.r.lines == 1 ? "" : "s");
 	reframe_free(&f.r);
 	if (rc == 0)
 		return incus_backup_import_end(&f.k, op, opcap, e);
 	stream_push_abort(&f.k);
-	if (e->code == 0)
+	/* a withheld body (the hash, the vet) is worded by the caller */
+	if (e->code == 0 && !s->bad && !s->vetbad)
 		err_set(e, rc, "re-framing the export: %s", err_str(rc));
 	return rc;
 }

@@ -62,14 +62,13 @@ scalar_whole(const char *v, size_t n)
 	    memchr(v, '\t', n) == NULL;
 }
 
-/* Is line l[0..n) (no newline) a whole "volatile.*idmap*: scalar"? */
+/* Is line l[0..n) (no newline) a whole "volatile.<key>: scalar"? */
 static int
-idmap_line(const char *l, size_t n)
+volatile_line(const char *l, size_t n)
 {
-	size_t i = indent_of(l, l + n), k0 = i;
-	int idmap = 0;
+	size_t i = indent_of(l, l + n);
 
-	if (n - i < 9 || memcmp(l + i, "volatile.", 9) != 0)
+	if (n - i < 10 || memcmp(l + i, "volatile.", 9) != 0)
 		return 0;
 	for (; i < n && l[i] != ':'; i++)
 		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= '0' &&
@@ -77,14 +76,11 @@ idmap_line(const char *l, size_t n)
 			return 0;
 	if (i >= n || i + 1 >= n || l[i + 1] != ' ')
 		return 0;
-	for (; k0 + 5 <= i; k0++)
-		if (memcmp(l + k0, "idmap", 5) == 0)
-			idmap = 1;
-	return idmap && scalar_whole(l + i + 2, n - i - 2);
+	return scalar_whole(l + i + 2, n - i - 2);
 }
 
 size_t
-reframe_drop_idmap(char *doc, size_t n, unsigned *dropped)
+reframe_drop_volatile(char *doc, size_t n, unsigned *dropped)
 {
 	char *end = doc + n, *p = doc, *w = doc, *nl, *q;
 	size_t len, ind;
@@ -92,7 +88,7 @@ reframe_drop_idmap(char *doc, size_t n, unsigned *dropped)
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		len = (size_t)((nl != NULL ? nl : end) - p);
-		if (idmap_line(p, len)) {
+		if (volatile_line(p, len)) {
 			/* the next line that holds anything is no deeper */
 			ind = indent_of(p, p + len);
 			for (q = nl; q != NULL && q + 1 < end; ) {
@@ -153,7 +149,7 @@ emit_doc(struct reframe *r)
 	char num[32];
 	int rc;
 
-	n = reframe_drop_idmap(r->doc, r->dn, &r->lines);
+	n = reframe_drop_volatile(r->doc, r->dn, &r->lines);
 	if (n != r->dn)
 		r->docs++;
 	/* n <= VET_DOC_MAX: 11 octal digits and a NUL hold it */

@@ -2,20 +2,21 @@
  * reframe.h - an export's tar re-framed for a restricted project.
  *
  * In a restricted project (a granted user's, box grant) Incus refuses an
- * import whose config holds a volatile.*idmap* key - volatile.idmap.base,
- * .current, .next, volatile.last_state.idmap: the id map the instance was
- * last started with, which every export of a started container carries -
- * before it creates anything.  Those keys are the daemon's own
- * bookkeeping; without them it maps the box afresh onto the project's ids
- * when it first starts.  So a granted user's import sends the plain tar
- * (the daemon reads an uncompressed one as readily as a gzip one), each
- * config document (vet_export_doc_kind) with those lines left out and its
- * header's size and checksum written again.  Every other byte - other
+ * import whose config sets any volatile.* key - seen: volatile.idmap.*
+ * and volatile.last_state.idmap (the id map the instance was last started
+ * with, which every export of a started container carries), then
+ * volatile.uuid - before it creates anything.  Those keys are the
+ * daemon's own bookkeeping; without them it makes the box a new instance
+ * (a uuid, a MAC, an id map onto the project's ids at first start; a
+ * cloud-init instance id of its own).  So a granted user's import sends
+ * the plain tar (the daemon reads an uncompressed one as readily as a
+ * gzip one), each config document (vet_export_doc_kind) with those lines
+ * left out and its header's size and checksum written again.  Every other byte - other
  * members, their headers, the padding, the end blocks - passes through
  * as it came.
  *
  * A line is dropped only when it is, whole, "<indent>volatile.<key>:
- * <scalar>" with "idmap" in <key>, the scalar on that line alone (plain,
+ * <scalar>", the scalar on that line alone (plain,
  * or a closed single- or double-quoted string) and the next line no
  * deeper: nothing that could change how the rest of the document reads.
  * A member named through a PAX or GNU long-name header before it, or any
@@ -57,6 +58,6 @@ void reframe_free(struct reframe *r);
 
 /* The lines of doc[0..n) left out in place; the new length.  *dropped
  * counts them.  Pure (the unit tests and the fuzzer drive it). */
-size_t reframe_drop_idmap(char *doc, size_t n, unsigned *dropped);
+size_t reframe_drop_volatile(char *doc, size_t n, unsigned *dropped);
 
 #endif
