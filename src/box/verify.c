@@ -547,12 +547,9 @@ plan_box(struct incus *c, const char *name, struct plan *p,
 		    CONTRACT_NIC);
 	p->allow = verify_policy_read(v, p->policy, sizeof(p->policy));
 	if (p->allow < 0) {
-		char sv[128];
-
-		snprintf(sv, sizeof(sv), "%.100s", v);
-		text_shown_in(sv, sizeof(sv));
+		/* raw: the error printer escapes it, once (text_shown) */
 		return err_set(e, -EINVAL, "box %s has an egress policy verify "
-		    "cannot read (user.box.egress=%s)", name, sv);
+		    "cannot read (user.box.egress=%.100s)", name, v);
 	}
 	if (parse_mac(mac, p->mac) < 0)
 		return err_set(e, -EINVAL, "box %s has no MAC on %s "
@@ -707,8 +704,7 @@ run_inside(struct incus *c, struct plan *p, const char *path,
 	    p->ms + DNS_GRACE_MS + 20000, &st, e);
 	free(ep);
 	if (rc == 0 && (st.err[0] != '\0' || st.code != 0)) {
-		ebuf[strcspn(ebuf, "\n")] = '\0';
-		text_shown_in(ebuf, sizeof(ebuf));
+		ebuf[strcspn(ebuf, "\n")] = '\0';	/* escaped: the printer */
 		return err_set(e, -EIO, "the in-box probes did not finish "
 		    "(exit %d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ?
 		    ebuf : "no output");

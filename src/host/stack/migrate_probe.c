@@ -330,8 +330,7 @@ probe_once(struct incus *c, const char *name, const char *path, uint32_t gw,
 	rc = exec_capture(c, name, &req, NULL, 0, &out, &err, PROBE_EXEC_MS,
 	    &st, e);
 	if (rc == 0 && (st.err[0] != '\0' || st.code != 0 || out.truncated)) {
-		ebuf[strcspn(ebuf, "\n")] = '\0';
-		text_shown_in(ebuf, sizeof(ebuf));
+		ebuf[strcspn(ebuf, "\n")] = '\0';	/* escaped: the printer */
 		rc = err_set(e, -EIO, "the in-box probe did not finish (exit "
 		    "%d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ? ebuf :
 		    "no output");
