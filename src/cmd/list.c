@@ -24,6 +24,7 @@
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
+#include "box/remote.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/storage.h"
@@ -518,16 +519,17 @@ list(int out, struct box_err *e)
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	if (out != OUT_FULL) {
+	/* remote: the DHCP records are files there, the daemon has the rest */
+	if (out != OUT_FULL && !remote_active()) {
 		rc = list_fast(&c, &ro, why, sizeof(why), e);
 		if (rc < 0 && why[0] == '\0')
 			goto done;
 	}
-	if (out == OUT_FULL || rc < 0) {
+	if (out == OUT_FULL || rc < 0 || remote_active()) {
 		char shown[4 * sizeof(why)];
 
 		text_shown(why, strlen(why), shown, sizeof(shown));
-		if (out != OUT_FULL)
+		if (out != OUT_FULL && !remote_active())
 			fprintf(stderr, "box: %s — asking the daemon for every "
 			    "box's full state instead (slower)\n", shown);
 		rc = list_full(&c, &l, e);
