@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/idle.h"
 #include "box/box.h"
 #include "box/egress.h"
 #include "box/where.h"
@@ -546,6 +547,12 @@ list(int out, struct box_err *e)
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
 	    print_table(&ro, e) : print_plain(&ro, out);
+	/* box/idle.h: no daemon for it, this; after the list, which it
+	 * never delays or changes (a box it stops is shown as it was) */
+	if (rc == 0) {
+		fflush(stdout);
+		box_idle_sweep(&c);
+	}
 done:
 	rows_free(&ro);
 	incus_close(&c);
