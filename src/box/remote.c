@@ -43,6 +43,7 @@ static const struct {
 	{ "import", RH_API }, { "rename", RH_API }, { "move", RH_API },
 	{ "down", RH_API }, { "start", RH_API }, { "restart", RH_API },
 	{ "rm", RH_API }, { "expose", RH_API }, { "status", RH_API },
+	{ "logs", RH_API }, { "prune", RH_API },
 	/* the host's own kernel, files or programs: the remote's box */
 	{ "egress", RH_HOST }, { "incus", RH_HOST },
 	{ "setup-host", RH_HOST }, { "teardown-host", RH_HOST },
@@ -55,6 +56,7 @@ static const struct {
 	{ "resolver", RH_REFUSE },
 	/* this binary itself */
 	{ "templates", RH_LOCAL }, { "completion", RH_LOCAL },
+	{ "config", RH_LOCAL },	/* the defaults new takes here */
 	{ "help", RH_LOCAL }, { "version", RH_LOCAL },
 };
 
