@@ -108,6 +108,7 @@ daemon_start()
 {
 	_d=$(dir "$1")
 	mkdir -p "$_d/box" "$_d/client" "$ST" "/run/${P}sys$1"
+	rm -f "$_d/unix.socket"
 	# shellcheck disable=SC2016
 	# fds 3-9 closed: a lock the caller holds (flock) must not live on
 	# in the daemon
@@ -242,5 +243,14 @@ up)	cluster_up ;;
 down)	cluster_down ;;
 status)	client 1 cluster list ;;
 exec)	shift; n=$1; shift; as "$n" "$@" ;;
-*)	echo "usage: cluster.sh {up|down|status|exec N CMD...}" >&2; exit 2 ;;
+kill)	# kill -9 member N's daemon (its containers keep running)
+	kill -KILL "$(pidof_m "$2")" ;;
+start)	# start member N's daemon again and wait until it is ready
+	daemon_start "$2"
+	end=$(($(date +%s) + T))
+	until up_answers "$2"; do
+		[ "$(date +%s)" -lt "$end" ] || die "m$2 not ready in $T s"
+		sleep 0.2
+	done ;;
+*)	echo "usage: cluster.sh {up|down|status|exec N CMD...|kill N|start N}" >&2; exit 2 ;;
 esac

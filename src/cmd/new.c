@@ -88,6 +88,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	struct box_mint_req q;
 	struct box_mint_out out;
 	const char *name, *tpl, *from, *cpu, *memory, *disk, *image, *egress;
+	const char *target = NULL;
 	char mem[32], dsk[32], *egn = NULL;
 	int rc, vm, ct, json;
 	const struct opt rows[] = {
@@ -121,6 +122,9 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "the public image server, a bare alias a local image.  "
 		    "Air-gapped hosts import one first (incus image import "
 		    "<tarball> --alias <a>) and mint with --image <a>"),
+		OPT_STR("--target", "<member>", &target, OC_NONE, "on an Incus "
+		    "cluster: the member it lands on (one in cluster group "
+		    "box); by default any of them"),
 		OPT_STR("--egress", "allow:<name>,...", &egress, OC_NONE, "the "
 		    "egress policy: open, or allow:<name>[,...] (wins over the "
 		    "template's BOX_EGRESS; a clone inherits its source's; see "
@@ -175,6 +179,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	q.disk = disk;
 	q.image = image;
 	q.egress = egress;
+	q.target = target;
 	q.mode = vm ? MINT_VM : ct ? MINT_CT : MINT_AUTO;
 	if ((rc = box_mint(&q, &out, e)) < 0)
 		goto out;

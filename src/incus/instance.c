@@ -301,6 +301,8 @@ inst_parse(const struct json_doc *d, int obj, unsigned flags,
 	    sizeof(in->created_at), e)) < 0 ||
 	    (rc = inst_field(d, obj, "last_used_at", in->last_used_at,
 	    sizeof(in->last_used_at), e)) < 0 ||
+	    (rc = inst_field(d, obj, "location", in->location,
+	    sizeof(in->location), e)) < 0 ||
 	    (rc = field_dup(d, obj, "description", &in->description, e)) < 0 ||
 	    (rc = inst_flag(d, obj, "ephemeral", &in->ephemeral, e)) < 0 ||
 	    (rc = inst_flag(d, obj, "stateful", &in->stateful, e)) < 0 ||
@@ -630,10 +632,16 @@ incus_instance_create_begin(struct incus *c,
     struct box_err *e)
 {
 	struct json_w w;
+	char path[200] = "/1.0/instances", esc[160];
 
+	if (spec->target != NULL) {
+		if (url_escape(spec->target, esc, sizeof(esc)) < 0)
+			return err_usage(e, "cluster target too long");
+		snprintf(path, sizeof(path), "/1.0/instances?target=%s", esc);
+	}
 	json_w_init(&w, INCUS_MAX_BODY);
 	new_json(&w, spec);
-	return begin_w(c, "POST", "/1.0/instances", &w, op, e);
+	return begin_w(c, "POST", path, &w, op, e);
 }
 
 int

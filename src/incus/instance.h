@@ -72,6 +72,7 @@ struct incus_instance {
 	char architecture[32];
 	char created_at[64];
 	char last_used_at[64];
+	char location[64];	/* the cluster member; "none" standalone */
 	char *description;	/* never NULL after a successful read */
 	int ephemeral, stateful;
 	char **profiles;
@@ -147,6 +148,7 @@ struct incus_instance_new {
 	const char *alias, *server, *protocol;
 	const char *copy_from;
 	int instance_only;
+	const char *target;	/* cluster member or "@group", or NULL */
 };
 
 enum { INCUS_SRC_NONE = 0, INCUS_SRC_IMAGE, INCUS_SRC_COPY };
