@@ -45,11 +45,29 @@ member_from_json(struct incus_member *m, const struct json_doc *d, int obj,
 }
 
 int
+incus_members_from_json(struct incus_cluster *k, const struct json_doc *d,
+    int arr, const char *group)
+{
+	int i, rc = 0;
+
+	k->n = 0;
+	if (json_type(d, arr) != JSON_ARRAY)
+		return -EBADMSG;
+	for (i = json_child(d, arr); i >= 0 && rc == 0; i = json_next(d, i)) {
+		if (k->n == INCUS_MEMBERS_MAX)
+			rc = -E2BIG;
+		else
+			rc = member_from_json(&k->m[k->n++], d, i, group);
+	}
+	return rc;
+}
+
+int
 incus_cluster_read(struct incus *c, const char *group,
     struct incus_cluster *k, struct box_err *e)
 {
 	struct incus_reply r;
-	int rc, on, i;
+	int rc, on;
 
 	memset(k, 0, sizeof(*k));
 	if ((rc = res_get(c, "/1.0/cluster", JSON_OBJECT, &r, e)) < 0)
@@ -68,13 +86,7 @@ incus_cluster_read(struct incus *c, const char *group,
 	if ((rc = res_get(c, "/1.0/cluster/members?recursion=1", JSON_ARRAY,
 	    &r, e)) < 0)
 		return rc;
-	for (i = json_child(&r.doc, r.metadata); i >= 0 && rc == 0;
-	    i = json_next(&r.doc, i)) {
-		if (k->n == INCUS_MEMBERS_MAX)
-			rc = -E2BIG;
-		else
-			rc = member_from_json(&k->m[k->n++], &r.doc, i, group);
-	}
+	rc = incus_members_from_json(k, &r.doc, r.metadata, group);
 	incus_reply_free(&r);
 	if (rc < 0)
 		return err_set(e, -EBOX_PROTO, "the daemon's list of cluster "
@@ -166,9 +178,8 @@ incus_cluster_group_set(struct incus *c, const char *group,
 }
 
 int
-incus_cluster_pending(struct incus *c, const char *prefix, const char *name,
-    const char *kind_key, const char *kind, const char *ckey,
-    const char *cval, struct box_err *e)
+incus_cluster_pending(struct incus *c, int pool, const char *name,
+    const char *kind, const char *ckey, const char *cval, struct box_err *e)
 {
 	struct incus_cluster k;
 	struct box_err one;
@@ -182,12 +193,13 @@ incus_cluster_pending(struct incus *c, const char *prefix, const char *name,
 	for (i = 0; i < k.n; i++) {
 		if (url_escape(k.m[i].name, esc, sizeof(esc)) < 0)
 			return err_usage(e, "member name too long");
-		snprintf(path, sizeof(path), "%s?target=%s", prefix, esc);
+		snprintf(path, sizeof(path), "/1.0/%s?target=%s", pool ?
+		    "storage-pools" : "networks", esc);
 		json_w_init(&w, RES_BODY_MAX);
 		json_w_obj(&w);
 		json_w_key(&w, "name");
 		json_w_str(&w, name);
-		json_w_key(&w, kind_key);
+		json_w_key(&w, pool ? "driver" : "type");
 		json_w_str(&w, kind);
 		json_w_key(&w, "config");
 		json_w_obj(&w);

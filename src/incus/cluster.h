@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "incus/json.h"
 #include "util/err.h"
 
 #define INCUS_MEMBERS_MAX	64
@@ -41,6 +42,11 @@ struct incus_cluster {
 int incus_cluster_read(struct incus *c, const char *group,
     struct incus_cluster *k, struct box_err *e);
 
+/* The parser: GET /1.0/cluster/members?recursion=1's array at arr into
+ * k->m (k->n), in_group for group; -EBADMSG, -E2BIG. */
+int incus_members_from_json(struct incus_cluster *k, const struct json_doc *d,
+    int arr, const char *group);
+
 /* The member by name, or NULL. */
 const struct incus_member *incus_cluster_member(const struct incus_cluster *k,
     const char *name);
@@ -54,15 +60,17 @@ int incus_cluster_group_set(struct incus *c, const char *group,
     const char *member, int join, struct box_err *e);
 
 /*
- * The pending part of a network or pool on every member: POST
- * prefix?target=<m> with {"name":name, kind_key:kind, "config":{ckey:
+ * The pending part of a network (pool 0: kind its type) or a storage
+ * pool (pool 1: kind its driver) on every member: POST
+ * /1.0/networks|storage-pools?target=<m> with {"name":name, "type" or
+ * "driver":kind, "config":{ckey:
  * cval}} (ckey NULL: no key; a member-specific key such as a pool's size
  * goes here, never into the final create).  A part that is already there from
  * an earlier run is no error.  1 when the parts were made, 0 with nothing
  * done when not clustered.
  */
-int incus_cluster_pending(struct incus *c, const char *prefix,
-    const char *name, const char *kind_key, const char *kind,
-    const char *ckey, const char *cval, struct box_err *e);
+int incus_cluster_pending(struct incus *c, int pool, const char *name,
+    const char *kind, const char *ckey, const char *cval,
+    struct box_err *e);
 
 #endif

@@ -355,8 +355,7 @@ create(struct incus *c, const char *name, const char *driver,
 
 	snprintf(size, sizeof(size), "%uGiB", size_gib);
 	/* on a cluster the size is each member's (its pending part) */
-	if ((rc = incus_cluster_pending(c, "/1.0/storage-pools", name,
-	    "driver", driver, size_gib > 0 ? "size" : NULL, size, e)) < 0)
+	if ((rc = incus_cluster_pending(c, 1, name, driver, size_gib > 0 ? "size" : NULL, size, e)) < 0)
 		return rc;
 	if (rc == 1)
 		size_gib = 0;

@@ -397,8 +397,8 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 		/* PATCH merges: keys box does not own stay as the admin set
 		 * them. */
 		rc = incus_network_patch(c, STACK_BRIDGE, &want.config, e);
-	else if ((rc = incus_cluster_pending(c, "/1.0/networks",
-	    STACK_BRIDGE, "type", "bridge", NULL, NULL, e)) >= 0)
+	else if ((rc = incus_cluster_pending(c, 0, STACK_BRIDGE,
+	    "bridge", NULL, NULL, e)) >= 0)
 		/* on a cluster, each member's part is pending by now */
 		rc = incus_network_create(c, &want, e);
 	incus_kv_free(&want.config);

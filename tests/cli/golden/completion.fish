@@ -64,6 +64,7 @@ complete -c box -n '__fish_seen_subcommand_from new create launch' -l disk -r -d
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l vm -d 'a VM; by default a VM where the host can run one (/dev/kvm'
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l container -d 'a container, which shares the host\'s kernel'
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l image -r -d 'the image, over BOX_IMAGE and the template\'s'
+complete -c box -n '__fish_seen_subcommand_from new create launch' -l target -r -d 'on an Incus cluster'
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l egress -r -d 'the egress policy'
 complete -c box -n '__fish_seen_subcommand_from new create launch' -l json -d 'the new box as box list --json shows it, on stdout'
 complete -c box -n '__fish_seen_subcommand_from templates' -l json -d 'an array of {name, description, error'

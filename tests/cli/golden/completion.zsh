@@ -18,7 +18,7 @@ _box()
 		return
 	fi
 	case $words[2] in
-	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --egress --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-'; args='-' ;;
+	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --target --egress --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --target=- --egress=-'; args='-' ;;
 	templates) opts='--json --help'; vals=''; args='' ;;
 	list|ls|ps) opts='--json --format --quiet -q --help'; vals='--format==table,json,csv'; args='' ;;
 	info|show) opts='--json --help'; vals=''; args='box' ;;
