@@ -6,9 +6,11 @@
 # (../shared/docs/cluster-test-recipe.md has the facts it rests on).
 #
 #   namespaces  h26hub      a bridge (h26br) with no address: the members' LAN
-#               h26m1..3    one per member: lo, eth0 = 172.30.26.1N/24 on the
-#                           hub, h26w = 203.0.113.(4N+1)/30 to its internet
-#               h26i1..3    "the internet" of member N: 203.0.113.(4N+2)/30
+#               h26m1..3    one per member: lo, eth0 = 172.30.26.1N/24 and
+#                           192.0.2.1N/24 on the hub, h26w = 203.0.113.(129+4N)/30 to its internet
+#               h26i1..3    "the internet" of member N: 203.0.113.(130+4N)/30,
+#                           and 203.0.113.200/32, the same in each (the one
+#                           public host), routed from its own member only
 #   no default route anywhere: nothing here can reach past these namespaces.
 #   daemons     incusd with INCUS_DIR=/var/lib/incus-mN, in h26mN and in a
 #               private mount namespace where sysfs is mounted again (its
@@ -83,12 +85,19 @@ net_up()
 		ip link add ${P}h$i netns ${P}hub type veth peer name eth0 netns ${P}m$i
 		ip -n ${P}hub link set ${P}h$i master ${P}br up
 		ip -n ${P}m$i addr add 172.30.26.1$i/24 dev eth0
+		# and a public-range address on the same LAN (a member's
+		# public face, for probes that only the firewall answers)
+		ip -n ${P}m$i addr add 192.0.2.1$i/24 dev eth0
 		ip -n ${P}m$i link set eth0 up
 		ip link add ${P}w netns ${P}m$i type veth peer name eth0 netns ${P}i$i
-		ip -n ${P}m$i addr add 203.0.113.$((4 * i + 1))/30 dev ${P}w
+		ip -n ${P}m$i addr add 203.0.113.$((128 + 4 * i + 1))/30 dev ${P}w
 		ip -n ${P}m$i link set ${P}w up
-		ip -n ${P}i$i addr add 203.0.113.$((4 * i + 2))/30 dev eth0
+		ip -n ${P}i$i addr add 203.0.113.$((128 + 4 * i + 2))/30 dev eth0
 		ip -n ${P}i$i link set eth0 up
+		# the same "public" host in every member's internet: one
+		# probe target and one upstream resolver for all of them
+		ip -n ${P}i$i addr add 203.0.113.200/32 dev eth0
+		ip -n ${P}m$i route add 203.0.113.200/32 via 203.0.113.$((128 + 4 * i + 2))
 		# the member's own guard: its bridges forward only to the two
 		# links made here
 		ip netns exec ${P}m$i nft -f - <<EOF

@@ -27,7 +27,7 @@ box_place(struct incus *c, const char *asked, char *target, size_t cap,
 	struct box_err le;
 	char sh[96];
 	size_t i;
-	int live = 0;
+	int live = 0, down = 0;
 
 	target[0] = '\0';
 	err_clear(&le);
@@ -65,8 +65,19 @@ box_place(struct incus *c, const char *asked, char *target, size_t cap,
 		snprintf(target, cap, "%s", m->name);
 		return 0;
 	}
-	for (i = 0; i < k.n; i++)
-		live += k.m[i].in_group && strcmp(k.m[i].status, "Online") == 0;
+	/* the database says Online for a while after a daemon died: each
+	 * candidate is asked; while one is down, box names a live one */
+	for (i = 0; i < k.n; i++) {
+		if (!k.m[i].in_group || strcmp(k.m[i].status, "Online") != 0)
+			continue;
+		err_clear(&le);
+		if (incus_cluster_member_answers(c, k.m[i].name, &le) < 0) {
+			down++;
+			continue;
+		}
+		if (live++ == 0)
+			snprintf(target, cap, "%s", k.m[i].name);
+	}
 	if (live == 0) {
 		err_set(e, -EHOSTDOWN, "no live cluster member holds box's host "
 		    "contract (cluster group %s has none online)",
@@ -74,7 +85,8 @@ box_place(struct incus *c, const char *asked, char *target, size_t cap,
 		err_fix(e, "run box setup-host on a member");
 		return -EHOSTDOWN;
 	}
-	snprintf(target, cap, "@%s", CONTRACT_GROUP);
+	if (down == 0)
+		snprintf(target, cap, "@%s", CONTRACT_GROUP);
 	return 0;
 }
 

@@ -63,25 +63,48 @@ incus_members_from_json(struct incus_cluster *k, const struct json_doc *d,
 }
 
 int
-incus_cluster_read(struct incus *c, const char *group,
-    struct incus_cluster *k, struct box_err *e)
+incus_cluster_self(struct incus *c, char *self, size_t cap,
+    struct box_err *e)
 {
 	struct incus_reply r;
 	int rc, on;
 
-	memset(k, 0, sizeof(*k));
-	if ((rc = res_get(c, "/1.0/cluster", JSON_OBJECT, &r, e)) < 0)
+	self[0] = '\0';
+	rc = res_get(c, "/1.0/cluster", JSON_OBJECT, &r, e);
+	if (rc == -ENOENT) {
+		/* a daemon without the clustering API is standalone */
+		err_clear(e);
+		return 0;
+	}
+	if (rc < 0)
 		return rc;
 	rc = res_bool(&r.doc, r.metadata, "enabled", &on);
 	if (rc == 0 && on)
-		json_gets(&r.doc, r.metadata, "server_name", k->self,
-		    sizeof(k->self), "");
+		json_gets(&r.doc, r.metadata, "server_name", self, cap, "");
 	incus_reply_free(&r);
-	if (rc < 0)
+	if (rc < 0 || (on && self[0] == '\0'))
 		return err_set(e, -EBOX_PROTO, "the daemon's cluster "
 		    "description is not one box understands");
-	if (!on)
-		return 0;
+	return on;
+}
+
+int
+incus_cluster_local(const char *self, const char *location)
+{
+	return self[0] == '\0' || location[0] == '\0' ||
+	    strcmp(location, self) == 0;
+}
+
+int
+incus_cluster_read(struct incus *c, const char *group,
+    struct incus_cluster *k, struct box_err *e)
+{
+	struct incus_reply r;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	if ((rc = incus_cluster_self(c, k->self, sizeof(k->self), e)) <= 0)
+		return rc;
 	k->on = 1;
 	if ((rc = res_get(c, "/1.0/cluster/members?recursion=1", JSON_ARRAY,
 	    &r, e)) < 0)
@@ -92,6 +115,22 @@ incus_cluster_read(struct incus *c, const char *group,
 		return err_set(e, -EBOX_PROTO, "the daemon's list of cluster "
 		    "members is not one box understands");
 	return 0;
+}
+
+int
+incus_cluster_member_answers(struct incus *c, const char *name,
+    struct box_err *e)
+{
+	struct incus_reply r;
+	char path[192];
+	int rc;
+
+	if (res_path(path, sizeof(path), "/1.0/cluster/members", name,
+	    "/state") < 0)
+		return err_usage(e, "bad member name");
+	if ((rc = res_get(c, path, JSON_OBJECT, &r, e)) == 0)
+		incus_reply_free(&r);
+	return rc;
 }
 
 const struct incus_member *

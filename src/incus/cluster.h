@@ -42,10 +42,26 @@ struct incus_cluster {
 int incus_cluster_read(struct incus *c, const char *group,
     struct incus_cluster *k, struct box_err *e);
 
+/* This member's name into self (cap bytes): 1 on a cluster, 0 standalone
+ * (self ""), -errno. */
+int incus_cluster_self(struct incus *c, char *self, size_t cap,
+    struct box_err *e);
+/* Is an instance at location on this member (self from
+ * incus_cluster_self; "" standalone: every instance is)? */
+int incus_cluster_local(const char *self, const char *location);
+
 /* The parser: GET /1.0/cluster/members?recursion=1's array at arr into
  * k->m (k->n), in_group for group; -EBADMSG, -E2BIG. */
 int incus_members_from_json(struct incus_cluster *k, const struct json_doc *d,
     int arr, const char *group);
+
+/*
+ * Does member name's daemon answer?  GET /1.0/cluster/members/<m>/state
+ * is forwarded to that member: a daemon that died fails it at once (the
+ * database calls it Online until its heartbeats are overdue).
+ */
+int incus_cluster_member_answers(struct incus *c, const char *name,
+    struct box_err *e);
 
 /* The member by name, or NULL. */
 const struct incus_member *incus_cluster_member(const struct incus_cluster *k,

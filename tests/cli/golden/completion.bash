@@ -48,7 +48,7 @@ _box()
 	firewall) opts="--subnet --conn-max --json --help"; vals="--subnet=- --conn-max=-"; args="=apply,show,sync,block - -" ;;
 	grant) opts="--gpu --accept-daemon-risk --help"; vals=""; args="-" ;;
 	revoke) opts="--purge --force -f --help"; vals=""; args="-" ;;
-	doctor|check) opts="--fix --pin-dns --json --help"; vals=""; args="box+" ;;
+	doctor|check) opts="--fix --pin-dns --members --json --help"; vals=""; args="box+" ;;
 	verify) opts="--json --help"; vals=""; args="box" ;;
 	whereami) opts="--json --help"; vals=""; args="" ;;
 	versions) opts="--help"; vals=""; args="" ;;

@@ -142,6 +142,7 @@ complete -c box -n '__fish_seen_subcommand_from revoke' -l force -s f -d '--purg
 complete -c box -n '__fish_seen_subcommand_from doctor check' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l fix -d 'repair what is safely convergent'
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l pin-dns -d 're-pin the bridge\'s upstream resolvers from BOX_DNS'
+complete -c box -n '__fish_seen_subcommand_from doctor check' -l members -d 'on an Incus cluster'
 complete -c box -n '__fish_seen_subcommand_from doctor check' -l json -d 'the report as one JSON object'
 complete -c box -n '__fish_seen_subcommand_from verify' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from verify' -l json -d 'the verdicts as one JSON object'
