@@ -241,6 +241,22 @@ loc=$(inc 1 list bxc-d1 -f csv -c L)
 [ $rc -eq 0 ] && [ "$loc" != m3 ] && ok "new with m3 down lands on $loc ($dt ms)" ||
     fail "new with m3 down: exit $rc, on '$loc'"
 
+# --- teardown-host on a member -------------------------------------------------
+out=$(as 2 teardown-host --yes 2>&1); rc=$?
+expect_eq "$rc" 0 "teardown-host on m2 (exit)"
+[ $rc -eq 0 ] || printf '%s\n' "$out" | tail -5 | sed 's/^/  | /'
+expect_contains "$out" "member m2 left group box (read back)" "m2 left group box first"
+$CL exec 2 nft list table inet box >/dev/null 2>&1 && fail "m2's table inet box survived" ||
+    ok "m2's kernel layers are gone (no table inet box)"
+$CL exec 1 nft list table inet box >/dev/null 2>&1 && ok "m1's firewall untouched" ||
+    fail "m1's firewall went with m2's teardown"
+expect_eq "$(inc 1 list -f csv -c n,L | grep -c ',m2$')" 0 "no instance left on m2"
+inc 1 network show boxnet >/dev/null 2>&1 && ok "the shared boxnet stays for m1 and m3" ||
+    fail "boxnet went with one member's teardown"
+out=$(as 1 teardown-host --yes --cluster 2>&1); rc=$?
+expect_eq "$rc" 1 "teardown-host --cluster on m1 while m3 is still in the group: refused"
+expect_contains "$out" "members still hold the contract: m3" "the refusal names m3"
+
 T2=$(date +%s%3N)
 echo "figures: bring-up $((T1 - T0)) ms, whole test $((T2 - T0)) ms"
 summary

@@ -126,6 +126,7 @@ complete -c box -n '__fish_seen_subcommand_from setup-host' -l pool -r -d 'the s
 complete -c box -n '__fish_seen_subcommand_from setup-host' -l dry-run -d 'print the decision and the plan, change nothing'
 complete -c box -n '__fish_seen_subcommand_from setup-host' -l json -d 'the same as JSON (with --dry-run)'
 complete -c box -n '__fish_seen_subcommand_from teardown-host' -l purge-incus -d 'also remove the incus package'
+complete -c box -n '__fish_seen_subcommand_from teardown-host' -l cluster -d 'on the last member of an Incus cluster\'s group box'
 complete -c box -n '__fish_seen_subcommand_from teardown-host' -l yes -s y -d 'do not ask'
 complete -c box -n '__fish_seen_subcommand_from migrate-host' -l box -r -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')' -d 'one legacy box'
 complete -c box -n '__fish_seen_subcommand_from migrate-host' -l all-boxes -d 'every legacy box, one at a time, each verified before the'

@@ -42,7 +42,7 @@ _box()
 	expose) opts='--list --json --remove --help'; vals='--remove=-'; args='box - -' ;;
 	incus) opts='--help'; vals=''; args='box' ;;
 	setup-host) opts='--pool --dry-run --json --help'; vals='--pool=-'; args='' ;;
-	teardown-host) opts='--purge-incus --yes -y --help'; vals=''; args='' ;;
+	teardown-host) opts='--purge-incus --cluster --yes -y --help'; vals=''; args='' ;;
 	migrate-host) opts='--box --all-boxes --retire-legacy --force -f --help'; vals='--box=box'; args='' ;;
 	firewall) opts='--subnet --conn-max --json --help'; vals='--subnet=- --conn-max=-'; args='=apply,show,sync,block - -' ;;
 	grant) opts='--gpu --accept-daemon-risk --help'; vals=''; args='-' ;;
