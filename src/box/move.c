@@ -9,6 +9,11 @@
 
 #include "box/box.h"
 #include "box/life.h"
+#include "box/place.h"
+#include "host/stack/contract.h"
+#include "host/stack/pins.h"
+#include "host/stack/stack.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/storage.h"
 
@@ -56,6 +61,69 @@ box_move(const char *name, const char *pool, char *from, size_t cap,
 	rc = incus_instance_move_pool(&c, name, pool, LIFE_OP_S, e);
 	if (rc < 0)
 		err_context(e, "moving %s to pool %s", name, pool);
+out:
+	incus_close(&c);
+	return rc;
+}
+
+/*
+ * The box left member from: when that is this member, this kernel's port
+ * bindings are fed again from Incus (its MAC is bound here no more; the
+ * other members' kernels resync at their next lease, or box firewall
+ * sync there).
+ */
+static void
+unbind_here(struct incus *c, const char *from)
+{
+	struct pins_result pr;
+	struct box_err e;
+	char self[64];
+	uint32_t net;
+
+	err_clear(&e);
+	if (incus_cluster_self(c, self, sizeof(self), &e) <= 0 ||
+	    strcmp(self, from) != 0 || stack_bridge_net(c, &net, &e) <= 0)
+		return;
+	if (pins_sync(c, CONTRACT_BRIDGE, net, &pr, &e) < 0)
+		life_say("note: this member's port bindings were not fed "
+		    "again (%s): box firewall sync", e.msg);
+}
+
+int
+box_move_member(const char *name, const char *member, char *from, size_t cap,
+    struct box_err *e)
+{
+	struct incus_instance in;
+	struct box_info bi;
+	struct incus c;
+	char target[80];
+	int rc;
+
+	from[0] = '\0';
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if ((rc = box_get(&c, name, 0, &in, &bi, e)) < 0)
+		goto out;
+	incus_instance_free(&in);
+	snprintf(from, cap, "%s", bi.member);
+	if (strcmp(bi.status, "Stopped") != 0) {
+		rc = err_set(e, -EBUSY, "box %s is not stopped — it moves "
+		    "between members only while nothing runs in it", name);
+		err_fix(e, "stop it first: box down %s", name);
+		goto out;
+	}
+	if ((rc = box_place(&c, member, target, sizeof(target), e)) < 0)
+		goto out;
+	if (strcmp(from, target) == 0) {
+		life_say("%s is already on member %s", name, target);
+		goto out;
+	}
+	life_say("moving %s from member %s to member %s", name, from, target);
+	rc = incus_instance_move_member(&c, name, target, LIFE_OP_S, e);
+	if (rc < 0)
+		err_context(e, "moving %s to member %s", name, target);
+	else
+		unbind_here(&c, from);
 out:
 	incus_close(&c);
 	return rc;

@@ -780,6 +780,27 @@ incus_instance_move_pool(struct incus *c, const char *name, const char *pool,
 	return inst_send_w(c, "POST", path, &w, wait_s, e);
 }
 
+int
+incus_instance_move_member(struct incus *c, const char *name,
+    const char *member, int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256], esc[160], q[200];
+
+	if (url_escape(member, esc, sizeof(esc)) < 0)
+		return err_usage(e, "cluster member name too long");
+	snprintf(q, sizeof(q), "?target=%s", esc);
+	if (incus_inst_path(path, sizeof(path), name, q) < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	inst_w_kv(&w, "name", name);
+	json_w_key(&w, "migration");
+	json_w_bool(&w, 1);
+	json_w_end(&w, '}');
+	return inst_send_w(c, "POST", path, &w, wait_s, e);
+}
+
 static void
 state_json(struct json_w *w, const char *action, int force, int timeout_s)
 {

@@ -199,6 +199,10 @@ int incus_instance_rename(struct incus *c, const char *name,
  * config (volatile MAC, stamps) stays; the daemon gives it a root disk
  * of its own on pool.
  */
+/* A stopped instance to another cluster member (POST ...?target=m,
+ * {"migration":true}); waits. */
+int incus_instance_move_member(struct incus *c, const char *name,
+    const char *member, int wait_s, struct box_err *e);
 int incus_instance_move_pool(struct incus *c, const char *name,
     const char *pool, int wait_s, struct box_err *e);
 

@@ -117,6 +117,14 @@ for i in 1 2 3; do
 done
 expect_eq "$(inc 1 cluster group show box | sed -n 's/^- //p' | tr '\n' ' ')" "m1 m2 m3 " \
     "group box holds the three members"
+for i in 1 2 3; do
+	dm=0
+	for p in $(ip netns pids h26m$i); do
+		tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q "^dnsmasq .*--interface=boxnet" && dm=$p
+	done
+	[ "$dm" != 0 ] && ok "m$i's own dnsmasq serves its boxnet (pid $dm)" ||
+	    { fail "no dnsmasq for boxnet in m$i"; tail -5 /var/lib/incus-m$i/incusd.log | sed 's/^/  | /'; }
+done
 expect_eq "$(inc 2 network list -f csv | grep -c '^boxnet,bridge,YES,10.88.0.1/24')" 1 \
     "one boxnet, defined once for the cluster"
 nft list table inet box 2>/dev/null | grep -q "172.30.26" &&
@@ -203,6 +211,18 @@ probe 2 bxc-p2 "$(lan 1)" 8443 && ok "control: without m2's firewall and ACL rul
 as 2 firewall apply >/dev/null 2>&1
 probe 2 bxc-p2 "$(lan 1)" 8443 && fail "firewall back (ACL rules still out): m2 box -> m1 connects" ||
     ok "the firewall alone holds: m2 box -> m1 $(lan 1):8443 refused with m2's ACL rules still out"
+
+# --- move between members --------------------------------------------------------
+mac0=$(inc 1 config get bxc-s1 volatile.eth0.hwaddr)
+out=$(as 1 move bxc-s1 --target m3 2>&1); rc=$?
+expect_eq "$rc" 1 "move of a running box is refused"
+as 1 down bxc-s1 >/dev/null 2>&1
+out=$(as 1 move bxc-s1 --target m3 2>&1); rc=$?
+expect_eq "$rc" 0 "move bxc-s1 --target m3 (stopped)"
+[ $rc -eq 0 ] || printf '%s\n' "$out" | tail -3 | sed 's/^/  | /'
+expect_eq "$(inc 1 list bxc-s1 -f csv -c L)" m3 "bxc-s1 is on m3 now"
+expect_eq "$(inc 1 config get bxc-s1 volatile.eth0.hwaddr)" "$mac0" "its MAC (its identity) is kept"
+expect_eq "$(inc 1 config get bxc-s1 user.box)" 1 "its box tag is kept"
 
 # --- doctor --members: a probe box on every member ------------------------------
 t=$(date +%s%3N)

@@ -34,7 +34,7 @@ _box()
 	export) opts="--instance-only --force -f --help"; vals=""; args="box file" ;;
 	import) opts="--name --force -f --json --help"; vals="--name=-"; args="file" ;;
 	rename) opts="--help"; vals=""; args="box -" ;;
-	move) opts="--pool --help"; vals="--pool=-"; args="box" ;;
+	move) opts="--pool --target --help"; vals="--pool=- --target=-"; args="box" ;;
 	down|stop|halt) opts="--force -f --help"; vals=""; args="box+" ;;
 	start|up) opts="--force -f --help"; vals=""; args="box+" ;;
 	restart|reboot) opts="--force -f --help"; vals=""; args="box+" ;;

@@ -105,6 +105,7 @@ complete -c box -n '__fish_seen_subcommand_from import' -l json -d 'the box as b
 complete -c box -n '__fish_seen_subcommand_from rename' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from move' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from move' -l pool -r -d 'the storage pool to move it to'
+complete -c box -n '__fish_seen_subcommand_from move' -l target -r -d 'on an Incus cluster'
 complete -c box -n '__fish_seen_subcommand_from down stop halt' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
 complete -c box -n '__fish_seen_subcommand_from down stop halt' -l force -s f -d 'stop at once, asking nothing'
 complete -c box -n '__fish_seen_subcommand_from start up' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
