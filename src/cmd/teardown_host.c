@@ -233,8 +233,15 @@ teardown(int purge, int all, struct box_err *e)
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	if ((rc = incus_cluster_read(&c, CONTRACT_GROUP, &k, e)) == 0 &&
-	    !k.on && all)
+	/* a daemon that cannot say is taken as standalone, unless the
+	 * caller asked for the cluster's teardown */
+	if ((rc = incus_cluster_read(&c, CONTRACT_GROUP, &k, e)) < 0 &&
+	    !all) {
+		err_clear(e);
+		memset(&k, 0, sizeof(k));
+		rc = 0;
+	}
+	if (rc == 0 && !k.on && all)
 		rc = err_usage(e, "--cluster is for a member of an Incus "
 		    "cluster; this daemon is standalone");
 	if (rc == 0 && k.on)

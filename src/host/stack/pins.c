@@ -184,14 +184,18 @@ pins_collect(struct incus *c, const char *bridge, uint32_t net,
 {
 	struct incus_instance_list list;
 	struct incus_leases l;
+	struct box_err ce;
 	char self[64];
 	size_t i, d;
 	int rc;
 
 	p->n = p->nconflict = 0;
-	/* on a cluster, only this member's instances are on this kernel */
-	if ((rc = incus_cluster_self(c, self, sizeof(self), e)) < 0 ||
-	    (rc = incus_network_leases(c, bridge, &l, e)) < 0)
+	/* on a cluster, only this member's instances are on this kernel
+	 * (a daemon that does not say is taken as standalone: all are) */
+	err_clear(&ce);
+	if (incus_cluster_self(c, self, sizeof(self), &ce) < 0)
+		self[0] = '\0';
+	if ((rc = incus_network_leases(c, bridge, &l, e)) < 0)
 		return rc;
 	if ((rc = incus_instance_list(c, NULL, INCUS_INST_ALL, &list, e)) < 0) {
 		incus_leases_free(&l);
