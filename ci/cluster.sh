@@ -170,7 +170,7 @@ cluster_up()
 	t0=$(now_ms)
 	[ ! -e "$ST/up" ] || { log "already up"; return 0; }
 	[ -x "$INCUSD" ] || die "$INCUSD missing (run ci/install-deps.sh)"
-	img=$(ls "$CACHE"/box-test-busybox-*.tar.gz 2>/dev/null | head -1)
+	img=$(ls -t "$CACHE"/box-test-busybox-*.tar.gz 2>/dev/null | head -1)
 	[ -n "$img" ] || die "no busybox image in $CACHE (run ci/build-images.sh)"
 	cluster_down quiet
 	mkdir -p "$ST"
