@@ -253,6 +253,8 @@ t=$(date +%s%3N)
 out=$(as 1 exec bxc-p3 -- true 2>&1); rc=$?
 dt=$(( $(date +%s%3N) - t ))
 expect_eq "$rc" 1 "exec into a box on the dead member: exit 1 ($dt ms)"
+[ $dt -le $((BOX_IO_TIMEOUT * 1000 + 2000)) ] && ok "the exec cost one BOX_IO_TIMEOUT at most (+2 s slack): $dt ms" ||
+    fail "exec into a box on the dead member took $dt ms (BOX_IO_TIMEOUT ${BOX_IO_TIMEOUT} s)"
 expect_contains "$out" "cluster member m3" "exec names the member that is down"
 t=$(date +%s%3N)
 out=$(as 1 new --name bxc-d1 2>&1); rc=$?
