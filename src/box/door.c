@@ -94,7 +94,7 @@ door_acl(struct incus *c, const char *ip, int port, int add,
 	snprintf(dest, sizeof(dest), "%s/32", ip);
 	snprintf(ps, sizeof(ps), "%d", port);
 	err_clear(&le);
-	rc = incus_acl_get(c, LIFE_ACL, &a, &le);
+	rc = incus_acl_get(c, CONTRACT_ACL, &a, &le);
 	if (rc == -ENOENT)
 		return -ENOENT;
 	if (rc < 0) {
@@ -120,7 +120,7 @@ door_acl(struct incus *c, const char *ip, int port, int add,
 		}
 	}
 	/* Everything else (description, egress, config) goes back as read. */
-	rc = found == add ? 0 : incus_acl_put(c, LIFE_ACL, &a, e);
+	rc = found == add ? 0 : incus_acl_put(c, CONTRACT_ACL, &a, e);
 	incus_acl_free(&a);
 	return rc;
 }

@@ -61,16 +61,16 @@ life_require_stack(struct incus *c, char *pool, size_t cap,
 	int rc;
 
 	err_clear(&le);
-	rc = incus_profile_get(c, LIFE_PROFILE, &p, &le);
+	rc = incus_profile_get(c, CONTRACT_PROFILE, &p, &le);
 	if (rc == -ENOENT) {
 		err_set(e, -ENOENT, "no %s profile — the host stack a box "
-		    "runs on is missing", LIFE_PROFILE);
+		    "runs on is missing", CONTRACT_PROFILE);
 		err_fix(e, "build it: box setup-host");
 		return -ENOENT;
 	}
 	if (rc < 0) {
 		*e = le;
-		err_context(e, "reading the %s profile", LIFE_PROFILE);
+		err_context(e, "reading the %s profile", CONTRACT_PROFILE);
 		return rc;
 	}
 	root = incus_dev_key(&p.devices, "root", "pool");

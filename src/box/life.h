@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "model/names.h"
 #include "util/err.h"
 #include "util/progress.h"
 
@@ -25,8 +26,6 @@
 #include "box/narrate.h"
 #include "box/waits.h"
 
-#define LIFE_PROFILE	"box-net"	/* the one profile a box runs on */
-#define LIFE_ACL	"box-isolate"	/* the box network's ACL */
 #define LIFE_OP_S	600		/* bound on one daemon operation */
 
 /*

@@ -865,7 +865,7 @@ fork_pool(struct run *r, const char *src, int slow, int *cow,
 static int
 clone(struct run *r, const char *from, struct box_err *e)
 {
-	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
 	char src[128], snap[128], pool[64], now[32], addr[64], via[256];
 	const char *slash = strchr(from, '/'), *asked = from;
 	int forksnap = 0;

@@ -21,6 +21,7 @@
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "incus/api.h"
+#include "model/names.h"
 #include "net/rtnl.h"
 #include "util/opt.h"
 
@@ -58,7 +59,7 @@ nic_with_pin(const struct incus_instance *in, const char *ip,
     struct incus_devices *devs, struct box_err *e)
 {
 	const struct incus_kvs *nic = incus_dev_get(&in->expanded_devices,
-	    "eth0");
+	    CONTRACT_NIC);
 	struct incus_kvs kv = { 0 };
 	int rc;
 
@@ -67,7 +68,7 @@ nic_with_pin(const struct incus_instance *in, const char *ip,
 		    "an address on");
 	if ((rc = incus_kv_copy(&kv, nic)) == 0 &&
 	    (rc = incus_kv_set(&kv, "ipv4.address", ip)) == 0)
-		rc = incus_dev_set(devs, "eth0", &kv);
+		rc = incus_dev_set(devs, CONTRACT_NIC, &kv);
 	incus_kv_free(&kv);
 	return rc < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
 }
@@ -83,7 +84,7 @@ nic_with_pin(const struct incus_instance *in, const char *ip,
 static void
 route_localnet_for_door(const struct incus_instance *in)
 {
-	const char *net = incus_dev_key(&in->expanded_devices, "eth0",
+	const char *net = incus_dev_key(&in->expanded_devices, CONTRACT_NIC,
 	    "network");
 	char key[96];
 	struct box_err e;
@@ -139,7 +140,7 @@ add(struct incus *c, const struct incus_instance *in, const char *box,
 			acl = 1;
 		else if (rc != -ENOENT)
 			return rc;
-		if (incus_dev_key(&in->devices, "eth0", "ipv4.address") ==
+		if (incus_dev_key(&in->devices, CONTRACT_NIC, "ipv4.address") ==
 		    NULL) {
 			if ((rc = nic_with_pin(in, addr, &devs, e)) < 0)
 				goto undo;
@@ -234,7 +235,7 @@ remove_door(struct incus *c, const struct incus_instance *in,
 
 		memset(&ed, 0, sizeof(ed));
 		ed.set = unpin;
-		ed.drop_dev_name = "eth0";
+		ed.drop_dev_name = CONTRACT_NIC;
 		err_clear(&le);
 		if (life_edit(c, box, &ed, &le) < 0)
 			life_say("warning: the pinned address %.63s stays: %s",

@@ -24,16 +24,19 @@
 #include "host/stack/sysd.h"
 #include "incus/api.h"
 #include "incus/instance.h"
+#include "model/names.h"
 #include "util/opt.h"
 #include "util/prompt.h"
 
 static const struct stack_obj objects[] = {
-	{ SK_PROFILE, "box-net", "profiles/box-net" },
-	{ SK_PROFILE, "claude-dev", "profiles/claude-dev" },
-	{ SK_NETWORK, "boxnet", "networks/boxnet" },
-	{ SK_NETWORK, "claudenet", "networks/claudenet" },
-	{ SK_ACL, "box-isolate", "network-acls/box-isolate" },
-	{ SK_ACL, "claude-isolate", "network-acls/claude-isolate" },
+	{ SK_PROFILE, CONTRACT_PROFILE, "profiles/" CONTRACT_PROFILE },
+	{ SK_PROFILE, CONTRACT_LEGACY_PROFILE,
+	    "profiles/" CONTRACT_LEGACY_PROFILE },
+	{ SK_NETWORK, CONTRACT_BRIDGE, "networks/" CONTRACT_BRIDGE },
+	{ SK_NETWORK, CONTRACT_LEGACY_BRIDGE,
+	    "networks/" CONTRACT_LEGACY_BRIDGE },
+	{ SK_ACL, CONTRACT_ACL, "network-acls/" CONTRACT_ACL },
+	{ SK_ACL, CONTRACT_LEGACY_ACL, "network-acls/" CONTRACT_LEGACY_ACL },
 };
 #define NOBJ (sizeof(objects) / sizeof(objects[0]))
 
