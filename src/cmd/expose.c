@@ -20,9 +20,9 @@
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
+#include "host/stack/firewall.h"
 #include "incus/api.h"
 #include "model/names.h"
-#include "net/rtnl.h"
 #include "util/opt.h"
 
 static int
@@ -86,14 +86,12 @@ route_localnet_for_door(const struct incus_instance *in)
 {
 	const char *net = incus_dev_key(&in->expanded_devices, CONTRACT_NIC,
 	    "network");
-	char key[96];
 	struct box_err e;
 
 	if (net == NULL || strlen(net) >= 32)
 		return;
-	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet", net);
 	err_clear(&e);
-	if (rtnl_sysctl_set(key, "1", &e) < 0)
+	if (fw_route_localnet_set(net, 1, &e) < 0)
 		life_say("WARNING: route_localnet could not be turned on for "
 		    "%s (%s), so this door will not answer: run box expose "
 		    "as root", net, e.msg);
