@@ -179,10 +179,18 @@ life_delete(struct incus *c, const char *name, struct box_err *e)
 {
 	int rc, running = 0;
 
-	rc = instance_running(c, name, &running, e);
-	if (rc == 0 && running)
-		rc = life_state(c, name, "stop", 1, 0, e);
-	if (rc < 0)
+	if ((rc = instance_running(c, name, &running, e)) < 0)
+		return rc;
+	return life_stop_delete(c, name, running, e);
+}
+
+int
+life_stop_delete(struct incus *c, const char *name, int running,
+    struct box_err *e)
+{
+	int rc;
+
+	if (running && (rc = life_state(c, name, "stop", 1, 0, e)) < 0)
 		return rc;
 	return incus_instance_delete(c, name, LIFE_OP_S, e);
 }

@@ -76,6 +76,12 @@ int life_up(struct incus *c, const char *name, int running,
 
 /* Force-stop when running, then delete. */
 int life_delete(struct incus *c, const char *name, struct box_err *e);
+/*
+ * The same when the caller has just listed the instance and knows whether
+ * it runs (teardown-host, grant --purge): the one stop-then-delete.
+ */
+int life_stop_delete(struct incus *c, const char *name, int running,
+    struct box_err *e);
 
 /* POST .../snapshots {"name": label}; waits. */
 int life_snapshot(struct incus *c, const char *name, const char *label,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "box/life.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/doctor/doctor_tier.h"
@@ -40,18 +41,6 @@ static const struct stack_obj objects[] = {
 };
 #define NOBJ (sizeof(objects) / sizeof(objects[0]))
 
-static int
-delete_box(struct incus *c, const char *name, int running, struct box_err *e)
-{
-	int rc;
-
-	fprintf(stderr, "box: removing box %s\n", name);
-	if (running && (rc = incus_instance_set_state(c, name, "stop", 1, 0,
-	    120, e)) < 0)
-		return rc;
-	return incus_instance_delete(c, name, 300, e);
-}
-
 /* Tagged instances, one at a time; the first failure stops the teardown. */
 static int
 delete_boxes(struct incus *c, int *left, struct box_err *e)
@@ -71,7 +60,8 @@ delete_boxes(struct incus *c, int *left, struct box_err *e)
 			(*left)++;
 			continue;
 		}
-		rc = delete_box(c, l.v[i].name, strcmp(l.v[i].status,
+		fprintf(stderr, "box: removing box %s\n", l.v[i].name);
+		rc = life_stop_delete(c, l.v[i].name, strcmp(l.v[i].status,
 		    "Stopped") != 0, e);
 	}
 	incus_instance_list_free(&l);
