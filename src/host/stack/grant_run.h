@@ -1,7 +1,8 @@
 /*
- * grant_run.h - `box grant <user>`: give a user the restricted tier, as
- * one call (grant_run.c says the steps).  Progress goes to stderr; the
- * caller prints the verdict.
+ * grant_run.h - `box grant <user>` and `box revoke <user>`: the
+ * restricted tier given and taken back, each as one call (grant_run.c
+ * says the steps).  Progress goes to stderr; the caller prints the
+ * verdict.
  */
 #ifndef BOX_GRANT_RUN_H
 #define BOX_GRANT_RUN_H
@@ -23,5 +24,14 @@ struct grant_done {
  */
 int grant_run(const char *name, int gpu, int accept, struct grant_done *d,
     struct box_err *e);
+
+/*
+ * Take the tier back from u (looked up, consent had): the group, then
+ * incus-user's side.  purge_all: end u's processes and delete everything
+ * the tier made, then look for it again.  *admin_member: u is still in
+ * TIER_GROUP_ADMIN, which keeps full access.
+ */
+int grant_revoke(const struct grant_user *u, int purge_all,
+    int *admin_member, struct box_err *e);
 
 #endif
