@@ -17,6 +17,7 @@
 #include "box/box.h"
 #include "box/door.h"
 #include "box/life.h"
+#include "box/remote.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
@@ -67,6 +68,12 @@ route_localnet_for_door(const struct incus_instance *in)
 
 	if (net == NULL || strlen(net) >= 32)
 		return;
+	if (remote_active()) {
+		life_say("WARNING: a VM door needs route_localnet on %s in the "
+		    "remote host's kernel, which box does not reach from here: "
+		    "run box expose on that host", net);
+		return;
+	}
 	err_clear(&e);
 	if (fw_route_localnet_set(net, 1, &e) < 0)
 		life_say("WARNING: route_localnet could not be turned on for "
