@@ -147,6 +147,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 # the differential tar harness reads every archive a second time with
 # libarchive (libarchive-dev, ci/install-deps.sh): the harness only
 $(B)/fuzz/fuzz_tar: LDLIBS_FUZZ += -larchive
+$(B)/fuzz/fuzz_reframe: LDLIBS_FUZZ += -larchive
 
 fuzzers: $(FUZZERS)
 

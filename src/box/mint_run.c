@@ -304,24 +304,23 @@ pin_fingerprint(struct run *r)
 	incus_instance_free(&in);
 }
 
-/* Print guest text indented, sanitised. */
+/* Print guest text indented, each line escaped (text_shown). */
 static void
 show_guest_text(const char *title, char *s)
 {
-	size_t n = text_sanitize(s, strlen(s));
-	const char *line = text_tail(s, n, 12), *nl;
+	const char *line = text_tail(s, strlen(s), 12), *nl;
+	char shown[1024];
+	size_t len;
 
 	if (*line == '\0')
 		return;
 	fprintf(stderr, "  %s\n", title);
 	for (; *line != '\0'; line = nl + 1) {
 		nl = strchr(line, '\n');
-		if (nl == NULL)
-			nl = line + strlen(line) - 1;
-		if (nl >= line)
-			fprintf(stderr, "    %.*s\n", (int)(nl - line +
-			    (*nl != '\n')), line);
-		if (nl[1] == '\0' || *nl != '\n')
+		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		text_shown(line, len, shown, sizeof(shown));
+		fprintf(stderr, "    %s\n", shown);
+		if (nl == NULL || nl[1] == '\0')
 			break;
 	}
 }
@@ -373,8 +372,8 @@ cloud_init_modules(struct run *r, char *buf, size_t cap)
 	if (life_sh(&r->c, r->name, script, buf, cap, 20000, &code, &le) < 0 ||
 	    code != 0)
 		buf[0] = '\0';
-	buf[text_sanitize(buf, strlen(buf))] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	text_shown_in(buf, cap);
 }
 
 static int

@@ -25,6 +25,7 @@
 #include "incus/api.h"
 #include "model/names.h"
 #include "util/opt.h"
+#include "util/text.h"
 
 static int
 list(const struct incus_instance *in, const char *box)
@@ -42,9 +43,17 @@ list(const struct incus_instance *in, const char *box)
 			printf("EXPOSURES for %s\n", box);
 		l = incus_kv_or(&dev->kv, "listen", "?");
 		c = incus_kv_or(&dev->kv, "connect", "?");
-		printf("  %-14s %s → %s\n", dev->name + strlen(DOOR_PREFIX),
-		    strncmp(l, "tcp:", 4) == 0 ? l + 4 : l,
-		    strncmp(c, "tcp:", 4) == 0 ? c + 4 : c);
+		{
+			char sn[256], sl[256], sc[256];
+			const char *n2 = dev->name + strlen(DOOR_PREFIX);
+
+			l += strncmp(l, "tcp:", 4) == 0 ? 4 : 0;
+			c += strncmp(c, "tcp:", 4) == 0 ? 4 : 0;
+			text_shown(n2, strlen(n2), sn, sizeof(sn));
+			text_shown(l, strlen(l), sl, sizeof(sl));
+			text_shown(c, strlen(c), sc, sizeof(sc));
+			printf("  %-14s %s → %s\n", sn, sl, sc);
+		}
 	}
 	if (n == 0)
 		life_say("%s has no exposed ports", box);

@@ -228,8 +228,7 @@ static void
 shown(const char *v, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s", v == NULL ? "unset" : v[0] == '\0' ?
-	    "empty" : v);
-	text_sanitize(buf, strlen(buf));
+	    "empty" : v);	/* escaped in the finding (dr_add) */
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
@@ -1127,7 +1126,6 @@ box_state(struct dh_ctx *h, const struct incus_instance *in,
 	char st[40];
 
 	snprintf(st, sizeof(st), "%s", in->status[0] ? in->status : "unsaid");
-	text_sanitize(st, strlen(st));
 	if (alive) {
 		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "status %s "
 		    "(code %d), its init (pid %lld) alive: probed%s", st, code,

@@ -23,6 +23,7 @@
 #include "incus/profile.h"
 #include "incus/project.h"
 #include "incus/storage.h"
+#include "util/text.h"
 
 #define PURGE_WAIT_S 120
 
@@ -73,30 +74,11 @@ purge_profiles(struct incus *pc, int *count, struct box_err *e)
 	return rc;
 }
 
-/*
- * A name from the daemon as a terminal may show it: control bytes, DEL
- * and bytes >= 0x80 as \xHH.  (A local stand-in: fold into util/text.c's
- * one sanitiser, text_shown(), once it lands.)
- */
+/* A name from the daemon as a terminal may show it (text_shown). */
 static const char *
 shown(const char *s, char *buf, size_t cap)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	for (; *s != '\0' && o + 5 < cap; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
-			buf[o++] = (char)ch;
-			continue;
-		}
-		buf[o++] = '\\';
-		buf[o++] = 'x';
-		buf[o++] = hex[ch >> 4];
-		buf[o++] = hex[ch & 15];
-	}
-	buf[o] = '\0';
+	text_shown(s, strlen(s), buf, cap);
 	return buf;
 }
 
