@@ -10,10 +10,6 @@
 #include "box/box.h"
 #include "box/life.h"
 #include "box/place.h"
-#include "host/stack/contract.h"
-#include "host/stack/pins.h"
-#include "host/stack/stack.h"
-#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/storage.h"
 
@@ -66,29 +62,6 @@ out:
 	return rc;
 }
 
-/*
- * The box left member from: when that is this member, this kernel's port
- * bindings are fed again from Incus (its MAC is bound here no more; the
- * other members' kernels resync at their next lease, or box firewall
- * sync there).
- */
-static void
-unbind_here(struct incus *c, const char *from)
-{
-	struct pins_result pr;
-	struct box_err e;
-	char self[64];
-	uint32_t net;
-
-	err_clear(&e);
-	if (incus_cluster_self(c, self, sizeof(self), &e) <= 0 ||
-	    strcmp(self, from) != 0 || stack_bridge_net(c, &net, &e) <= 0)
-		return;
-	if (pins_sync(c, CONTRACT_BRIDGE, net, &pr, &e) < 0)
-		life_say("note: this member's port bindings were not fed "
-		    "again (%s): box firewall sync", e.msg);
-}
-
 int
 box_move_member(const char *name, const char *member, char *from, size_t cap,
     struct box_err *e)
@@ -122,8 +95,7 @@ box_move_member(const char *name, const char *member, char *from, size_t cap,
 	rc = incus_instance_move_member(&c, name, target, LIFE_OP_S, e);
 	if (rc < 0)
 		err_context(e, "moving %s to member %s", name, target);
-	else
-		unbind_here(&c, from);
+
 out:
 	incus_close(&c);
 	return rc;

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "host/stack/contract.h"
 #include "incus/cluster.h"
 #include "incus/instance.h"
+#include "model/names.h"
 #include "util/text.h"
 
 static const char *

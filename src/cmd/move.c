@@ -4,10 +4,43 @@
  * (box/move.c); its identity and policy stay.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "box/move.h"
+#include "host/stack/contract.h"
+#include "host/stack/pins.h"
+#include "host/stack/stack.h"
+#include "incus/cluster.h"
 #include "cmd/cmd.h"
 #include "util/opt.h"
+
+/*
+ * The box left member from: when that is this member, this kernel's port
+ * bindings are fed again from Incus (its MAC is bound here no more; the
+ * other members' kernels resync at their next lease, or box firewall
+ * sync there).
+ */
+static void
+unbind_here(const char *from)
+{
+	struct incus c;
+	struct pins_result pr;
+	struct box_err e;
+	char self[64];
+	uint32_t net;
+
+	err_clear(&e);
+	if (incus_init(&c, &e) < 0)
+		return;
+	if (incus_cluster_self(&c, self, sizeof(self), &e) <= 0 ||
+	    strcmp(self, from) != 0 || stack_bridge_net(&c, &net, &e) <= 0)
+		goto out;
+	if (pins_sync(&c, CONTRACT_BRIDGE, net, &pr, &e) < 0)
+		fprintf(stderr, "box: note: this member's port bindings were "
+		    "not fed again (%s): box firewall sync\n", e.msg);
+out:
+	incus_close(&c);
+}
 
 int
 cmd_move(int argc, char **argv, struct box_err *e)
@@ -35,6 +68,7 @@ cmd_move(int argc, char **argv, struct box_err *e)
 		if ((rc = box_move_member(res.pos[0], target, from,
 		    sizeof(from), e)) < 0)
 			return rc;
+		unbind_here(from);
 		printf("%s is on member %s\n", res.pos[0], target);
 		return 0;
 	}
