@@ -469,7 +469,7 @@ vet_held(struct incus *c, const char *name, struct box_err *e)
 static int
 rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 {
-	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
 	struct incus_instance in;
 	struct life_edit ed;
 	struct stamps kv;
@@ -497,9 +497,9 @@ rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 	rc = life_edit(c, name, &ed, e);
 	if (rc < 0)
 		return rc;
-	if (strcmp(had, LIFE_PROFILE) != 0)
+	if (strcmp(had, CONTRACT_PROFILE) != 0)
 		life_say("re-homed onto the %s profile (the file said '%s')",
-		    LIFE_PROFILE, had[0] ? had : "none");
+		    CONTRACT_PROFILE, had[0] ? had : "none");
 	if (ed.dropped > 0)
 		life_say("left behind %d device%s that were its source's alone "
 		    "(doors, a pinned address); open doors again with box "

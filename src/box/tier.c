@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/api.h"
+#include "model/names.h"
 
 #define TIER_MAX_GROUPS 256
 

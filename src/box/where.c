@@ -9,8 +9,8 @@
 #include "box/where.h"
 #include "box/box.h"
 #include "box/remote.h"
-#include "host/doctor/nicfilter.h"
 #include "model/ip4text.h"
+#include "model/mac.h"
 
 void
 where_init(struct box_where *w)
@@ -88,7 +88,7 @@ nic_address(struct box_where *w, const struct incus_instance *in,
 	}
 	snprintf(key, sizeof(key), "volatile.%s.hwaddr", dev);
 	hw = incus_kv_get(&in->config, key);
-	if (hw == NULL || strlen(hw) >= 32 || nicf_parse_mac(hw, mac) < 0) {
+	if (hw == NULL || strlen(hw) >= 32 || mac_parse(hw, mac) < 0) {
 		snprintf(why, wcap, "its NIC %s has no MAC recorded (%s)", dev,
 		    key);
 		return 0;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "box/life.h"
 #include "host/stack/grant_cut.h"
 #include "host/stack/grant_project.h"
 #include "incus/image.h"
@@ -26,7 +27,7 @@
 
 #define PURGE_WAIT_S 120
 
-/* Stop (forced) every instance of the project, then delete them. */
+/* Every instance of the project, stopped (forced) when it runs, deleted. */
 static int
 purge_instances(struct incus *pc, int *count, struct box_err *e)
 {
@@ -38,15 +39,9 @@ purge_instances(struct incus *pc, int *count, struct box_err *e)
 	rc = incus_instance_list(pc, NULL, 0, &l, e);
 	if (rc < 0)
 		return rc;
-	/* A stopped box answers the stop with an error: fine. */
-	for (i = 0; i < l.n; i++) {
-		incus_instance_set_state(pc, l.v[i].name, "stop", 1, 0,
-		    PURGE_WAIT_S, e);
-		err_clear(e);
-	}
 	for (i = 0; i < l.n && rc == 0; i++) {
-		rc = incus_instance_delete(pc, l.v[i].name, PURGE_WAIT_S,
-		    e);
+		rc = life_stop_delete(pc, l.v[i].name, strcmp(l.v[i].status,
+		    "Stopped") != 0, e);
 		if (rc == 0)
 			(*count)++;
 		else
