@@ -2,6 +2,7 @@
  * box.c - the box boundary and reading a box (see box.h).
  */
 #include "box/box.h"
+#include "box/place.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/remote.h"
+#include "model/names.h"
 #include "net/ip4.h"
 
 int
@@ -59,6 +62,8 @@ box_subnets_read(struct box_subnets *sn)
 	int rc;
 
 	sn->n = 0;
+	if (remote_active())
+		return 0;	/* this host's bridges are not the daemon's */
 	err_clear(&e);
 	if ((rc = ip4_read(&w, &e)) < 0)
 		return rc;
@@ -83,14 +88,14 @@ box_subnets_read(struct box_subnets *sn)
 int
 box_tagged(const struct incus_instance *in, int *legacy)
 {
-	const char *tag = incus_kv_get(&in->config, "user.box");
-	const char *old = incus_kv_get(&in->config, "user.claudebox");
+	const char *tag = incus_kv_get(&in->config, BOX_TAG);
+	const char *old = incus_kv_get(&in->config, CONTRACT_LEGACY_TAG);
 
 	if (legacy != NULL)
 		*legacy = 0;
-	if (tag != NULL && strcmp(tag, "1") == 0)
+	if (tag != NULL && strcmp(tag, BOX_TAG_VALUE) == 0)
 		return 1;
-	if (old != NULL && strcmp(old, "1") == 0) {
+	if (old != NULL && strcmp(old, BOX_TAG_VALUE) == 0) {
 		if (legacy != NULL)
 			*legacy = 1;
 		return 1;
@@ -105,6 +110,12 @@ box_info_of(const struct incus_instance *in, struct box_info *info)
 	snprintf(info->name, sizeof(info->name), "%s", in->name);
 	snprintf(info->status, sizeof(info->status), "%s", in->status);
 	snprintf(info->type, sizeof(info->type), "%s", in->type);
+	/* standalone daemons say "none" (or nothing) */
+	snprintf(info->member, sizeof(info->member), "%s",
+	    strcmp(in->location, "none") == 0 ? "" : in->location);
+	if (strspn(info->member, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+	    "QRSTUVWXYZ0123456789.-_") != strlen(info->member))
+		snprintf(info->member, sizeof(info->member), "?");
 	box_tagged(in, &info->legacy);
 	snprintf(info->template_, sizeof(info->template_), "%s",
 	    incus_kv_or(&in->config, "user.box.template", info->legacy ?
@@ -160,6 +171,7 @@ box_get(struct incus *c, const char *name, unsigned flags,
 	}
 	if (rc < 0) {
 		err_context(e, "looking up %s", name);
+		box_place_why(c, name, e);
 		return rc;
 	}
 	if (!box_tagged(inst, NULL)) {

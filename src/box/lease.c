@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "box/lease.h"
-#include "host/doctor/nicfilter.h"
 #include "incus/api.h"
 #include "model/ip4text.h"
+#include "model/mac.h"
 
 static int
 parse_ipv4(const char *s, uint32_t *out)
@@ -55,7 +55,7 @@ parse_line(const char *line, size_t n, struct lease *le)
 	if (strlen(mac) != 17 || strspn(mac, "0123456789abcdefABCDEF:") != 17 ||
 	    strspn(ip, "0123456789.") != strlen(ip))
 		return -EINVAL;
-	if (nicf_parse_mac(mac, le->mac) < 0 || parse_ipv4(ip, &le->addr) < 0)
+	if (mac_parse(mac, le->mac) < 0 || parse_ipv4(ip, &le->addr) < 0)
 		return -EINVAL;
 	return 0;
 }
@@ -300,7 +300,7 @@ lease_read_pin(const char *net, const char *inst, const char *dev,
 		return 0;
 	if (n < 0)
 		return (int)n;
-	rc = nicf_parse_static(text, (size_t)n, mac, &pin->addr);
+	rc = mac_static_parse(text, (size_t)n, mac, &pin->addr);
 	free(text);
 	if (rc == -ESRCH) {
 		pin->state = -1;

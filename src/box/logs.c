@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "box/box.h"
+#include "box/remote.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/clock.h"
@@ -137,6 +138,8 @@ console_file(const struct incus *c, const char *name)
 	struct stat st;
 	int fd, n;
 
+	if (remote_active())
+		return -1;	/* that file is on the daemon's host */
 	if (strcmp(dir, "/var/lib/incus") == 0)
 		n = snprintf(path, sizeof(path), "/var/log/incus/");
 	else

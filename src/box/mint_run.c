@@ -45,6 +45,7 @@
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/mint_run.h"
+#include "box/place.h"
 #include "box/template.h"
 #include "box/tier.h"
 #include "host/stack/egress_host.h"
@@ -75,6 +76,7 @@ struct run {
 	const char *egress;	/* --egress, or NULL */
 	int fork, slow;		/* box fork (--slow) */
 	struct box_mint_out *out;	/* what the verb prints at the end */
+	char target[80];	/* on a cluster: a member or "@box" */
 };
 
 /*
@@ -304,24 +306,23 @@ pin_fingerprint(struct run *r)
 	incus_instance_free(&in);
 }
 
-/* Print guest text indented, sanitised. */
+/* Print guest text indented, each line escaped (text_shown). */
 static void
 show_guest_text(const char *title, char *s)
 {
-	size_t n = text_sanitize(s, strlen(s));
-	const char *line = text_tail(s, n, 12), *nl;
+	const char *line = text_tail(s, strlen(s), 12), *nl;
+	char shown[1024];
+	size_t len;
 
 	if (*line == '\0')
 		return;
 	fprintf(stderr, "  %s\n", title);
 	for (; *line != '\0'; line = nl + 1) {
 		nl = strchr(line, '\n');
-		if (nl == NULL)
-			nl = line + strlen(line) - 1;
-		if (nl >= line)
-			fprintf(stderr, "    %.*s\n", (int)(nl - line +
-			    (*nl != '\n')), line);
-		if (nl[1] == '\0' || *nl != '\n')
+		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		text_shown(line, len, shown, sizeof(shown));
+		fprintf(stderr, "    %s\n", shown);
+		if (nl == NULL || nl[1] == '\0')
 			break;
 	}
 }
@@ -373,8 +374,8 @@ cloud_init_modules(struct run *r, char *buf, size_t cap)
 	if (life_sh(&r->c, r->name, script, buf, cap, 20000, &code, &le) < 0 ||
 	    code != 0)
 		buf[0] = '\0';
-	buf[text_sanitize(buf, strlen(buf))] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	text_shown_in(buf, cap);
 }
 
 static int
@@ -756,6 +757,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	if ((rc = life_require_stack(&r->c, pool, sizeof(pool), e)) < 0)
 		goto out;
 	plan.pool = pool;
+	plan.target = r->target[0] != '\0' ? r->target : NULL;
 	if ((rc = life_exists(&r->c, r->name, e)) != 0) {
 		if (rc > 0) {
 			rc = err_set(e, -EEXIST, "an instance named %s already "
@@ -871,7 +873,7 @@ fork_pool(struct run *r, const char *src, int slow, int *cow,
 static int
 clone(struct run *r, const char *from, struct box_err *e)
 {
-	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
 	char src[128], snap[128], pool[64], now[32], addr[64], via[256];
 	const char *slash = strchr(from, '/'), *asked = from;
 	int forksnap = 0;
@@ -940,6 +942,7 @@ clone(struct run *r, const char *from, struct box_err *e)
 	    r->name);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = r->name;
+	spec.target = r->target[0] != '\0' ? r->target : NULL;
 	spec.source = INCUS_SRC_COPY;
 	spec.copy_from = from;
 	stage(r, "copy", "copying");
@@ -1015,7 +1018,9 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 		return rc;
 	if ((rc = incus_init(&r.c, e)) < 0)
 		return rc;
-	if ((rc = tier_mint_gate(&r.c, e)) < 0) {
+	if ((rc = tier_mint_gate(&r.c, e)) < 0 ||
+	    (rc = box_place(&r.c, q->target, r.target, sizeof(r.target),
+	    e)) < 0) {
 		incus_close(&r.c);
 		return rc;
 	}

@@ -388,6 +388,11 @@ static const struct box_env box_env[] = {
 	{ "BOX_VERSION, BOX_REINSTALL", "install.sh: which version, and "
 	  "replacing one whose bytes differ" },
 	{ "BOX_SKIP_SETUP_HOST", "install.sh: do not offer box setup-host" },
+	{ "BOX_REMOTE", "ssh://[user@]host[:port]: as --remote" },
+	{ "BOX_REMOTE_SOCKET", "the remote daemon's socket "
+	  "(/var/lib/incus/unix.socket)" },
+	{ "XDG_RUNTIME_DIR", "where --remote makes its private socket "
+	  "directory (else /tmp)" },
 	{ "HOME", "where a user's install lives (~/.local/share/box)" },
 	{ "TERM", "passed to a box's terminal session" },
 	{ "BOX_DOCTOR_INSIDE, BOX_DOCTOR_REPORT", "set by box for its own "
@@ -494,7 +499,10 @@ box_usage(void)
 
 	printf("box %s — network-isolated, throwaway Incus boxes for coding "
 	    "agents\n\n", BOX_VERSION);
-	fputs("USAGE\n  box <command> [<args>] [options]\n", stdout);
+	fputs("USAGE\n  box <command> [<args>] [options]\n"
+	    "  box --remote ssh://[user@]host[:port] <command> ...   that "
+	    "host's boxes,\n    through ssh (README: Remote use over SSH)\n",
+	    stdout);
 	for (g = VG_BOXES; g <= VG_INSTALL; g++)
 		usage_group(g);
 	usage_group(VG_OTHER);

@@ -11,6 +11,7 @@
 #include "host/doctor/nicfilter.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
+#include "model/mac.h"
 #include "net/nft.h"
 #include "t.h"
 
@@ -269,23 +270,23 @@ TEST(nicfilter_parsers)
 	unsigned char mac[6], other[6];
 	uint32_t a = 0;
 
-	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42:53", mac), 0);
+	CHECK_INT(mac_parse("10:66:6a:d0:42:53", mac), 0);
 	CHECK(mac[0] == 0x10 && mac[5] == 0x53);
-	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42", other), -EINVAL);
-	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42:53:00", other), -EINVAL);
-	CHECK_INT(nicf_parse_mac("zz:66:6a:d0:42:53", other), -EINVAL);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.37\n", 29, mac,
+	CHECK_INT(mac_parse("10:66:6a:d0:42", other), -EINVAL);
+	CHECK_INT(mac_parse("10:66:6a:d0:42:53:00", other), -EINVAL);
+	CHECK_INT(mac_parse("zz:66:6a:d0:42:53", other), -EINVAL);
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.37\n", 29, mac,
 	    &a), 0);
 	CHECK_INT(a, 0x0a580025);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.37,box", 32,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.37,box", 32,
 	    mac, &a), 0);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:54,10.88.0.37", 28, mac,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:54,10.88.0.37", 28, mac,
 	    &a), -ESRCH);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.999", 29, mac,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.999", 29, mac,
 	    &a), -EINVAL);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.3x", 29, mac,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.3x", 29, mac,
 	    &a), -EINVAL);
-	CHECK_INT(nicf_parse_static("garbage", 7, mac, &a), -EINVAL);
+	CHECK_INT(mac_static_parse("garbage", 7, mac, &a), -EINVAL);
 }
 
 /* --- the read-back compare, over tables as a dump would fill them ------- */

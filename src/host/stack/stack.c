@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/box.h"
 #include "host/stack/egress_fw.h"
 #include "host/stack/subnet.h"
 #include "incus/acl.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
@@ -396,7 +398,9 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 		/* PATCH merges: keys box does not own stay as the admin set
 		 * them. */
 		rc = incus_network_patch(c, STACK_BRIDGE, &want.config, e);
-	else
+	else if ((rc = incus_cluster_pending(c, 0, STACK_BRIDGE,
+	    "bridge", NULL, NULL, e)) >= 0)
+		/* on a cluster, each member's part is pending by now */
 		rc = incus_network_create(c, &want, e);
 	incus_kv_free(&want.config);
 	if (rc == 0)
@@ -582,9 +586,7 @@ observe_boxes(struct incus *c, struct stack_state *st, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < l.n; i++)
-		if (strcmp(incus_kv_or(&l.v[i].config, "user.box", ""),
-		    "1") == 0 || strcmp(incus_kv_or(&l.v[i].config,
-		    "user.claudebox", ""), "1") == 0)
+		if (box_tagged(&l.v[i], NULL))
 			st->boxes++;
 	incus_instance_list_free(&l);
 	return 0;
