@@ -24,7 +24,7 @@
 static const char script[] =
     "#!/bin/sh\n"
     "# the swapper's stand-in for box's in-box half: every probe 'held'\n"
-    "out=${BOX_VERIFY_REPORT:-/dev/stdout}\n"
+    "out=${BOX_INBOX_REPORT:-/dev/stdout}\n"
     "{\n"
     "echo 'verify-report 1'\n"
     "printf '%s\\n' \"$BOX_VERIFY_PLAN\" | while read -r k v; do\n"
