@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box/box.h"
@@ -376,23 +377,32 @@ int
 dh_find_dnsmasq(struct dr_dnsmasq *dm)
 {
 	char path[64], buf[4096];
+	struct stat self, st;
 	struct dirent *de;
 	ssize_t n;
 	DIR *d = opendir("/proc");
-	int pid, found = 0;
+	int pid, found = 0, ns;
 
 	memset(dm, 0, sizeof(*dm));
 	if (d == NULL)
 		return 0;
+	/* a dnsmasq in another network namespace (a nested or test daemon's,
+	 * on a bridge of the same name) serves another boxnet, not ours */
+	ns = stat("/proc/self/ns/net", &self) == 0;
 	while (!found && (de = readdir(d)) != NULL) {
 		pid = atoi(de->d_name);
 		if (pid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 		n = slurp(path, buf, sizeof(buf));
-		if (n > 0 && dr_dnsmasq_argv(buf, (size_t)n, BR, dm) &&
-		    !zombie(pid))
-			found = pid;
+		if (n <= 0 || !dr_dnsmasq_argv(buf, (size_t)n, BR, dm) ||
+		    zombie(pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		if (ns && (stat(path, &st) != 0 || st.st_ino != self.st_ino ||
+		    st.st_dev != self.st_dev))
+			continue;
+		found = pid;
 	}
 	closedir(d);
 	if (!found)
