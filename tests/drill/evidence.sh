@@ -100,6 +100,7 @@ ev_swapper()
 	*) fail "V1 control: the push-run path was not fooled (${_ctl:-no report}): this probe shows nothing" ;;
 	esac
 	_before=$(inbox $A 10 "ls -a /tmp | grep -v -e '^\.agent\.tmp\$' -e '^\.box-verify\.ctl'")
+	sleep 1
 	_sw0=$(inbox $A 10 'grep -c swapped /root/agent.log' | tr -d ' ')
 	_t=$(date +%s%N)
 	$BOX verify $A --json >"$RUN/v1.json" 2>"$RUN/v1.err"; _rc=$?
