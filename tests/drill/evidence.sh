@@ -24,7 +24,7 @@
 #       longer holds it (read from nft), and doctor FAILs acl.egress;
 #       doctor --fix puts it back, the kernel holds it, doctor passes.
 
-EV_AG=$RUN/agent
+EV_AG=
 
 # djson BOX... : box doctor --json on those boxes; the exit in $RUN/dj.rc
 djson() { $BOX doctor --json "$@" 2>/dev/null; echo $? >"$RUN/dj.rc"; }
@@ -197,6 +197,7 @@ ev_acl()
 
 ev_run()
 {
+	EV_AG=$RUN/agent
 	musl-gcc -static -Os -o "$EV_AG" tests/drill/agent.c >"$RUN/agent.cc" 2>&1 ||
 	    { cat "$RUN/agent.cc"; fail "V building the agent (musl-gcc)"; return; }
 	[ "$a_ok" = 1 ] && [ "$b_ok" = 1 ] || { fail "V not judged: a baseline did not pass"; return; }
