@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/remote.h"
 #include "net/ip4.h"
 
 int
@@ -59,6 +60,8 @@ box_subnets_read(struct box_subnets *sn)
 	int rc;
 
 	sn->n = 0;
+	if (remote_active())
+		return 0;	/* this host's bridges are not the daemon's */
 	err_clear(&e);
 	if ((rc = ip4_read(&w, &e)) < 0)
 		return rc;

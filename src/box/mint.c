@@ -237,6 +237,8 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 		SET("user.box.owner", p->owner);
 	if (p->egress != NULL)
 		SET("user.box.egress", p->egress);
+	if (p->idle_stop != NULL)
+		SET("user.box.idle-stop", p->idle_stop);
 	if (p->role != NULL && *p->role != '\0')
 		SET("user.box.role", p->role);
 	if (p->rig_repo != NULL) {

@@ -72,6 +72,7 @@ struct mint_plan {
 	const char *created, *user_data;
 	const char *owner;		/* the minting uid (user.box.owner) */
 	const char *egress;		/* user.box.egress, or NULL: open */
+	const char *idle_stop;		/* user.box.idle-stop (s), or NULL */
 	int vm, autostart;
 	int quota;		/* the pool enforces a container's disk size */
 };

@@ -39,6 +39,7 @@
 #include "box/discard.h"
 #include "box/door.h"
 #include "box/each.h"
+#include "box/conf.h"
 #include "box/egress.h"
 #include "box/input.h"
 #include "box/life.h"
@@ -521,6 +522,7 @@ bootstrap(struct run *r, const char *role, struct box_err *e)
 struct fresh_args {
 	const char *tpl, *cpu, *memory, *disk, *image;
 	const char *egress;	/* --egress, or NULL */
+	const char *idle_stop;	/* seconds, or NULL: the template's */
 	int mode;
 };
 
@@ -713,6 +715,9 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
+	/* the environment over the config files (box/conf.h); once a run */
+	if ((rc = conf_load(e)) < 0)
+		return rc;
 	rc = template_load(a->tpl, &t, e);
 	if (rc < 0)
 		return rc;
@@ -720,14 +725,15 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	plan.name = r->name;
 	plan.template_ = t.name;
 	plan.user = t.user;
-	plan.cpu = mint_pick(a->cpu, getenv("BOX_CPU"), t.cpu, MINT_CPU);
-	plan.memory = mint_pick(a->memory, getenv("BOX_MEMORY"), t.memory,
+	plan.cpu = mint_pick(a->cpu, conf_get(CONF_CPU), t.cpu, MINT_CPU);
+	plan.memory = mint_pick(a->memory, conf_get(CONF_MEMORY), t.memory,
 	    MINT_MEMORY);
-	plan.disk = mint_pick(a->disk, getenv("BOX_DISK"), t.disk, MINT_DISK);
-	disk_asked = mint_pick(a->disk, getenv("BOX_DISK"), NULL, NULL);
+	plan.disk = mint_pick(a->disk, conf_get(CONF_DISK), t.disk, MINT_DISK);
+	disk_asked = mint_pick(a->disk, conf_get(CONF_DISK), NULL, NULL);
 	if ((rc = shape_check(&plan, &t, mem, dsk, sizeof(mem), e)) < 0)
 		goto out;
-	image = mint_pick(a->image, getenv("BOX_IMAGE"), t.image, NULL);
+	image = mint_pick(a->image, conf_get(CONF_IMAGE), t.image, NULL);
+	plan.idle_stop = mint_pick(a->idle_stop, NULL, t.idle_stop, NULL);
 	plan.image = image;
 	plan.role = t.role;
 	plan.autostart = t.autostart;
@@ -1037,6 +1043,7 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 		a.disk = q->disk;
 		a.image = q->image;
 		a.egress = q->egress;
+		a.idle_stop = q->idle_stop;
 		a.mode = q->mode;
 		rc = fresh(&r, &a, e);
 	}

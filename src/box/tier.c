@@ -62,6 +62,12 @@ tier_get(void)
 	return cached;
 }
 
+void
+tier_force(int tier)
+{
+	cached = tier;
+}
+
 const char *
 tier_name(int tier)
 {

@@ -290,6 +290,10 @@ stamp_why(const char *key, const char *v)
 	if (strcmp(key, "user.box.user") == 0)
 		return only(v, "abcdefghijklmnopqrstuvwxyz" DIGITS "_-", 32) ?
 		    NULL : "not a user name";
+	if (strcmp(key, "user.box.idle-stop") == 0)	/* box/idle.h */
+		return only(v, DIGITS, 8) ? NULL : "not a count of seconds";
+	if (strcmp(key, "user.box.idle.mark") == 0)
+		return only(v, DIGITS ":", 64) ? NULL : "not an idle mark";
 	if (strcmp(key, "user.box.schema") == 0 ||
 	    strcmp(key, "user.box.imported.count") == 0)
 		return only(v, DIGITS, 18) ? NULL : "not a number";

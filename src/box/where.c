@@ -8,6 +8,7 @@
 
 #include "box/where.h"
 #include "box/box.h"
+#include "box/remote.h"
 #include "host/doctor/nicfilter.h"
 #include "model/ip4text.h"
 
@@ -134,6 +135,11 @@ where_address(struct box_where *w, const struct incus_instance *in,
 	if (!box_runs(in)) {
 		snprintf(why, wcap, "it is not running");
 		return 0;
+	}
+	if (remote_active()) {
+		/* the DHCP records are files on the daemon's host */
+		snprintf(why, wcap, "the DHCP records are on the remote host");
+		return -EREMOTE;
 	}
 	/* Incus stamps last_used_at when the instance starts. */
 	if (lease_iso_time(in->last_used_at, &started) < 0)

@@ -17,6 +17,7 @@
 #include "box/box.h"
 #include "box/door.h"
 #include "box/life.h"
+#include "box/remote.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
@@ -90,6 +91,12 @@ route_localnet_for_door(const struct incus_instance *in)
 
 	if (net == NULL || strlen(net) >= 32)
 		return;
+	if (remote_active()) {
+		life_say("WARNING: a VM door needs route_localnet on %s in the "
+		    "remote host's kernel, which box does not reach from here: "
+		    "run box expose on that host", net);
+		return;
+	}
 	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet", net);
 	err_clear(&e);
 	if (rtnl_sysctl_set(key, "1", &e) < 0)

@@ -608,6 +608,23 @@ struct ka_rule {
 	{ NFT_FAM_BRIDGE, "prerouting", "box: a pinned MAC only from its own port", \
 	  LL(R1, "00000006", "00000006") IN(S_MACS) META(K_IIFNAME) \
 	  LL(R2, "00000006", "00000006") NOTIN(S_PORTS) DROP }, \
+	/* nft loads udp sport 68 dport 67 as one 4-byte word: 0044 0043 */ \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: a bound port's DHCP from 0.0.0.0:68", \
+	  META(K_IIFNAME) IN(S_PORTNAMES) \
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000004") EQ("00000000") \
+	  META(K_L4PROTO) EQ(UDP) \
+	  "payload(1=00000001,2=00000002,3=00000000,4=00000004) " \
+	  EQ("00440043") ACCEPT }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a bound port's IPv4 only with its pinned MAC and address, from any source", \
+	  META(K_IIFNAME) IN(S_PORTNAMES) META(K_PROTOCOL) EQ("0800") \
+	  META(K_IIFNAME) LL(R2, "00000006", "00000006") \
+	  NHR(R32_06, "0000000c", "00000004") NOTIN(S_PINS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a bound port's ARP only with its pinned MAC and address, for any sender", \
+	  META(K_IIFNAME) IN(S_PORTNAMES) ETHER_ARP META(K_IIFNAME) \
+	  NHR(R2, "00000008", "00000006") NHR(R32_06, "0000000e", "00000004") \
+	  NOTIN(S_PINS) DROP }, \
 	{ NFT_FAM_BRIDGE, "prerouting", \
 	  "box: a box's IPv4 only with its pinned port, MAC and address", \
 	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000003") EQ("0a5800") \
