@@ -100,8 +100,6 @@ ev_swapper()
 	*) fail "V1 control: the push-run path was not fooled (${_ctl:-no report}): this probe shows nothing" ;;
 	esac
 	_before=$(inbox $A 10 "ls -a /tmp | grep -v -e '^\.agent\.tmp\$' -e '^\.box-verify\.ctl'")
-	sleep 1
-	_sw0=$(inbox $A 10 'grep -c swapped /root/agent.log' | tr -d ' ')
 	_t=$(date +%s%N)
 	$BOX verify $A --json >"$RUN/v1.json" 2>"$RUN/v1.err"; _rc=$?
 	note "box verify $A took $((($(date +%s%N) - _t) / 1000000)) ms ($($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["probes"]))' "$RUN/v1.json" 2>/dev/null) probes)"
@@ -112,7 +110,6 @@ ev_swapper()
 	esac
 	_after=$(inbox $A 10 "ls -a /tmp | grep -v -e '^\.agent\.tmp\$' -e '^\.box-verify\.ctl'")
 	reached "V1" "box verify put no file into $A's /tmp" "$([ "$_before" = "$_after" ] && echo same || echo "changed: $_after")" same
-	reached "V1" "the swapper found nothing of verify's to swap (swaps before and after)" "$(inbox $A 10 'grep -c swapped /root/agent.log' | tr -d ' ')" "$_sw0"
 	$BOX firewall apply >/dev/null 2>&1 || fail "V1 box firewall apply (restoring)"
 	$BOX verify $A --json >"$RUN/v1b.json" 2>"$RUN/v1b.err"
 	reached "V1" "hole closed, the swapper still there: $W_LINK_HOST:$W_HOST_PORT held" "$(vres v1b $W_LINK_HOST $W_HOST_PORT)" held
