@@ -23,6 +23,7 @@
 #include "incus/storage.h"
 #include "util/prompt.h"
 #include "util/self.h"
+#include "util/text.h"
 
 
 int
@@ -306,3 +307,105 @@ life_pull_file(struct incus *c, const char *name, const char *path,
 	return incus_file_pull(c, name, path, pull_to_buf, b, e);
 }
 
+
+/* --- the one in-box runner ------------------------------------------------ */
+
+#define INSIDE_ERR	512
+
+int
+life_run_inside(struct incus *c, const char *name,
+    const struct life_inside *in, struct exec_buf *rep,
+    struct exec_status *st, struct box_err *e)
+{
+	char path[80], report[96], er[128], ebuf[INSIDE_ERR];
+	const char *argv[8], *env[12];
+	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
+	struct exec_req req;
+	unsigned rnd = 0;
+	size_t i, k;
+	int rc;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = (unsigned)clock_ms() ^ ((unsigned)getpid() << 16);
+	snprintf(path, sizeof(path), "/tmp/.box-%.16s.%ld.%08x", in->what,
+	    (long)getpid(), rnd);
+	snprintf(report, sizeof(report), "%s.report", path);
+	snprintf(er, sizeof(er), LIFE_REPORT_ENV "=%s", report);
+	argv[0] = path;
+	for (i = 0; in->args != NULL && in->args[i] != NULL && i < 6; i++)
+		argv[i + 1] = in->args[i];
+	argv[i + 1] = NULL;
+	env[0] = er;
+	for (k = 0; in->env != NULL && in->env[k] != NULL && k < 10; k++)
+		env[k + 1] = in->env[k];
+	env[k + 1] = NULL;
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.env = env;
+	req.uid = req.gid = -1;
+	memset(st, 0, sizeof(*st));
+	ebuf[0] = '\0';
+	if ((rc = life_push_self(c, name, path, e)) < 0) {
+		err_context(e, "pushing this binary into %s", name);
+		return rc;
+	}
+	rc = exec_capture(c, name, &req, NULL, 0, NULL, &err, in->timeout_ms,
+	    st, e);
+	if (rc == 0 && (rc = life_pull_file(c, name, report, rep, e)) < 0) {
+		ebuf[strcspn(ebuf, "\n")] = '\0';
+		err_context(e, "its run (exit %d: %.160s) left no report",
+		    st->code, st->err[0] ? st->err : ebuf[0] ? ebuf :
+		    "no output");
+	}
+	life_remove_file(c, name, report);
+	life_remove_file(c, name, path);
+	return rc;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int
+life_report_write(const char *data, size_t n, struct box_err *e)
+{
+	const char *path = getenv(LIFE_REPORT_ENV);
+	char tmp[300];
+	int fd, rc;
+
+	if (path == NULL || *path == '\0')
+		return write_all(1, data, n) < 0 ? err_set(e, -EIO, "writing "
+		    "the report failed") : 0;
+	if (strlen(path) > 200 || path[0] != '/')
+		return err_usage(e, LIFE_REPORT_ENV " must be an absolute "
+		    "path");
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	rc = fd < 0 ? -errno : write_all(fd, data, n);
+	if (fd >= 0 && rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		unlink(tmp);
+		return err_set(e, rc, "writing the report to %s: %s", path,
+		    err_str(rc));
+	}
+	return 0;
+}

@@ -117,4 +117,35 @@ struct exec_buf;
 int life_pull_file(struct incus *c, const char *name, const char *path,
     struct exec_buf *b, struct box_err *e);
 
+/*
+ * The one in-box runner, for a VM alone (it shares no kernel with the
+ * host; a container is probed by this host in its network namespace,
+ * net/netns.h, with nothing put into it).  This binary is pushed to
+ * /tmp/.box-<what>.<pid>.<random> (two runs at once, from two hosts or
+ * two terminals, never share a name), run there as root as
+ * `<path> args...` with env and LIFE_REPORT_ENV=<path>.report, and the
+ * report the run wrote (life_report_write) is read back through the files
+ * API, not from the exec's stdout (an empty or cut capture could not be
+ * told from a broken report); both files are then removed.  0 with st
+ * the run's exit and rep the report, or < 0 (e says which step failed).
+ * Whatever comes back is the guest's word.
+ */
+#define LIFE_REPORT_ENV		"BOX_INBOX_REPORT"
+struct exec_status;
+struct life_inside {
+	const char *what;		/* a short word: "doctor", "verify" */
+	const char *const *args;	/* after the path, NULL-terminated */
+	const char *const *env;		/* NULL-terminated, at most 8 */
+	int timeout_ms;
+};
+int life_run_inside(struct incus *c, const char *name,
+    const struct life_inside *in, struct exec_buf *rep,
+    struct exec_status *st, struct box_err *e);
+/*
+ * Inside, run by life_run_inside: data[0..n) written whole to the file
+ * LIFE_REPORT_ENV names (a temporary file beside it, then one rename:
+ * the host reads all of it or nothing); to stdout when it is unset.
+ */
+int life_report_write(const char *data, size_t n, struct box_err *e);
+
 #endif

@@ -669,19 +669,20 @@ plan_text(const struct plan *p, char **out)
 	return 0;
 }
 
-/* Run the plan in the box; the report (the box's word) into rep. */
+/*
+ * A VM: the plan run in the guest by the one in-box runner
+ * (life_run_inside); the report is the guest's word.
+ */
 static int
-run_inside(struct incus *c, struct plan *p, const char *path,
-    const char *report, struct exec_buf *rep, struct box_err *e)
+run_guest(struct incus *c, struct plan *p, struct exec_buf *rep,
+    struct box_err *e)
 {
-	char *pj = NULL, *ep, er[128], ebuf[512], obuf[512];
-	const char *argv[] = { path, "verify", "--inside", NULL };
-	const char *env[] = { "BOX_VERIFY_INSIDE=1", NULL, er,
+	char *pj = NULL, *ep;
+	const char *args[] = { "verify", "--inside", NULL };
+	const char *env[] = { "BOX_VERIFY_INSIDE=1", NULL,
 	    "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-	struct exec_buf out = { obuf, sizeof(obuf), 0, 0 };
-	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
+	struct life_inside in = { "verify", args, env, 0 };
 	struct exec_status st;
-	struct exec_req req;
 	int rc;
 
 	if (plan_text(p, &pj) < 0)
@@ -694,23 +695,12 @@ run_inside(struct incus *c, struct plan *p, const char *path,
 	sprintf(ep, "BOX_VERIFY_PLAN=%s", pj);
 	free(pj);
 	env[1] = ep;
-	snprintf(er, sizeof(er), "BOX_VERIFY_REPORT=%s", report);
-	memset(&req, 0, sizeof(req));
-	req.argv = argv;
-	req.env = env;
-	req.uid = req.gid = -1;
-	memset(&st, 0, sizeof(st));
-	rc = exec_capture(c, p->name, &req, NULL, 0, &out, &err,
-	    p->ms + DNS_GRACE_MS + 20000, &st, e);
+	in.timeout_ms = p->ms + DNS_GRACE_MS + 20000;
+	rc = life_run_inside(c, p->name, &in, rep, &st, e);
 	free(ep);
-	if (rc == 0 && (st.err[0] != '\0' || st.code != 0)) {
-		ebuf[strcspn(ebuf, "\n")] = '\0';	/* escaped: the printer */
-		return err_set(e, -EIO, "the in-box probes did not finish "
-		    "(exit %d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ?
-		    ebuf : "no output");
-	}
-	if (rc == 0)
-		rc = life_pull_file(c, p->name, report, rep, e);
+	if (rc == 0 && (st.err[0] != '\0' || st.code != 0))
+		rc = err_set(e, -EIO, "the in-box probes did not finish (exit "
+		    "%d%s%.200s)", st.code, st.err[0] ? ": " : "", st.err);
 	return rc;
 }
 
@@ -1318,8 +1308,6 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 	struct exec_buf rep = { NULL, VERIFY_REPORT_MAX, 0, 0 };
 	struct sniff sn = { -1 }, port = { -1 };
 	struct box_err se;
-	char path[64], report[80];
-	unsigned rnd = 0;
 	int rc, listened, cnt[4];
 
 	rep.p = malloc(VERIFY_REPORT_MAX);
@@ -1340,24 +1328,9 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 		goto out;
 	}
 	listened = sniff_open(&sn, CONTRACT_BRIDGE, &se) == 0;
-	if (!p->vm) {
-		rc = run_netns(p, &rep, e);
-	} else {
-		/* a VM shares no kernel with the host: its probes run in the
-		 * guest, and what they say is the guest's word */
-		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			rnd = (unsigned)clock_ms();
-		snprintf(path, sizeof(path), "/tmp/.box-verify.%ld.%08x",
-		    (long)getpid(), rnd);
-		snprintf(report, sizeof(report), "%s.json", path);
-		if ((rc = life_push_self(c, name, path, e)) < 0) {
-			err_context(e, "pushing the probes into %s", name);
-			goto out;
-		}
-		rc = run_inside(c, p, path, report, &rep, e);
-		life_remove_file(c, name, report);
-		life_remove_file(c, name, path);
-	}
+	/* a VM shares no kernel with the host: its probes run in the guest,
+	 * and what they say is the guest's word */
+	rc = p->vm ? run_guest(c, p, &rep, e) : run_netns(p, &rep, e);
 	if (rc < 0 || (rc = take_report(p, rep.p, rep.len, e)) < 0)
 		goto out;
 	take_port(p, &port);

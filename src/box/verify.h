@@ -4,12 +4,15 @@
  *
  * The host side (verify.c) works out the targets (the box's policy, the
  * gateway, every host address over rtnetlink, the host's LAN, the siblings'
- * leased addresses), pushes this binary into the box, runs it there as
- * `verify --inside` with the plan in BOX_VERIFY_PLAN, listens on the bridge
- * meanwhile (net/sniff.h) for the forged frames, and reads the in-box
- * report back through the files API.  The in-box side (verify_probe.c)
- * only sends and reports what came back: connected, refused (a RST: the
- * packet arrived), dropped (silence), reply, none.
+ * leased addresses) and runs the plan (verify_probe.c): for a container in
+ * a child of its own that entered the box's network namespace (net/netns.h:
+ * nothing put into the box, no box process involved); for a VM in the
+ * guest, as `verify --inside` with the plan in BOX_VERIFY_PLAN, by the one
+ * in-box runner (life_run_inside: the guest's word).  Meanwhile it listens
+ * on the box's port and the bridge (net/sniff.h): what left the box and
+ * what went into it is the host's to see.  The probes only send and
+ * report what came back: connected, refused (a RST: the packet arrived),
+ * dropped (silence), reply, none.
  */
 #ifndef BOX_VERIFY_H
 #define BOX_VERIFY_H
@@ -25,7 +28,7 @@
 #define VERIFY_VERDICT	200	/* one probe's "<verdict> <detail>" */
 #define VERIFY_REPORT_MAX (64u << 10)
 
-/* In the box: run the plan in BOX_VERIFY_PLAN, report to BOX_VERIFY_REPORT. */
+/* In a VM: run the plan in BOX_VERIFY_PLAN, report by life_report_write. */
 int verify_inside_main(struct box_err *e);
 
 /*

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "box/life.h"
 #include "host/doctor/doctor.h"
 #include "util/clock.h"
 #include "util/lines.h"
@@ -815,10 +816,9 @@ int
 verify_inside_main(struct box_err *e)
 {
 	const char *plan = getenv("BOX_VERIFY_PLAN");
-	const char *to = getenv("BOX_VERIFY_REPORT");
 	char *out = malloc(VERIFY_REPORT_MAX);
 	ssize_t len;
-	FILE *f;
+	int rc;
 
 	if (out == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -833,20 +833,7 @@ verify_inside_main(struct box_err *e)
 		    "not fit") : err_set(e, -EBOX_PROTO, "BOX_VERIFY_PLAN is "
 		    "not a plan");
 	}
-	if (to != NULL && *to != '\0') {
-		if ((f = fopen(to, "we")) == NULL) {
-			free(out);
-			return err_set(e, -errno, "writing %s: %s", to,
-			    strerror(errno));
-		}
-		fwrite(out, 1, (size_t)len, f);
-		if (fclose(f) != 0) {
-			free(out);
-			return err_set(e, -EIO, "writing %s failed", to);
-		}
-	} else {
-		fwrite(out, 1, (size_t)len, stdout);
-	}
+	rc = life_report_write(out, (size_t)len, e);
 	free(out);
-	return 0;
+	return rc;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/life.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/doctor/doctor.h"
@@ -156,12 +157,12 @@ static int
 inside(struct dr_report *r, const struct dr_opts *o, int json,
     struct box_err *e)
 {
-	const char *to = getenv("BOX_DOCTOR_REPORT");
+	const char *to = getenv(LIFE_REPORT_ENV);
 	int rc;
 
 	dr_inside(r, o);
-	/* a host that pushed us in reads the report from this file */
-	if (to != NULL && *to != '\0' && (rc = dr_report_save(r, to, e)) < 0)
+	/* a host that ran us (a VM's) reads the report from this file */
+	if (to != NULL && *to != '\0' && (rc = dr_report_save(r, e)) < 0)
 		return rc;
 	if (json)
 		return print_json(r, e);

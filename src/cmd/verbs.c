@@ -395,7 +395,7 @@ static const struct box_env box_env[] = {
 	  "directory (else /tmp)" },
 	{ "HOME", "where a user's install lives (~/.local/share/box)" },
 	{ "TERM", "passed to a box's terminal session" },
-	{ "BOX_DOCTOR_INSIDE, BOX_DOCTOR_REPORT", "set by box for its own "
+	{ "BOX_DOCTOR_INSIDE, BOX_INBOX_REPORT", "set by box for its own "
 	  "in-box runs; not for you" },
 	{ "BOX_MIGRATE_INSIDE, BOX_MIGRATE_GATEWAY", "the same, for "
 	  "migrate-host" },

@@ -6,7 +6,9 @@
  *                    over every file named .box-* that appears there (not
  *                    a report): the host that pushes its binary in and
  *                    runs it then runs the agent's script, which claims
- *                    every probe held.  One line per swap on stdout.
+ *                    every probe held (run as `doctor`: a report of 520
+ *                    passing findings, a flood).  One line per swap on
+ *                    stdout.
  *   agent ready      PATCH /1.0 {"state":"Ready"} on the guest API
  *                    (/dev/incus/sock): the box sets its own status.
  */
@@ -23,8 +25,16 @@
 
 static const char script[] =
     "#!/bin/sh\n"
-    "# the swapper's stand-in for box's in-box half: every probe 'held'\n"
-    "out=${BOX_VERIFY_REPORT:-/dev/stdout}\n"
+    "# the swapper's stand-in for box's in-box half: every probe 'held';\n"
+    "# run as doctor, a flood of 520 passing findings\n"
+    "out=${BOX_INBOX_REPORT:-/dev/stdout}\n"
+    "if [ \"$1\" = doctor ]; then\n"
+    "  { echo 'box-doctor-report 1'; echo 'where inside'; i=0\n"
+    "    while [ $i -lt 520 ]; do\n"
+    "      printf 'c routing\\ns pass\\nt the swapper, %d\\n' $i; i=$((i+1))\n"
+    "    done; echo 'end 520'; } >\"$out\"\n"
+    "  exit 0\n"
+    "fi\n"
     "{\n"
     "echo 'verify-report 1'\n"
     "printf '%s\\n' \"$BOX_VERIFY_PLAN\" | while read -r k v; do\n"

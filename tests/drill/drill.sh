@@ -21,6 +21,10 @@
 #          host address and 127.0.0.1, the host's /etc/hosts, forged ARP,
 #          forged sources, its own IPv6, its own MAC/IP; NAT inside a box
 #          still works.  Each with its negative control.
+#   V1-V5  nothing a box says is evidence (tests/drill/evidence.sh): a
+#          swapper in /tmp against box verify, a Ready and a frozen box
+#          with a NIC-filter rule cut, a report flood, the ACL's drop
+#          removed behind doctor's back.  Each with its control.
 # Verdicts come from what the probe saw (tests/drill/probe.py): connected /
 # refused (a RST came back: the packet arrived) / dropped (silence).  No
 # negative verdict is issued for a box whose baseline (a lease, and "the
@@ -44,6 +48,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/drill/world.sh
 . tests/drill/hostile.sh
+. tests/drill/evidence.sh
 
 BOX=${BOX:-./box}
 IMAGE=${DRILL_IMAGE:-box-test-debian}
@@ -397,5 +402,6 @@ m3 dns $B.incus"
 done
 judged "A4" "dns.mode none again: '$B.incus'" $A "$(v m3)"
 adv_hosts
+ev_run
 
 finish

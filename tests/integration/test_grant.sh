@@ -255,6 +255,8 @@ as $U1 incus init $IBB hg-x2 -p box-net -d eth0,security.port_isolation=false -d
 out=$($BOX doctor 2>&1)
 expect_contains "$out" "FAIL  box $P1/hg-x2:" "  the host's doctor FAILs the shape of $U1's hg-x2 (filters off, project $P1)"
 expect_contains "$out" "PASS  box $P1/$D1: exactly box's shape" "  and passes $U1's $D1 (the same judgement)"
+expect_contains "$out" "INFO  box $P1/$D1: probed by this host in its network namespace" "  and probes $U1's $D1 from the host, in its network namespace (nothing pushed in)"
+expect_contains "$out" "PASS  box $P1/$D1: the kernel filters port" "  and reads $D1's NIC filter back by content (the daemon's ${P1}_ chains)"
 as $U1 incus delete -f hg-x2 >/dev/null 2>&1
 if [ $FOLLOWS = 1 ]; then
 	expect_contains "$out" "FAIL  daemon symlinks: Incus" "  the host's doctor FAILs on the daemon while a user holds the tier"
@@ -308,6 +310,8 @@ out=$(as $U1 "$UB" doctor 2>&1); rc=$?
 expect_contains "$out" "restricted: /var/lib/incus/unix.socket.user, project $P1" "$U1: doctor runs the restricted check set"
 expect_eq "$rc" 0 "  and finds it clean"
 expect_contains "$out" "clean — your tier is granted" "  with the restricted verdict"
+expect_contains "$out" "WARN  box $D1: its network NOT probed from here" "  saying it cannot probe $D1's network (only root enters a namespace), not claiming it"
+case $out in *"/tmp/.box-"*|*"in-box"*) fail "  the restricted doctor ran something in $D1: $out" ;; *) ok "  nothing was run inside $D1" ;; esac
 as $U1 incus profile device set box-net eth0 security.port_isolation false >/dev/null 2>&1
 out=$(as $U1 "$UB" new --name $X1 --image $IBB 2>&1); rc=$?
 expect_eq "$rc" 1 "$U1 edited their box-net (port isolation off): box new refuses"

@@ -191,6 +191,12 @@ legacy_box()	# name, start (true/false)
 	mkdirf "$1" /root/.claude
 	pushf "$1" "$T/auth.json" /root/.claude/auth.json 0600 || return 1
 	[ "$1" = "$B" ] && { pushf "$1" "$T/udhcpc.only87" /etc/udhcpc.script 0755 || return 1; }
+	# C has the legacy user (read through the daemon's files API, the
+	# probe itself running in the box's network namespace)
+	if [ "$1" = "$C" ]; then
+		{ getf "$1" /etc/passwd; echo "claude:x:1000:1000::/root:/bin/sh"; } >"$T/passwd.c"
+		pushf "$1" "$T/passwd.c" /etc/passwd 0644 || return 1
+	fi
 	[ "$2" = true ] || return 0
 	api_wait PUT "/1.0/instances/$1/state" '{"action":"start"}' >/dev/null &&
 	    wait_addr_in "$1" 10.87.0. 60 >/dev/null
@@ -265,6 +271,7 @@ expect_eq "$(field $C profiles)" '["box-net"]' "$C: on box-net"
 expect_eq "$(cfg $C user.claudebox)/$(cfg $C user.box)" -/1 "$C: legacy tag gone, user.box=1"
 expect_eq "$(field $C status)" Stopped "$C: stopped again, as it was"
 expect_eq "$(getf $C /root/.claude/auth.json)" "$(cat "$T/auth.json")" "$C: its auth file kept"
+expect_eq "$(cfg $C user.box.user)" claude "$C: its user claude (in its /etc/passwd) is kept"
 expect_eq "$(field $B profiles)" '["claude-dev"]' "$B: back on its old profile"
 expect_eq "$(cfg $B user.claudebox)/$(cfg $B user.box)" 1/1 "$B: carries both tags"
 expect_eq "$(cfg $B limits.cpu)" - "$B: no carried key left behind"

@@ -223,7 +223,7 @@ if musl-gcc -static -Os -o "$AG" tests/drill/agent.c >"$OUT/agent.cc" 2>&1 &&
 		plan=$(printf 'verify-plan 1\nt 2000\np h1\nk tcp\na %s\nport %s\n' "$W_LINK_HOST" "$W_HOST_PORT")
 		$D push $A "$BOX" $cp 0755 >/dev/null 2>&1
 		sleep 1
-		$D exec $A 30 -- env "BOX_VERIFY_PLAN=$plan" BOX_VERIFY_REPORT=$cp.json $cp verify --inside >"$OUT/ctl.out" 2>&1
+		$D exec $A 30 -- env "BOX_VERIFY_PLAN=$plan" BOX_INBOX_REPORT=$cp.json $cp verify --inside >"$OUT/ctl.out" 2>&1
 		ctl=$($D exec $A 10 -- cat $cp.json 2>/dev/null)
 		$D exec $A 10 -- rm -f $cp $cp.json >/dev/null 2>&1
 		expect_contains "$($D exec $A 10 -- cat /root/agent.log)" "swapped $cp" "control: the swapper replaced the pushed binary"

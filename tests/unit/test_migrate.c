@@ -290,3 +290,16 @@ TEST(migrate_probe_hostile)
 	p.addr[1] = 0x0a5800ff;
 	CHECK_INT(migrate_probe_lease(&p, 0x0a580000), 0);
 }
+
+TEST(migrate_has_user)
+{
+	/* a whole line's name, not a prefix or a later field; no NUL needed */
+	CHECK_INT(migrate_has_user(S_("root:x:0:0::/root:/bin/sh\n"
+	    "claude:x:1000:1000::/home/claude:/bin/sh\n"), "claude"), 1);
+	CHECK_INT(migrate_has_user(S_("claudex:x:1:1::/:/bin/sh\n"
+	    "u:x:2:2:claude:/:/bin/sh\n"), "claude"), 0);
+	CHECK_INT(migrate_has_user(S_("claude"), "claude"), 0);
+	CHECK_INT(migrate_has_user(S_("claude:"), "claude"), 1);
+	CHECK_INT(migrate_has_user("claude:x", 6, "claude"), 0);
+	CHECK_INT(migrate_has_user(S_(""), "claude"), 0);
+}

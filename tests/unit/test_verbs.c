@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "box/each.h"
+#include "box/life.h"
 #include "cmd/cmd.h"
 #include "host/doctor/doctor.h"
 #include "t.h"
@@ -62,7 +63,8 @@ TEST(doctor_report_saved_whole)
 	dr_add(&r, "lease", "this box", DR_PASS, NULL, "eth0 holds %s",
 	    "10.88.0.4/24");
 	err_clear(&e);
-	CHECK_INT(dr_report_save(&r, path, &e), 0);
+	setenv(LIFE_REPORT_ENV, path, 1);
+	CHECK_INT(dr_report_save(&r, &e), 0);
 	CHECK(access(part, F_OK) != 0);	/* renamed into place */
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0);
@@ -73,7 +75,9 @@ TEST(doctor_report_saved_whole)
 	CHECK(strncmp(buf, "box-doctor-report 1\n", 20) == 0);
 	CHECK(strstr(buf, "10.88.0.4/24") != NULL);
 	err_clear(&e);
-	CHECK_INT(dr_report_save(&r, "relative.json", &e), -EINVAL);
+	setenv(LIFE_REPORT_ENV, "relative.json", 1);
+	CHECK_INT(dr_report_save(&r, &e), -EINVAL);
+	unsetenv(LIFE_REPORT_ENV);
 	dr_report_free(&r);
 	unlink(path);
 	rmdir(dir);

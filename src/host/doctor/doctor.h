@@ -264,21 +264,18 @@ int dr_host_fix(struct dr_report *r, const struct dr_opts *o,
 void dr_inside(struct dr_report *r, const struct dr_opts *o);
 
 /*
- * Inside, pushed in by a host: the report (dr_report_lines) written
- * whole to path — a temporary file beside it, then one rename — so the
+ * Inside, run by a host (life_run_inside): the report (dr_report_lines)
+ * written whole to the file the host named (life_report_write), so the
  * host reads either all of it or nothing, never a short or empty copy.
  */
-int dr_report_save(const struct dr_report *r, const char *path,
-    struct box_err *e);
+int dr_report_save(const struct dr_report *r, struct box_err *e);
 
 /*
- * Host side: push this binary into a running box, run `doctor` there
- * with BOX_DOCTOR_REPORT naming a file beside it, read that report
- * back through the files API (not the exec's stdout: an empty or cut
- * capture there could not be told from a broken report), merge what it
- * found under "box <name>", remove both files.
+ * Host side, a VM alone (no kernel shared with this host): the in-box
+ * checks run in the guest by the one in-box runner (life_run_inside),
+ * their report merged under "box <name>", said to be the guest's word.
  */
-void dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
+void dr_box_probe_vm(struct incus *c, const char *name, struct dr_report *r,
     const struct dr_opts *o);
 
 /*

@@ -307,160 +307,58 @@ dr_inside(struct dr_report *r, const struct dr_opts *o)
 	free(n);
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t k;
-
-	while (n > 0) {
-		k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int
-dr_report_save(const struct dr_report *r, const char *path,
-    struct box_err *e)
+dr_report_save(const struct dr_report *r, struct box_err *e)
 {
-	char tmp[300], *rec = NULL;
+	char *rec = NULL;
 	size_t len = 0;
-	int fd, rc;
+	int rc;
 
-	if (strlen(path) > 200 || path[0] != '/')
-		return err_usage(e, "BOX_DOCTOR_REPORT must be an absolute "
-		    "path");
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
 	if ((rc = dr_report_lines(r, &rec, &len)) < 0)
 		return err_set(e, rc, "rendering the report");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	rc = fd < 0 ? -errno : write_all(fd, rec, len);
-	if (fd >= 0 && rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
+	rc = life_report_write(rec, len, e);
 	free(rec);
-	if (rc < 0) {
-		unlink(tmp);
-		return err_set(e, rc, "writing the report to %s: %s", path,
-		    err_str(rc));
-	}
-	return 0;
+	return rc;
 }
 
-/* --- from the host -------------------------------------------------------- */
+/* --- a VM or another member's box, from the host: the guest's word ------- */
 
-static int
-run_inside(struct incus *c, const char *name, const char *path,
-    const char *report, const struct dr_opts *o, struct exec_buf *out,
-    struct exec_buf *err, struct exec_status *st, struct box_err *e)
+void
+dr_box_probe_vm(struct incus *c, const char *name, struct dr_report *r,
+    const struct dr_opts *o)
 {
-	char ea[96], en[160], er[128];
-	const char *argv[] = { path, "doctor", NULL };
-	const char *env[] = { "BOX_DOCTOR_INSIDE=1", ea, en, er,
+	char subject[80], ea[96], en[160], where_[32];
+	const char *args[] = { "doctor", NULL };
+	const char *env[] = { "BOX_DOCTOR_INSIDE=1", ea, en,
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	    NULL };
-	struct exec_req req;
-
-	snprintf(ea, sizeof(ea), "BOX_DOCTOR_PROBE_ADDR=%s", o->probe_addr);
-	snprintf(en, sizeof(en), "BOX_DOCTOR_PROBE_NAME=%s", o->probe_name);
-	snprintf(er, sizeof(er), "BOX_DOCTOR_REPORT=%s", report);
-	memset(&req, 0, sizeof(req));
-	req.argv = argv;
-	req.env = env;
-	req.uid = req.gid = -1;
-	memset(st, 0, sizeof(*st));
-	return exec_capture(c, name, &req, NULL, 0, out, err, BOX_EXEC_MS, st,
-	    e);
-}
-
-/*
- * rep is the report file as pulled (pulled < 0: it could not be read,
- * why in pe), err the run's stderr.
- */
-static void
-take_in(const char *subject, struct dr_report *r, struct exec_buf *rep,
-    int pulled, const struct box_err *pe, struct exec_buf *err,
-    const struct exec_status *st)
-{
-	char where_[32], msg[200];
+	struct life_inside in = { "doctor", args, env, BOX_EXEC_MS };
+	struct exec_buf rep = { NULL, OUT_MAX, 0, 0 };
+	struct exec_status st;
 	struct box_err e;
 
+	snprintf(subject, sizeof(subject), "box %s", name);
+	snprintf(ea, sizeof(ea), "BOX_DOCTOR_PROBE_ADDR=%s", o->probe_addr);
+	snprintf(en, sizeof(en), "BOX_DOCTOR_PROBE_NAME=%s", o->probe_name);
 	err_clear(&e);
-	if (st->err[0] != '\0' || (st->code != 0 && st->code != 1) ||
-	    pulled < 0) {
-		snprintf(msg, sizeof(msg), "%.199s", st->err[0] ? st->err :
-		    err->len ? err->p : rep->truncated ? "its report was too "
-		    "long" : pulled < 0 ? pe->msg : "no output");
-		msg[strcspn(msg, "\n")] = '\0';	/* escaped: dr_add */
-		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
-		    "checks did not finish (exit %d: %s%s): nothing inside "
-		    "was verified", st->code, msg, pulled < 0 && !st->err[0] &&
-		    st->code >= 0 && st->code <= 1 ? "; they left no report" :
-		    "");
+	if ((rep.p = malloc(OUT_MAX)) == NULL) {
+		dr_add(r, "box.inside", subject, DR_WARN, NULL, "out of "
+		    "memory: nothing inside was verified");
 		return;
 	}
-	if (dr_merge_box(r, subject, rep->p, rep->len, where_, sizeof(where_),
-	    &e) < 0)
+	if (life_run_inside(c, name, &in, &rep, &st, &e) < 0)
+		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
+		    "checks did not finish (%s): nothing inside was verified",
+		    e.msg);
+	else if (st.err[0] != '\0' || (st.code != 0 && st.code != 1))
+		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
+		    "checks did not finish (exit %d): nothing inside was "
+		    "verified", st.code);
+	else if (dr_merge_box(r, subject, rep.p, rep.len, where_,
+	    sizeof(where_), &e) < 0)
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
 		    "report was unreadable (%s): nothing inside was verified",
 		    e.msg);
-}
-
-void
-dr_box_probe(struct incus *c, const char *name, struct dr_report *r,
-    const struct dr_opts *o)
-{
-	char subject[80], path[64], report[80], ebuf[1024];
-	struct exec_buf out = { NULL, OUT_MAX, 0, 0 };
-	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
-	struct exec_buf rep = { NULL, OUT_MAX, 0, 0 };
-	struct exec_status st;
-	struct box_err e, pe;
-	unsigned rnd = 0;
-	int rc, pulled = -1;
-
-	snprintf(subject, sizeof(subject), "box %s", name);
-	/* two doctors at once (two hosts' users, two terminals) never share */
-	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		rnd = (unsigned)clock_ms();
-	snprintf(path, sizeof(path), "/tmp/.box-doctor.%ld.%08x",
-	    (long)getpid(), rnd);
-	snprintf(report, sizeof(report), "%s.report", path);
-	err_clear(&e);
-	err_clear(&pe);
-	out.p = malloc(OUT_MAX);
-	rep.p = malloc(OUT_MAX);
-	if (out.p == NULL || rep.p == NULL) {
-		dr_add(r, "box.inside", subject, DR_WARN, NULL, "out of "
-		    "memory: nothing inside was verified");
-		free(out.p);
-		free(rep.p);
-		return;
-	}
-	rc = life_push_self(c, name, path, &e);
-	if (rc == 0) {
-		rc = run_inside(c, name, path, report, o, &out, &err, &st, &e);
-		if (rc == 0)
-			pulled = life_pull_file(c, name, report, &rep, &pe);
-		life_remove_file(c, name, report);
-		life_remove_file(c, name, path);
-	}
-	if (rc < 0)
-		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
-		    "checks could not run (%s): nothing inside was verified",
-		    e.msg);
-	else
-		take_in(subject, r, &rep, pulled, &pe, &err, &st);
-	free(out.p);
 	free(rep.p);
 }
 
@@ -638,7 +536,7 @@ void
 dr_box_probe_ns(const struct dr_box_target *bt, struct dr_report *r,
     const struct dr_opts *o)
 {
-	char subject[80], gw[16], why[160];
+	char subject[136], gw[16], why[160];
 	struct ns_facts *f = malloc(sizeof(*f));
 	struct flow route = { 0, 0 }, gwf = { 0, 0 };
 	struct sniff sn = { -1 };

@@ -145,7 +145,7 @@ probe_member(struct dh_ctx *h, const struct incus_cluster *k,
 		    "box %s there: its findings below are the guest's word "
 		    "(another member's kernel is not this host's to read)",
 		    name);
-		dr_box_probe(&h->c, name, h->r, h->o);
+		dr_box_probe_vm(&h->c, name, h->r, h->o);
 	}
 	err_clear(&e);
 	if (life_delete(&h->c, name, &e) < 0)

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box/box.h"
@@ -378,33 +379,32 @@ int
 dh_find_dnsmasq(struct dr_dnsmasq *dm)
 {
 	char path[64], buf[4096];
+	struct stat self, st;
 	struct dirent *de;
-	struct stat self, ns;
 	ssize_t n;
 	DIR *d = opendir("/proc");
-	int pid, found = 0;
+	int pid, found = 0, ns;
 
 	memset(dm, 0, sizeof(*dm));
 	if (d == NULL)
 		return 0;
-	/* only a dnsmasq of this network namespace serves this kernel's
-	 * bridge (a cluster member beside others on one machine, a test
-	 * world's namespaces) */
-	if (stat("/proc/self/ns/net", &self) < 0)
-		self.st_ino = 0;
+	/* a dnsmasq in another network namespace (a nested or test daemon's,
+	 * on a bridge of the same name) serves another boxnet, not ours */
+	ns = stat("/proc/self/ns/net", &self) == 0;
 	while (!found && (de = readdir(d)) != NULL) {
 		pid = atoi(de->d_name);
 		if (pid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 		n = slurp(path, buf, sizeof(buf));
-		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
-		if (self.st_ino != 0 && (stat(path, &ns) < 0 ||
-		    ns.st_ino != self.st_ino || ns.st_dev != self.st_dev))
+		if (n <= 0 || !dr_dnsmasq_argv(buf, (size_t)n, BR, dm) ||
+		    zombie(pid))
 			continue;
-		if (n > 0 && dr_dnsmasq_argv(buf, (size_t)n, BR, dm) &&
-		    !zombie(pid))
-			found = pid;
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		if (ns && (stat(path, &st) != 0 || st.st_ino != self.st_ino ||
+		    st.st_dev != self.st_dev))
+			continue;
+		found = pid;
 	}
 	closedir(d);
 	if (!found)
@@ -1004,6 +1004,26 @@ wanted(const struct dr_opts *o, const char *name)
 	return 0;
 }
 
+/*
+ * The name the daemon gives in on the host (its dnsmasq pin, its NIC
+ * filter's chains): its own in the default project, "<project>_<name>" in
+ * any other.
+ */
+static void
+host_key(const struct incus_instance *in, char *buf, size_t cap)
+{
+	if (in->project[0] == '\0' || strcmp(in->project, "default") == 0)
+		snprintf(buf, cap, "%s", in->name);
+	else
+		snprintf(buf, cap, "%s_%s", in->project, in->name);
+}
+
+static int
+other_project(const struct incus_instance *in)
+{
+	return in->project[0] != '\0' && strcmp(in->project, "default") != 0;
+}
+
 /* The lease Incus pinned for inst (its dnsmasq static allocation). */
 static int
 pinned_lease(const struct dh_ctx *h, const char *inst,
@@ -1038,8 +1058,10 @@ box_filter(struct dh_ctx *h, const struct incus_instance *in,
 	struct nicf *f;
 	struct box_err e;
 	uint32_t addr;
+	char key[140];
 	int rc;
 
+	host_key(in, key, sizeof(key));
 	if (mac_s == NULL || strlen(mac_s) >= sizeof(hw) ||
 	    mac_parse(mac_s, mac) < 0) {
 		dr_add(h->r, "box.filter", subject, DR_FAIL, NULL, "its MAC "
@@ -1048,7 +1070,7 @@ box_filter(struct dh_ctx *h, const struct incus_instance *in,
 		return;
 	}
 	snprintf(hw, sizeof(hw), "%s", mac_s);
-	if ((rc = pinned_lease(h, in->name, mac, &addr)) < 0) {
+	if ((rc = pinned_lease(h, key, mac, &addr)) < 0) {
 		dr_add(h->r, "box.filter", subject, DR_FAIL, "restart the box "
 		    "on the box-net profile (box down, box start)", "no lease "
 		    "pinned for its MAC %s (%s): Incus does not filter its "
@@ -1063,7 +1085,7 @@ box_filter(struct dh_ctx *h, const struct incus_instance *in,
 		    "NIC filter NOT verified", e.msg);
 		return;
 	}
-	rc = nicf_check(f, in->name, veth, mac, addr, why, sizeof(why));
+	rc = nicf_check(f, key, veth, mac, addr, why, sizeof(why));
 	nicf_free(f);
 	ip4_fmt(addr, ip, sizeof(ip));
 	if (rc == 1)
@@ -1173,17 +1195,25 @@ box_probe(struct dh_ctx *h, const struct incus_instance *in,
 	struct dr_box_target bt;
 	unsigned char mac[6];
 	uint32_t self = 0;
+	char key[140];
 
+	host_key(in, key, sizeof(key));
+	if (strcmp(in->type, "virtual-machine") == 0 && other_project(in)) {
+		dr_add(h->r, "box.inside", subject, DR_WARN, NULL, "a VM of "
+		    "project %s: its network NOT probed (no kernel shared with "
+		    "this host; only the guest could say)", in->project);
+		return;
+	}
 	if (strcmp(in->type, "virtual-machine") == 0) {
 		dr_add(h->r, "box.where", subject, DR_INFO, NULL, "a VM shares "
 		    "no kernel with this host: its in-box findings below are "
 		    "the guest's word");
-		dr_box_probe(&h->c, in->name, h->r, h->o);
+		dr_box_probe_vm(&h->c, in->name, h->r, h->o);
 		return;
 	}
 	if (ns == NULL || ns->host_name[0] == '\0' || mac_s == NULL ||
 	    mac_parse(mac_s, mac) < 0 ||
-	    pinned_lease(h, in->name, mac, &self) < 0 || h->live_gw == 0) {
+	    pinned_lease(h, key, mac, &self) < 0 || h->live_gw == 0) {
 		dr_add(h->r, "box.inside", subject, DR_WARN, NULL, "its "
 		    "network NOT probed: %s", ns == NULL ||
 		    ns->host_name[0] == '\0' ? "the host side of its NIC is "
@@ -1191,7 +1221,7 @@ box_probe(struct dh_ctx *h, const struct incus_instance *in,
 		    "gateway address" : "no lease is pinned for its MAC");
 		return;
 	}
-	bt.name = in->name;
+	bt.name = subject + 4;	/* "box " */
 	bt.pid = in->state.pid;
 	bt.veth = ns->host_name;
 	bt.self = self;
@@ -1202,10 +1232,14 @@ box_probe(struct dh_ctx *h, const struct incus_instance *in,
 void
 dh_check_box(struct dh_ctx *h, const struct incus_instance *in)
 {
-	char subject[80], nicname[32], why[320];
+	char subject[136], nicname[32], why[320];
 	const struct incus_device *nic;
 
-	snprintf(subject, sizeof(subject), "box %s", in->name);
+	if (other_project(in))
+		snprintf(subject, sizeof(subject), "box %.60s/%.64s",
+		    in->project, in->name);
+	else
+		snprintf(subject, sizeof(subject), "box %s", in->name);
 	dr_shape(h->r, in, subject);
 	nic = dh_box_nic(in);
 	if (nic == NULL) {
@@ -1243,14 +1277,20 @@ check_boxes(struct dh_ctx *h)
 	int n = 0, legacy;
 
 	err_clear(&e);
-	if (incus_instance_list(&h->c, NULL, INCUS_INST_STATE, &l, &e) < 0) {
+	/* every project's: a granted user's boxes, and anything a granted
+	 * user put on the bridge with incus itself, are checked and probed
+	 * from this host like the host's own */
+	if (incus_instance_list(&h->c, NULL, INCUS_INST_STATE | INCUS_INST_ALL,
+	    &l, &e) < 0) {
 		dr_add(h->r, "boxes", "boxes", DR_WARN, NULL, "listing "
 		    "instances failed (%s): no box checked", e.msg);
 		return;
 	}
 	for (i = 0; i < l.n; i++) {
-		if (!box_tagged(&l.v[i], &legacy) ||
-		    !wanted(h->o, l.v[i].name))
+		if (other_project(&l.v[i]) ? dh_box_nic(&l.v[i]) == NULL :
+		    !box_tagged(&l.v[i], &legacy))
+			continue;
+		if (!wanted(h->o, l.v[i].name))
 			continue;
 		n++;
 		if (!incus_cluster_local(h->self, l.v[i].location)) {

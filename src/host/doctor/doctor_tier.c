@@ -3,12 +3,14 @@
  *
  * A restricted caller gets its own check set: it cannot read the host's
  * kernel or the daemon's other projects, so it checks what it can see and
- * what decides its boxes' isolation: its project's box-net by content,
- * boxnet visible, and its first running box from inside.  On the host,
- * the admin's doctor lists each granted user's project and holds its
- * restrictions and box-net against the contract, asks the daemon whether
- * it follows an image's symlinks (grant_probe.h) once a user holds the
- * tier, and judges the shape of every other project's instance on boxnet.
+ * what decides its boxes' isolation: its project's box-net by content and
+ * boxnet visible; its boxes' networks it cannot probe (only root enters a
+ * namespace), and says so.  On the host, the admin's doctor lists each
+ * granted user's project and holds its restrictions and box-net against
+ * the contract and asks the daemon whether it follows an image's symlinks
+ * (grant_probe.h) once a user holds the tier; every project's instances on
+ * boxnet are checked and probed from the host with the host's own boxes
+ * (doctor_host.c).
  */
 #include "host/doctor/doctor_tier.h"
 
@@ -17,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/doctor/doctor_shape.h"
 #include "host/stack/contract.h"
 #include "host/stack/grant_probe.h"
 #include "host/stack/grant_project.h"
@@ -26,13 +27,19 @@
 #include "incus/instance.h"
 #include "incus/project.h"
 
+/*
+ * A restricted caller cannot enter a box's network namespace (that needs
+ * root on the host), and what a box says of itself is not evidence: each
+ * running box is named with who probes it, the host's doctor as root.
+ */
 static void
-first_running_box(struct incus *c, struct dr_report *r,
-    const struct dr_opts *o)
+your_boxes(struct incus *c, struct dr_report *r)
 {
 	struct incus_instance_list l;
 	struct box_err e;
+	char subject[80];
 	size_t i;
+	int n = 0;
 
 	err_clear(&e);
 	if (incus_instance_list(c, NULL, 0, &l, &e) < 0) {
@@ -41,15 +48,19 @@ first_running_box(struct incus *c, struct dr_report *r,
 	}
 	for (i = 0; i < l.n; i++) {
 		if (strcmp(incus_kv_or(&l.v[i].config, "user.box", ""),
-		    "1") != 0 || strcmp(l.v[i].status, "Running") != 0)
+		    "1") != 0 || strcmp(l.v[i].status, "Stopped") == 0)
 			continue;
-		if (o->probe_boxes)
-			dr_box_probe(c, l.v[i].name, r, o);
-		break;
+		snprintf(subject, sizeof(subject), "box %s", l.v[i].name);
+		dr_add(r, "tier.box", subject, DR_WARN, "an admin runs: box "
+		    "doctor (as root, it probes every project's boxes from the "
+		    "host)", "its network NOT probed from here: only root on "
+		    "the host can enter its namespace, and what a box says of "
+		    "itself is not evidence");
+		n++;
 	}
-	if (i == l.n)
+	if (n == 0)
 		dr_add(r, "tier.boxes", "your boxes", DR_INFO, "",
-		    "no running box to look inside");
+		    "no running box");
 	incus_instance_list_free(&l);
 }
 
@@ -90,7 +101,7 @@ dr_restricted(struct dr_report *r, const struct dr_opts *o,
 	dr_add(r, "tier.bridge", CONTRACT_BRIDGE, rc > 0 ? DR_PASS : DR_FAIL,
 	    rc > 0 ? "" : grant, rc > 0 ? "visible to your project" :
 	    "not visible to your project");
-	first_running_box(&c, r, o);
+	your_boxes(&c, r);
 	incus_close(&c);
 	return 0;
 }
@@ -127,62 +138,6 @@ one_project(struct incus *c, const char *project, struct dr_report *r)
 		    "allowed, disks from pools only, GPUs as granted, no NIC on "
 		    "its default profile, box-net the contract's by content",
 		    who);
-}
-
-/* Is any of the instance's NICs (expanded) on boxnet? */
-static int
-on_boxnet(const struct incus_instance *in)
-{
-	size_t i;
-
-	for (i = 0; i < in->expanded_devices.n; i++) {
-		const struct incus_kvs *kv = &in->expanded_devices.v[i].kv;
-
-		if (strcmp(incus_kv_or(kv, "type", ""), "nic") == 0 &&
-		    (strcmp(incus_kv_or(kv, "network", ""), CONTRACT_BRIDGE) ==
-		    0 || strcmp(incus_kv_or(kv, "parent", ""),
-		    CONTRACT_BRIDGE) == 0))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * Every instance on boxnet in a project other than the default one (the
- * host's box checks hold those) judged by the one shape rule: a granted
- * user can launch one with `incus` itself, filters off, whatever box new
- * would have made.
- */
-static void
-other_projects_shape(struct incus *c, struct dr_report *r)
-{
-	struct incus_instance_list l;
-	struct box_err e;
-	char subject[160];
-	size_t i;
-	int n = 0;
-
-	err_clear(&e);
-	if (incus_instance_list(c, NULL, INCUS_INST_ALL, &l, &e) < 0) {
-		dr_add(r, "tier.shape", "other projects", DR_FAIL, "", "their "
-		    "instances on " CONTRACT_BRIDGE " could not be listed: %s",
-		    e.msg);
-		return;
-	}
-	for (i = 0; i < l.n; i++) {
-		if (l.v[i].project[0] == '\0' ||
-		    strcmp(l.v[i].project, "default") == 0 ||
-		    !on_boxnet(&l.v[i]))
-			continue;
-		snprintf(subject, sizeof(subject), "box %.60s/%.64s",
-		    l.v[i].project, l.v[i].name);
-		dr_shape(r, &l.v[i], subject);
-		n++;
-	}
-	incus_instance_list_free(&l);
-	if (n == 0)
-		dr_add(r, "tier.shape", "other projects", DR_INFO, "", "no "
-		    "instance of another project is on " CONTRACT_BRIDGE);
 }
 
 /* The daemon's symlink behaviour matters once a user holds the tier. */
@@ -227,7 +182,6 @@ dr_granted(struct incus *c, struct dr_report *r, struct box_err *e)
 		    "none (box grant <user> gives one boxes of their own)");
 	else
 		daemon_symlinks(c, r);
-	other_projects_shape(c, r);
 	return 0;
 }
 

@@ -19,9 +19,12 @@
  *            binds are per MAC; a guest's network config may match on it)
  *   shape    the daemon's record judged with doctor's shape check
  *   start
- *   verify   from inside (this binary pushed in and run there, so nothing
- *            is needed from the guest's userland): an IPv4 lease in the
- *            bridge's /24, chosen by subnet, never by interface name; the
+ *   verify   from inside: a container by this host's own process in its
+ *            network namespace (nothing put into the box), a VM by this
+ *            binary run in the guest by the one in-box runner (nothing
+ *            needed from the guest's userland; the guest's word): an IPv4
+ *            lease in the bridge's /24, chosen by subnet, never by
+ *            interface name; the
  *            gateway's DNS answering the box (its own NXDOMAIN for a
  *            plain name, which dnsmasq never forwards: this proves the
  *            box reaches the gateway's resolver whatever the upstream
@@ -119,7 +122,13 @@ struct migrate_probe {
 	int user;		/* the legacy user exists in /etc/passwd */
 };
 
-/* Inside the box: gather (gw host order; name: the public name). */
+/* Does the passwd text[0..n) hold user?  Pure and bounded. */
+int migrate_has_user(const char *text, size_t n, const char *user);
+
+/*
+ * In the box's network (gw host order; name: the public name): its
+ * addresses and the gateway's answers; not the user.
+ */
 void migrate_probe_gather(struct migrate_probe *p, uint32_t gw,
     const char *name);
 /* Its report, a line record (util/lines.h); *out is malloc'd. */
@@ -130,16 +139,17 @@ int migrate_probe_parse(const char *txt, size_t n, struct migrate_probe *p,
 /* Its address inside net/24 (host order), or 0. */
 uint32_t migrate_probe_lease(const struct migrate_probe *p, uint32_t net);
 
-/* The hidden in-box entry: print the report for BOX_MIGRATE_GATEWAY. */
+/* The hidden in-guest entry (a VM): the report for BOX_MIGRATE_GATEWAY. */
 int migrate_probe_main(struct box_err *e);
 
 /* BOX_MIGRATE_PROBE_NAME, else BOX_DOCTOR_PROBE_NAME, else deb.debian.org. */
 const char *migrate_probe_name(void);
 
 /*
- * From the host: push this binary into the running box and run the probe
- * until the box holds a lease in net/24 (host order) and the gateway's
- * DNS answers it, or the deadline (clock_ms()); p gets the last report.
+ * From the host: probe the running box (a container in its network
+ * namespace, a VM in the guest) until it holds a lease in net/24 (host
+ * order) and the gateway's DNS answers it, or the deadline (clock_ms());
+ * p gets the last report.
  */
 int migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
     long long deadline, struct migrate_probe *p, struct box_err *e);

@@ -1,4 +1,4 @@
-/* migrate_probe.c - the in-box probe of migrate-host (see migrate.h). */
+/* migrate_probe.c - the probe of a re-homed box (see migrate.h). */
 #include "host/stack/migrate.h"
 
 #include <arpa/inet.h>
@@ -13,7 +13,9 @@
 #include "box/life.h"
 #include "host/doctor/doctor.h"
 #include "incus/exec.h"
+#include "incus/instance.h"
 #include "incus/stream.h"
+#include "net/netns.h"
 #include "util/clock.h"
 #include "util/lines.h"
 #include "util/text.h"
@@ -42,29 +44,19 @@ parse4(const char *s, uint32_t *a)
 	return 0;
 }
 
-/* Does /etc/passwd hold the legacy user? */
-static int
-has_user(const char *user)
+/* Does the passwd text[0..n) hold user?  Pure and bounded. */
+int
+migrate_has_user(const char *text, size_t n, const char *user)
 {
-	char buf[16384];
-	size_t ul = strlen(user);
-	ssize_t n;
-	char *line;
-	int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+	size_t ul = strlen(user), i = 0;
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	for (line = buf; line != NULL && *line != '\0';) {
-		if (strncmp(line, user, ul) == 0 && line[ul] == ':')
+	while (i < n) {
+		if (n - i > ul && memcmp(text + i, user, ul) == 0 &&
+		    text[i + ul] == ':')
 			return 1;
-		line = strchr(line, '\n');
-		if (line != NULL)
-			line++;
+		while (i < n && text[i] != '\n')
+			i++;
+		i++;
 	}
 	return 0;
 }
@@ -96,7 +88,6 @@ migrate_probe_gather(struct migrate_probe *p, uint32_t gw, const char *name)
 	p->gw = rc >= 0;
 	p->name = dr_dns_ask(gw, name, DNS_MS, &p->name_a, p->name_why,
 	    sizeof(p->name_why));
-	p->user = has_user(MIGRATE_USER);
 }
 
 /*
@@ -262,14 +253,17 @@ migrate_probe_lease(const struct migrate_probe *p, uint32_t net)
 	return 0;
 }
 
+/* In a VM, run by the one in-box runner (life_run_inside). */
 int
 migrate_probe_main(struct box_err *e)
 {
 	const char *g = getenv("BOX_MIGRATE_GATEWAY");
 	const char *n = getenv("BOX_MIGRATE_PROBE_NAME");
 	struct migrate_probe *p = malloc(sizeof(*p));
-	char *out = NULL;
+	char *out = NULL, pw[16384];
+	ssize_t k = -1;
 	uint32_t gw;
+	int fd, rc;
 
 	if (p == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -279,14 +273,19 @@ migrate_probe_main(struct box_err *e)
 		    "BOX_MIGRATE_GATEWAY=a.b.c.d");
 	}
 	migrate_probe_gather(p, gw, n != NULL && *n ? n : "deb.debian.org");
+	if ((fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC)) >= 0) {
+		k = read(fd, pw, sizeof(pw));
+		close(fd);
+	}
+	p->user = k > 0 && migrate_has_user(pw, (size_t)k, MIGRATE_USER);
 	if (migrate_probe_print(p, &out) < 0) {
 		free(p);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
-	fputs(out, stdout);
+	rc = life_report_write(out, strlen(out), e);
 	free(out);
 	free(p);
-	return 0;
+	return rc;
 }
 
 /* --- running the probe from the host -------------------------------------- */
@@ -301,71 +300,130 @@ migrate_probe_name(void)
 	return n != NULL && *n != '\0' ? n : "deb.debian.org";
 }
 
+/* A VM: the probe run in the guest by the one in-box runner. */
 static int
-probe_once(struct incus *c, const char *name, const char *path, uint32_t gw,
+probe_guest(struct incus *c, const char *name, uint32_t gw,
     struct migrate_probe *p, struct box_err *e)
 {
-	char ebuf[512], eg[48], en[200];
-	char *obuf = malloc(PROBE_OUT);
-	struct exec_buf out = { obuf, PROBE_OUT, 0, 0 };
-	struct exec_buf err = { ebuf, sizeof(ebuf), 0, 0 };
-	const char *argv[] = { path, "migrate-host", "--probe-inside", NULL };
+	char eg[48], en[200], g[16];
+	const char *args[] = { "migrate-host", "--probe-inside", NULL };
 	const char *env[] = { "BOX_MIGRATE_INSIDE=1", eg, en,
 	    "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	struct life_inside in = { "migrate", args, env, PROBE_EXEC_MS };
+	struct exec_buf rep = { NULL, PROBE_OUT, 0, 0 };
 	struct exec_status st;
-	struct exec_req req;
-	char g[16];
 	int rc;
 
-	if (obuf == NULL)
+	if ((rep.p = malloc(PROBE_OUT)) == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
 	fmt4(gw, g, sizeof(g));
 	snprintf(eg, sizeof(eg), "BOX_MIGRATE_GATEWAY=%s", g);
-	snprintf(en, sizeof(en), "BOX_MIGRATE_PROBE_NAME=%s", migrate_probe_name());
-	memset(&req, 0, sizeof(req));
-	req.argv = argv;
-	req.env = env;
-	req.uid = req.gid = -1;
-	memset(&st, 0, sizeof(st));
-	rc = exec_capture(c, name, &req, NULL, 0, &out, &err, PROBE_EXEC_MS,
-	    &st, e);
-	if (rc == 0 && (st.err[0] != '\0' || st.code != 0 || out.truncated)) {
-		ebuf[strcspn(ebuf, "\n")] = '\0';	/* escaped: the printer */
+	snprintf(en, sizeof(en), "BOX_MIGRATE_PROBE_NAME=%s",
+	    migrate_probe_name());
+	rc = life_run_inside(c, name, &in, &rep, &st, e);
+	if (rc == 0 && (st.err[0] != '\0' || st.code != 0))
 		rc = err_set(e, -EIO, "the in-box probe did not finish (exit "
-		    "%d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ? ebuf :
-		    "no output");
-	}
+		    "%d%s%.200s)", st.code, st.err[0] ? ": " : "", st.err);
 	if (rc == 0)
-		rc = migrate_probe_parse(obuf, out.len, p, e);
-	free(obuf);
+		rc = migrate_probe_parse(rep.p, rep.len, p, e);
+	free(rep.p);
 	return rc;
 }
 
+/* What the child in the container's namespace measures (our own code). */
+struct ns_ask {
+	uint32_t gw;
+	const char *name;
+};
+
+static ssize_t
+ns_gather(void *arg, char *out, size_t cap)
+{
+	const struct ns_ask *a = arg;
+
+	if (cap < sizeof(struct migrate_probe))
+		return -1;
+	migrate_probe_gather((struct migrate_probe *)(void *)out, a->gw,
+	    a->name);
+	return (ssize_t)sizeof(struct migrate_probe);
+}
+
 /*
- * Until the box, from inside, holds a lease on net and the gateway's DNS
- * answers it; or the deadline.
+ * A container: its addresses read and the gateway asked by this host's
+ * own process in the box's network namespace (net/netns.h: nothing put
+ * into it, no box process involved); whether it has the legacy user from
+ * its /etc/passwd read through the daemon's files API.
+ */
+static int
+probe_netns(struct incus *c, const char *name, long long pid, uint32_t gw,
+    struct migrate_probe *p, struct box_err *e)
+{
+	struct exec_buf pw = { NULL, 16384, 0, 0 };
+	struct ns_ask a = { gw, migrate_probe_name() };
+	struct box_err pe;
+	struct netns ns;
+	int rc, i;
+
+	if ((rc = netns_open(&ns, (pid_t)pid, e)) < 0) {
+		err_context(e, "entering the network of %s", name);
+		return rc;
+	}
+	rc = netns_run(&ns, ns_gather, &a, (char *)p, sizeof(*p),
+	    PROBE_EXEC_MS, e);
+	netns_close(&ns);
+	if (rc >= 0 && rc != (int)sizeof(*p))
+		rc = err_set(e, -EIO, "the probe in %s's network gave a short "
+		    "answer", name);
+	if (rc < 0)
+		return rc;
+	/* our child's own struct: bounded all the same */
+	if (p->naddr < 0 || p->naddr > MIGRATE_MAX_ADDRS)
+		p->naddr = 0;
+	for (i = 0; i < p->naddr; i++)
+		p->dev[i][sizeof(p->dev[0]) - 1] = '\0';
+	p->gw_why[sizeof(p->gw_why) - 1] = '\0';
+	p->name_why[sizeof(p->name_why) - 1] = '\0';
+	p->user = 0;
+	err_clear(&pe);
+	if ((pw.p = malloc(pw.cap)) != NULL &&
+	    life_pull_file(c, name, "/etc/passwd", &pw, &pe) == 0)
+		p->user = migrate_has_user(pw.p, pw.len, MIGRATE_USER);
+	free(pw.p);
+	return 0;
+}
+
+/*
+ * Until the box holds a lease on net and the gateway's DNS answers it;
+ * or the deadline.
  */
 int
 migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
     long long deadline, struct migrate_probe *p, struct box_err *e)
 {
-	char path[64], got[200] = "", a[16];
+	struct incus_instance in;
+	char got[200] = "", a[16];
 	uint32_t gw = net | 1;
-	int rc, i;
+	long long pid = 0;
+	int rc, i, vm;
 
 	if ((rc = life_wait_agent(c, name, deadline, NULL, e)) < 0)
 		return rc;
-	snprintf(path, sizeof(path), "/tmp/.box-migrate.%ld", (long)getpid());
-	if ((rc = life_push_self(c, name, path, e)) < 0) {
-		err_context(e, "pushing the probe into %s", name);
+	memset(&in, 0, sizeof(in));
+	if ((rc = incus_instance_get(c, name, INCUS_INST_STATE, &in, e)) < 0)
 		return rc;
-	}
+	vm = strcmp(in.type, "virtual-machine") == 0;
+	pid = in.state.pid;
+	incus_instance_free(&in);
+	if (!vm && pid <= 0)
+		return err_set(e, -ESRCH, "the daemon names no init process "
+		    "for %s", name);
 	for (;;) {
 		if (life_interrupted()) {
 			rc = err_set(e, -EINTR, "interrupted");
 			break;
 		}
-		rc = probe_once(c, name, path, gw, p, e);
+		rc = vm ? probe_guest(c, name, gw, p, e) :
+		    probe_netns(c, name, pid, gw, p, e);
 		if (rc == 0 && migrate_probe_lease(p, net) != 0 && p->gw)
 			break;
 		if (clock_ms() >= deadline) {
@@ -390,6 +448,5 @@ migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
 		}
 		nanosleep(&(struct timespec){ 1, 0 }, NULL);
 	}
-	life_remove_file(c, name, path);
 	return rc;
 }
