@@ -71,35 +71,6 @@ list_boxes(struct incus *c, struct box_info **out, int *n, struct box_err *e)
 	return 0;
 }
 
-int
-box_each(struct incus *c, const char *verb, box_each_fn fn, void *arg,
-    struct box_err *e)
-{
-	struct box_info *v;
-	struct box_err le;
-	char first[400] = "";
-	int rc, n, i, bad = 0;
-
-	if ((rc = list_boxes(c, &v, &n, e)) < 0)
-		return rc;
-	if (n == 0)
-		life_say("there are no boxes to %s", verb);
-	for (i = 0; i < n; i++) {
-		err_clear(&le);
-		if (fn(c, &v[i], arg, &le) < 0) {
-			life_say("%s: %s", v[i].name, le.msg);
-			if (bad++ == 0)
-				snprintf(first, sizeof(first), "%s: %.300s",
-				    v[i].name, le.msg);
-		}
-	}
-	free(v);
-	if (bad > 0)
-		return err_set(e, -EIO, "%s all: %d of %d boxes failed (the "
-		    "first: %s)", verb, bad, n, first);
-	return 0;
-}
-
 /*
  * A shell glob over a box name: * ? and [a-z] sets (box names are ASCII
  * letters, digits and '-').  Ours, not fnmatch(3): that one pulls musl's

@@ -24,16 +24,9 @@ int box_is_all(const char *name);
 int box_new_name_ok(const char *name, const char *whence,
     struct box_err *e);
 
-/*
- * Call fn on every box (tagged user.box=1, or the legacy tag), in name
- * order, from one listing.  A failure of one box is said on stderr and
- * the rest still run; the result is 0 when every call succeeded, else a
- * failure counting them.  No boxes: said, and 0.
- */
+/* What box_pick_run() calls on each picked box. */
 typedef int (*box_each_fn)(struct incus *c, const struct box_info *bi,
     void *arg, struct box_err *e);
-int box_each(struct incus *c, const char *verb, box_each_fn fn, void *arg,
-    struct box_err *e);
 
 /*
  * The boxes a verb's arguments name (rm, down, start, restart): names,
@@ -60,8 +53,9 @@ void box_pick_free(struct box_pick *p);
 /*
  * Ask before a wide pick ("stop 3 boxes: a, b, c"; undo: an act that can
  * be undone, so not "cannot be undone"), unless force; then fn on each
- * picked box as box_each does (a failure said, the rest still run; one
- * box alone: its own error).
+ * picked box in name order (a failure of one is said on stderr and the
+ * rest still run, the result a failure counting them; one box alone: its
+ * own error).
  */
 int box_pick_run(struct incus *c, const struct box_pick *p, const char *verb,
     int force, int undo, box_each_fn fn, void *arg, struct box_err *e);

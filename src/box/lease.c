@@ -16,6 +16,7 @@
 #include "box/lease.h"
 #include "host/doctor/nicfilter.h"
 #include "incus/api.h"
+#include "model/ip4text.h"
 
 static int
 parse_ipv4(const char *s, uint32_t *out)
@@ -28,7 +29,7 @@ parse_ipv4(const char *s, uint32_t *out)
 	    s[k] != '\0' || a > 255 || b > 255 || c > 255 || d > 255)
 		return -EINVAL;
 	/* the form dnsmasq writes, and only it (no "018", no sign) */
-	snprintf(back, sizeof(back), "%u.%u.%u.%u", a, b, c, d);
+	ip4_fmt(a << 24 | b << 16 | c << 8 | d, back, sizeof(back));
 	if (strcmp(back, s) != 0)
 		return -EINVAL;
 	*out = a << 24 | b << 16 | c << 8 | d;
@@ -154,13 +155,6 @@ lease_iso_time(const char *iso, long long *secs)
 	return 0;
 }
 
-static void
-fmt_ip(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, a >> 16 & 255, a >> 8 & 255,
-	    a & 255);
-}
-
 int
 lease_judge(const struct leases *l, const unsigned char mac[6],
     long long started, long long duration, const struct lease_pin *pin,
@@ -189,7 +183,7 @@ lease_judge(const struct leases *l, const unsigned char mac[6],
 		snprintf(why, cap, "its MAC holds %d DHCP leases", count);
 		return 0;
 	}
-	fmt_ip(found->addr, a, sizeof(a));
+	ip4_fmt(found->addr, a, sizeof(a));
 	if (found->expiry == 0 || duration <= 0) {
 		snprintf(why, cap, "its lease on %s never expires, so when it "
 		    "was granted is unknown", a);
@@ -201,7 +195,7 @@ lease_judge(const struct leases *l, const unsigned char mac[6],
 		return 0;
 	}
 	if (pin->state > 0 && pin->addr != found->addr) {
-		fmt_ip(pin->addr, b, sizeof(b));
+		ip4_fmt(pin->addr, b, sizeof(b));
 		snprintf(why, cap, "its lease is on %s but Incus pinned %s", a,
 		    b);
 		return 0;

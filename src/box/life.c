@@ -32,12 +32,6 @@ life_consent(const char *question, int force, struct box_err *e)
 }
 
 int
-life_ask(const char *question, struct box_err *e)
-{
-	return consent_ask(question, NULL, e);
-}
-
-int
 life_exists(struct incus *c, const char *name, struct box_err *e)
 {
 	struct incus_instance in;

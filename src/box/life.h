@@ -37,7 +37,6 @@
  * deliberately not read: a blanket yes must not reach deletion.
  */
 int life_consent(const char *question, int force, struct box_err *e);
-int life_ask(const char *question, struct box_err *e);
 
 /* 1 when an instance (box or not) of that name exists, 0 when not. */
 int life_exists(struct incus *c, const char *name, struct box_err *e);

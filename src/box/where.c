@@ -9,6 +9,7 @@
 #include "box/where.h"
 #include "box/box.h"
 #include "host/doctor/nicfilter.h"
+#include "model/ip4text.h"
 
 void
 where_init(struct box_where *w)
@@ -115,8 +116,7 @@ nic_address(struct box_where *w, const struct incus_instance *in,
 	rc = lease_judge(&w->net[slot].l, mac, started, w->net[slot].secs,
 	    &pin, &a, why, wcap);
 	if (rc == 1)
-		snprintf(addr, cap, "%u.%u.%u.%u", a >> 24, a >> 16 & 255,
-		    a >> 8 & 255, a & 255);
+		ip4_fmt(a, addr, cap);
 	return rc;
 }
 

@@ -27,6 +27,7 @@
 #include "host/stack/subnet.h"
 #include "incus/api.h"
 #include "incus/json.h"
+#include "model/ip4text.h"
 #include "util/opt.h"
 
 static const char *
@@ -42,7 +43,7 @@ show_text(const struct fw_status *st)
 	char net[20];
 	int i;
 
-	subnet_fmt(st->net, net, sizeof(net));
+	ip4_fmt(st->net, net, sizeof(net));
 	printf("firewall     %s: %u of %u contract rules held by content%s "
 	    "(subnet %s/24)\n", st->ok ? "as the contract says" :
 	    "DIFFERS from the contract", st->held, st->want,
@@ -72,7 +73,7 @@ show_json(const struct fw_status *st)
 	char *out, net[20];
 	int i;
 
-	subnet_fmt(st->net, net, sizeof(net));
+	ip4_fmt(st->net, net, sizeof(net));
 	json_w_init(&w, 64u << 10);
 	json_w_obj(&w);
 	json_w_key(&w, "ok");

@@ -27,6 +27,7 @@
 #include "host/stack/sysd.h"
 #include "incus/api.h"
 #include "incus/server.h"
+#include "model/ip4text.h"
 #include "net/rtnl.h"
 #include "util/opt.h"
 
@@ -105,7 +106,7 @@ plan_text(const struct setup *s)
 	char gw[16], dns[256] = "";
 	int i;
 
-	subnet_fmt(s->plan.net | 1, gw, sizeof(gw));
+	ip4_fmt(s->plan.net | 1, gw, sizeof(gw));
 	for (i = 0; i < s->conf.ndns; i++)
 		snprintf(dns + strlen(dns), sizeof(dns) - strlen(dns), "%s%s",
 		    i ? " " : "", s->conf.dns[i]);
@@ -153,7 +154,7 @@ plan_json(const struct setup *s)
 	char net[16], *out;
 	int i;
 
-	subnet_fmt(s->plan.net, net, sizeof(net));
+	ip4_fmt(s->plan.net, net, sizeof(net));
 	json_w_init(&w, 1 << 16);
 	json_w_obj(&w);
 	json_w_key(&w, "subnet");

@@ -187,19 +187,6 @@ incus_path(const struct incus *c, const char *path, char *buf, size_t cap)
 }
 
 int
-incus_get_opt(struct incus *c, const char *path, struct incus_reply *r,
-    struct box_err *e)
-{
-	int rc = incus_call(c, "GET", path, NULL, r, e);
-
-	if (rc == -ENOENT) {
-		err_clear(e);
-		return 0;
-	}
-	return rc < 0 ? rc : 1;
-}
-
-int
 incus_send_json(struct incus *c, const char *method, const char *path,
     struct json_w *w, int timeout_s, struct box_err *e)
 {

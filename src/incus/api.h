@@ -105,10 +105,6 @@ int incus_do(struct incus *c, const char *method, const char *path,
 
 void incus_reply_free(struct incus_reply *r);
 
-/* GET where 404 means absent: 1 (r filled), 0 absent, or -errno. */
-int incus_get_opt(struct incus *c, const char *path, struct incus_reply *r,
-    struct box_err *e);
-
 /* The body w holds, sent with incus_do(); the reply dropped. */
 int incus_send_json(struct incus *c, const char *method, const char *path,
     struct json_w *w, int timeout_s, struct box_err *e);

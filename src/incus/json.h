@@ -118,7 +118,6 @@ void json_w_strn(struct json_w *w, const char *s, size_t n);
 void json_w_int(struct json_w *w, long long v);
 void json_w_bool(struct json_w *w, int v);
 void json_w_null(struct json_w *w);
-void json_w_raw(struct json_w *w, const char *s, size_t n); /* a valid value */
 /* 0 with *out = NUL-terminated text (caller frees), or -errno. */
 int json_w_finish(struct json_w *w, char **out, size_t *len);
 void json_w_free(struct json_w *w);

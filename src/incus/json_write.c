@@ -227,13 +227,6 @@ json_w_null(struct json_w *w)
 	put(w, "null", 4);
 }
 
-void
-json_w_raw(struct json_w *w, const char *s, size_t n)
-{
-	before_value(w);
-	put(w, s, n);
-}
-
 int
 json_w_finish(struct json_w *w, char **out, size_t *len)
 {

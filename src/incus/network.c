@@ -90,20 +90,6 @@ incus_network_create(struct incus *c, const struct incus_network *n,
 }
 
 int
-incus_network_put(struct incus *c, const char *name,
-    const struct incus_network *n, struct box_err *e)
-{
-	struct json_w w;
-	char path[600];
-	int rc;
-
-	if ((rc = res_path(path, sizeof(path), NETS, name, NULL)) < 0)
-		return err_set(e, rc, "odd network name '%.64s'", name);
-	net_body(&w, n, 0);
-	return res_send(c, "PUT", path, &w, e);
-}
-
-int
 incus_network_patch(struct incus *c, const char *name,
     const struct incus_kvs *config, struct box_err *e)
 {

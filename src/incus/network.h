@@ -49,10 +49,6 @@ int incus_network_get(struct incus *c, const char *name,
 int incus_network_create(struct incus *c, const struct incus_network *n,
     struct box_err *e);
 
-/* PUT: replaces description and config with n's. */
-int incus_network_put(struct incus *c, const char *name,
-    const struct incus_network *n, struct box_err *e);
-
 /* PATCH: config keys merged in; keys not named stay as they are. */
 int incus_network_patch(struct incus *c, const char *name,
     const struct incus_kvs *config, struct box_err *e);

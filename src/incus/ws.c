@@ -736,30 +736,3 @@ ws_flush(struct ws_conn *w)
 	w->wpos = w->wlen = 0;
 	return 0;
 }
-
-int
-ws_send(struct ws_conn *w, int opcode, const void *p, size_t n,
-    struct box_err *e)
-{
-	int rc = ws_queue(w, opcode, p, n);
-
-	while (rc == 0 && ws_pending(w) > 0) {
-		struct pollfd pfd = { .fd = w->nb_fd, .events = POLLOUT };
-
-		rc = ws_flush(w);
-		if (rc < 0 || ws_pending(w) == 0 || w->nb_fd < 0)
-			break;
-		rc = poll(&pfd, 1, w->t->timeout_ms);
-		if (rc == 0)
-			rc = -ETIMEDOUT;
-		else if (rc > 0)
-			rc = 0;
-		else if (errno == EINTR)
-			rc = 0;
-		else
-			rc = -errno;
-	}
-	if (rc < 0)
-		return err_set(e, rc, "websocket: sending: %s", err_str(rc));
-	return 0;
-}

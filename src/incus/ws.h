@@ -205,8 +205,4 @@ size_t ws_pending(const struct ws_conn *w);
  */
 int ws_flush(struct ws_conn *w);
 
-/* Queue and write everything, waiting up to the transport's timeout. */
-int ws_send(struct ws_conn *w, int opcode, const void *p, size_t n,
-    struct box_err *e);
-
 #endif

@@ -482,7 +482,7 @@ nft_expr_ct(struct nft_batch *bt, uint32_t key, uint32_t dreg)
 	return expr_end(bt, &x);
 }
 
-int
+static int
 nft_expr_immediate(struct nft_batch *bt, uint32_t dreg, const void *data,
     size_t n)
 {
@@ -516,7 +516,7 @@ nft_expr_masq(struct nft_batch *bt)
 	return expr_end(bt, &x);
 }
 
-int
+static int
 nft_expr_nat(struct nft_batch *bt, uint32_t type, int family,
     uint32_t reg_addr, uint32_t reg_proto)
 {

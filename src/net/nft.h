@@ -199,14 +199,8 @@ int nft_expr_payload(struct nft_batch *bt, uint32_t base, uint32_t off,
 int nft_expr_bitwise(struct nft_batch *bt, uint32_t sreg, uint32_t dreg,
     const void *mask, const void *xor, size_t n);
 int nft_expr_ct(struct nft_batch *bt, uint32_t key, uint32_t dreg);
-int nft_expr_immediate(struct nft_batch *bt, uint32_t dreg, const void *data,
-    size_t n);
 int nft_expr_counter(struct nft_batch *bt);
 int nft_expr_masq(struct nft_batch *bt);
-/* NAT from registers: type NFT_NAT_SNAT/DNAT, family NFT_FAM_IPV4/6,
- * reg_proto 0 when no port is set. */
-int nft_expr_nat(struct nft_batch *bt, uint32_t type, int family,
-    uint32_t reg_addr, uint32_t reg_proto);
 /*
  * The verdict: NFT_V_ACCEPT, NFT_V_DROP, NFT_V_RETURN, NFT_V_CONTINUE, or
  * NFT_V_JUMP / NFT_V_GOTO with a chain name (NULL otherwise).

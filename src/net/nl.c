@@ -421,16 +421,6 @@ nl_attr_u32(const struct nl_attr *a, uint32_t *v)
 }
 
 int
-nl_attr_u64(const struct nl_attr *a, uint64_t *v)
-{
-	int r;
-
-	if ((r = attr_fixed(a, sizeof(*v))) == 0)
-		memcpy(v, a->data, sizeof(*v));
-	return r;
-}
-
-int
 nl_attr_be16(const struct nl_attr *a, uint16_t *v)
 {
 	int r;

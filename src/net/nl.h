@@ -170,7 +170,6 @@ int nl_attr_parse_nested(const struct nl_attr *a, struct nl_attr *tb,
 int nl_attr_u8(const struct nl_attr *a, uint8_t *v);
 int nl_attr_u16(const struct nl_attr *a, uint16_t *v);
 int nl_attr_u32(const struct nl_attr *a, uint32_t *v);
-int nl_attr_u64(const struct nl_attr *a, uint64_t *v);
 int nl_attr_be16(const struct nl_attr *a, uint16_t *v);
 int nl_attr_be32(const struct nl_attr *a, uint32_t *v);
 int nl_attr_be64(const struct nl_attr *a, uint64_t *v);

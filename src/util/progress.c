@@ -25,12 +25,6 @@ progress_start(struct progress *p, const char *what)
 	text_shown(what, strlen(what), p->what, sizeof(p->what));
 }
 
-long
-progress_elapsed(const struct progress *p)
-{
-	return (long)((clock_ms() - p->t0) / 1000);
-}
-
 void
 progress_note(struct progress *p, const char *detail)
 {

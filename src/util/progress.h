@@ -26,8 +26,6 @@ struct progress {
 void progress_start(struct progress *p, const char *what);
 /* Report detail (may be "" or NULL); prints only when due. */
 void progress_note(struct progress *p, const char *detail);
-/* Seconds since progress_start(). */
-long progress_elapsed(const struct progress *p);
 /* Take the live line off the screen (call before printing anything else). */
 void progress_clear(struct progress *p);
 

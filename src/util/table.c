@@ -45,22 +45,6 @@ table_row(struct table *t, const char *const *cells)
 	}
 }
 
-static int
-cmp_first(const void *a, const void *b)
-{
-	char **const *x = a, **const *y = b;
-
-	return strcmp((*x)[0], (*y)[0]);
-}
-
-void
-table_sort(struct table *t)
-{
-	if (!t->err && t->nrows > 2)
-		qsort(t->rows + 1, (size_t)t->nrows - 1, sizeof(*t->rows),
-		    cmp_first);
-}
-
 /* Display width: UTF-8 continuation bytes take no column. */
 static int
 width(const char *s)

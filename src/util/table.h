@@ -19,8 +19,6 @@ struct table {
 
 void table_init(struct table *t, int ncols);
 void table_row(struct table *t, const char *const *cells);
-/* Sort the rows after the first (the header) by their first column. */
-void table_sort(struct table *t);
 int table_print(struct table *t, FILE *f);	/* 0 or -ENOMEM */
 void table_free(struct table *t);
 

@@ -98,12 +98,6 @@ tty_restore(void)
 }
 
 int
-tty_is_raw(void)
-{
-	return tty_fd >= 0;
-}
-
-int
 tty_size(int fd, int *cols, int *rows)
 {
 	struct winsize ws;

@@ -24,8 +24,6 @@
 /* Put fd (a terminal) in raw mode; tty_restore() undoes it.  Idempotent. */
 int tty_raw(int fd, struct box_err *e);
 void tty_restore(void);
-/* 1 while raw mode is in force. */
-int tty_is_raw(void);
 
 /* The terminal's size; 0, or -1 when fd is not a terminal. */
 int tty_size(int fd, int *cols, int *rows);

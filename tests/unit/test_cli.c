@@ -182,9 +182,8 @@ TEST(table_aligns_and_trims)
 
 	table_init(&t, 3);
 	table_row(&t, (const char *[]){ "NAME", "STATE", "X" });
-	table_row(&t, (const char *[]){ "zeta", "RUNNING", "" });
 	table_row(&t, (const char *[]){ "alpha", "é", "1" });
-	table_sort(&t);
+	table_row(&t, (const char *[]){ "zeta", "RUNNING", "" });
 	CHECK_INT(table_print(&t, f), 0);
 	fclose(f);
 	CHECK_STR(buf, "NAME   STATE    X\nalpha  é        1\nzeta   RUNNING\n");

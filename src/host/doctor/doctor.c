@@ -20,6 +20,7 @@
 #include <linux/rtnetlink.h>
 
 #include "incus/json.h"
+#include "model/ip4text.h"
 #include "net/ip4.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
@@ -410,13 +411,6 @@ dr_merge_box(struct dr_report *r, const char *subject, const char *txt,
 
 /* --- the network picture -------------------------------------------------- */
 
-static void
-fmt4(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
-
 /* The first connected route on the uplink device that another device
  * also holds: 1 and its index pair, else 0. */
 static int
@@ -451,7 +445,7 @@ dr_net_judge(const struct dr_net *n, char *why, size_t cap)
 		snprintf(why, cap, "no IPv4 default route: nothing to judge");
 		return 0;
 	}
-	fmt4(n->gw, gw, sizeof(gw));
+	ip4_fmt(n->gw, gw, sizeof(gw));
 	for (i = 0; i < n->nlocal; i++)
 		if (n->local[i].a == n->gw) {
 			bits |= DR_SIG_GW_LOCAL;
@@ -462,7 +456,7 @@ dr_net_judge(const struct dr_net *n, char *why, size_t cap)
 		}
 	if (dup_uplink(n, &a, &b)) {
 		bits |= DR_SIG_DUP_ROUTE;
-		fmt4(n->conn[a].net, net, sizeof(net));
+		ip4_fmt(n->conn[a].net, net, sizeof(net));
 		if (o < cap)
 			snprintf(why + o, cap - o, "%sthe uplink subnet %s/%u "
 			    "has connected routes on %s and %s", o ? "; " : "",

@@ -26,6 +26,7 @@
 #include "box/life.h"
 #include "host/install/nested.h"
 #include "incus/exec.h"
+#include "model/ip4text.h"
 #include "net/netns.h"
 #include "net/sniff.h"
 #include "util/clock.h"
@@ -75,13 +76,6 @@ parse_target(const char *s, uint32_t *addr, int *port)
 	*addr = ntohl(ia.s_addr);
 	*port = (int)p;
 	return 0;
-}
-
-static void
-fmt4(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
 }
 
 /* --- inside --------------------------------------------------------------- */
@@ -168,7 +162,7 @@ check_lease(struct dr_report *r, const struct dr_net *n)
 		    "uplink: no lease from the bridge");
 		return;
 	}
-	fmt4(x, a, sizeof(a));
+	ip4_fmt(x, a, sizeof(a));
 	dr_add(r, "lease", SUBJ, DR_PASS, NULL, "%s holds %s/%u", dev, a, plen);
 }
 
@@ -272,7 +266,7 @@ probe_gateway(struct dr_report *r, const struct dr_net *n, int poisoned)
 
 	if (!n->has_gw || poisoned)
 		return;
-	fmt4(n->gw, gw, sizeof(gw));
+	ip4_fmt(n->gw, gw, sizeof(gw));
 	v = dr_tcp_probe(n->gw, GW_PORT, GW_MS, why, sizeof(why));
 	if (v == DR_DROPPED)
 		dr_add(r, "host_drop", SUBJ, DR_PASS, NULL, "box -> host: a "
@@ -606,7 +600,7 @@ box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
 		    "the box says: the nested-box signature: %s", why);
 	}
 	x = f->net_ok ? lease(&f->net, dev, sizeof(dev), &plen) : 0;
-	fmt4(x, a, sizeof(a));
+	ip4_fmt(x, a, sizeof(a));
 	if (x == 0)
 		dr_add(r, "box.lease", subject, DR_FAIL, "box doctor (is a "
 		    "dnsmasq serving boxnet?)", "the box says: no IPv4 "
@@ -627,7 +621,7 @@ box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
 		n = read(fd, text, sizeof(text) - 1);
 		close(fd);
 	}
-	fmt4(gw, a, sizeof(a));
+	ip4_fmt(gw, a, sizeof(a));
 	k = n > 0 ? dr_resolv_parse(text, (size_t)n, ns, 4) : 0;
 	for (i = 0; i < k; i++)
 		named |= strcmp(ns[i], a) == 0;
@@ -665,7 +659,7 @@ dr_box_probe_ns(const struct dr_box_target *bt, struct dr_report *r,
 	a.name = o->probe_name;
 	if (getrandom(&a.qid, sizeof(a.qid), 0) != (ssize_t)sizeof(a.qid))
 		a.qid = (uint16_t)clock_ms();
-	fmt4(bt->gw, gw, sizeof(gw));
+	ip4_fmt(bt->gw, gw, sizeof(gw));
 	if (f == NULL) {
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "out of memory: "
 		    "its network NOT probed");
@@ -720,7 +714,7 @@ dr_box_probe_ns(const struct dr_box_target *bt, struct dr_report *r,
 		    "NOT checked: nothing left the box's port %s (%s)",
 		    o->probe_addr, bt->veth, f->route_why);
 	/* DNS: the gateway's answer, seen going into the box */
-	fmt4(dns_a, why, sizeof(why));
+	ip4_fmt(dns_a, why, sizeof(why));
 	if (dns_seen && dns_has)
 		dr_add(r, "box.dns", subject, DR_PASS, NULL, "%s by name, from "
 		    "the gateway %s: %s (its answer went into the box)",

@@ -34,6 +34,7 @@
 #include "incus/profile.h"
 #include "incus/storage.h"
 #include "incus/server.h"
+#include "model/ip4text.h"
 #include "net/ip4.h"
 #include "net/nl.h"
 #include "util/text.h"
@@ -53,13 +54,6 @@ static const char *const keys[] = {
 	"security.acls.default.egress.action", "ipv4.address",
 };
 
-
-void
-dh_fmt4(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
 
 static struct dr_finding *
 fixable(struct dr_report *r)
@@ -163,7 +157,7 @@ dh_read_kernel(struct dh_ctx *h)
 		if (w->addr[i].ifindex == h->br_ifindex) {
 			h->live_gw = ntohl(w->addr[i].addr.s_addr);
 			h->live_plen = w->addr[i].prefixlen;
-			dh_fmt4(h->live_gw, h->gw, sizeof(h->gw));
+			ip4_fmt(h->live_gw, h->gw, sizeof(h->gw));
 			break;
 		}
 	ip4_free(w);
@@ -336,7 +330,7 @@ check_bridge_kernel(struct dh_ctx *h)
 {
 	char cfg_gw[16];
 
-	dh_fmt4(h->cfg_net | 1, cfg_gw, sizeof(cfg_gw));
+	ip4_fmt(h->cfg_net | 1, cfg_gw, sizeof(cfg_gw));
 	if (h->br_ifindex == 0) {
 		dr_add(h->r, "bridge.kernel", S_NET, DR_FAIL, "box doctor "
 		    "--fix (restarts the network through Incus)", "Incus "
@@ -532,7 +526,7 @@ names_verdict(struct dh_ctx *h, char names[][64], int k)
 	for (i = 0; i < k; i++) {
 		if (dr_dns_ask(h->live_gw, names[i], 2000, &addr, why,
 		    sizeof(why)) == 1) {
-			dh_fmt4(addr, a, sizeof(a));
+			ip4_fmt(addr, a, sizeof(a));
 			snprintf(hits + strlen(hits), sizeof(hits) -
 			    strlen(hits), "%s'%s' (%s)", nhit++ ? ", " : "",
 			    names[i], a);
@@ -1059,7 +1053,7 @@ box_filter(struct dh_ctx *h, const struct incus_instance *in,
 	}
 	rc = nicf_check(f, in->name, veth, mac, addr, why, sizeof(why));
 	nicf_free(f);
-	dh_fmt4(addr, ip, sizeof(ip));
+	ip4_fmt(addr, ip, sizeof(ip));
 	if (rc == 1)
 		dr_add(h->r, "box.filter", subject, DR_PASS, NULL, "the kernel "
 		    "filters port %s to MAC %s and address %s, no IPv6 "

@@ -67,6 +67,5 @@ int dh_find_dnsmasq(struct dr_dnsmasq *dm);
 struct incus_instance;
 struct incus_device;
 const struct incus_device *dh_box_nic(const struct incus_instance *in);
-void dh_fmt4(uint32_t a, char *buf, size_t cap);
 
 #endif

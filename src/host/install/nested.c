@@ -1,5 +1,6 @@
 /* nested.c - host, Incus instance or box? (see nested.h) */
 #include "host/install/nested.h"
+#include "model/ip4text.h"
 #include "util/clock.h"
 
 #include <arpa/inet.h>
@@ -267,13 +268,6 @@ nested_box_range(uint32_t a)
 }
 
 static void
-fmt4(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
-
-static void
 add(struct nested_report *r, const char *signal, int weight,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -374,7 +368,7 @@ classify_net(const struct nested_facts *f, struct nested_report *r)
 		return;
 	}
 	if (f->has_gw) {
-		fmt4(f->gw, a, sizeof(a));
+		ip4_fmt(f->gw, a, sizeof(a));
 		if (nested_box_range(f->gw) && !local_addr(f, f->gw))
 			add(r, "uplink", NW_NET, "the default route goes via "
 			    "%s on %s, inside the box subnet range", a,
@@ -390,7 +384,7 @@ classify_net(const struct nested_facts *f, struct nested_report *r)
 
 		if (!nested_box_range(x))
 			continue;
-		fmt4(x, a, sizeof(a));
+		ip4_fmt(x, a, sizeof(a));
 		if (f->addr[i].bridge && (x & 0xff) == 1)
 			add(r, "bridge", NW_INFO, "bridge %s holds %s/%u: this "
 			    "machine serves a box-range subnet",

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "host/resolver/unit.h"
+#include "model/ip4text.h"
 #include "util/clock.h"
 
 #define NUPSOCK		4		/* upstream sockets (source ports) */
@@ -261,13 +262,6 @@ rnd(struct rsv *r)
 	return r->rng * 0x2545f4914f6cdd1dull;
 }
 
-static void
-ip_text(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
-
 /* The client index of a source, or -1 (never answered). */
 static int
 client_of(const struct rsv *r, uint32_t src)
@@ -335,7 +329,7 @@ log_refusal(struct rsv *r, int cl, const struct rsv_box *b,
 		k->suppressed++;
 		return;
 	}
-	ip_text(src, ip, sizeof(ip));
+	ip4_fmt(src, ip, sizeof(ip));
 	fprintf(stderr, "box resolver: refused box=%s addr=%s name=%s "
 	    "type=%u class=%u: %s\n", b != NULL ? b->name : "-", ip,
 	    q->q.name, q->q.type, q->q.cls, why);
@@ -886,7 +880,7 @@ bound_socket(int type, uint32_t addr, uint16_t port, struct box_err *e)
 		char ip[20];
 		int rc = -errno;
 
-		ip_text(addr, ip, sizeof(ip));
+		ip4_fmt(addr, ip, sizeof(ip));
 		close(fd);
 		err_set(e, rc, "binding %s %s:%u: %s", type == SOCK_DGRAM ?
 		    "udp" : "tcp", ip, port, strerror(-rc));

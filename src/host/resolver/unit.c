@@ -20,17 +20,11 @@
 
 #include "box/embedded.h"
 #include "host/stack/sysd.h"
+#include "model/ip4text.h"
 #include "net/dns.h"
 #include "util/clock.h"
 
 #define MAXARG 16
-
-static void
-ip_text(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
 
 int
 rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap)
@@ -202,7 +196,7 @@ rsvd_install(uint32_t gw, const char *const *up, int nup, int *mode,
 	*skipped = 0;
 	if (f == NULL || f->len >= sizeof(unit) / 2)
 		return err_set(e, -ENOENT, "the resolver unit is not built in");
-	ip_text(gw, gws, sizeof(gws));
+	ip4_fmt(gw, gws, sizeof(gws));
 	ups[0] = '\0';
 	for (i = 0; i < nup && k < 4; i++) {
 		if (inet_pton(AF_INET, up[i], &ia) != 1) {

@@ -877,15 +877,6 @@ contract_expect(const struct contract_env *env, struct nft_rule_info *expected,
 	return (int)i;
 }
 
-void
-contract_gateway(uint32_t net, char *buf, size_t cap)
-{
-	uint32_t g = net | 1;
-
-	snprintf(buf, cap, "%u.%u.%u.%u", g >> 24, (g >> 16) & 255,
-	    (g >> 8) & 255, g & 255);
-}
-
 int
 contract_dnsmasq(const char *const *servers, int n, char *buf, size_t cap)
 {

@@ -220,9 +220,6 @@ int contract_emit(struct nft_batch *bt, const struct contract_env *env);
 int contract_expect(const struct contract_env *env,
     struct nft_rule_info *expected, size_t n);
 
-/* The gateway of net (a.b.c.1) as text. */
-void contract_gateway(uint32_t net, char *buf, size_t cap);
-
 /*
  * raw.dnsmasq for the resolvers (each already validated as an address):
  * the fixed lines, then one server= line each.  -ENOSPC when it does not

@@ -14,6 +14,7 @@
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/storage.h"
+#include "model/ip4text.h"
 
 #define RAW_DNSMASQ_MAX (512u << 10)
 
@@ -67,7 +68,7 @@ stack_resolver_parse(const char *word, struct stack_conf *sc,
 static void
 gateway(const struct stack_conf *sc, char *buf, size_t cap)
 {
-	subnet_fmt(sc->net | 1, buf, cap);
+	ip4_fmt(sc->net | 1, buf, cap);
 }
 
 /* raw.dnsmasq for sc, from the contract's lines. */

@@ -5,12 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void
-subnet_fmt(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
+#include "model/ip4text.h"
 
 /* One decimal octet of at most three digits. */
 static const char *
@@ -101,7 +96,7 @@ subnet_claimant(const struct subnet_host *h, uint32_t net, char *buf,
 
 	if (h->has_gw && (h->gw & 0xffffff00u) == net &&
 	    strcmp(h->gw_dev, SUBNET_BRIDGE) != 0) {
-		subnet_fmt(h->gw, a, sizeof(a));
+		ip4_fmt(h->gw, a, sizeof(a));
 		snprintf(buf, cap, "this machine's own default gateway (%s "
 		    "via %s)", a, h->gw_dev);
 		return 1;
@@ -110,7 +105,7 @@ subnet_claimant(const struct subnet_host *h, uint32_t net, char *buf,
 		if (strcmp(h->addr[i].ifname, SUBNET_BRIDGE) == 0 ||
 		    !overlaps(h->addr[i].addr, h->addr[i].plen, net))
 			continue;
-		subnet_fmt(h->addr[i].addr, a, sizeof(a));
+		ip4_fmt(h->addr[i].addr, a, sizeof(a));
 		snprintf(buf, cap, "interface %s (%s/%u)", h->addr[i].ifname,
 		    a, h->addr[i].plen);
 		return 1;
@@ -134,7 +129,7 @@ refuse_pin(const struct subnet_host *h, const char *pin, uint32_t net,
 		return -EADDRINUSE;
 	}
 	if (h->bridge_exists && h->bridge_net != 0 && h->bridge_net != net) {
-		subnet_fmt(h->bridge_net, have, sizeof(have));
+		ip4_fmt(h->bridge_net, have, sizeof(have));
 		err_set(e, -EEXIST, "BOX_SUBNET=%s disagrees with the existing "
 		    "%s bridge on %s/24; box never re-addresses a bridge that "
 		    "boxes live on — nothing was changed", pin, SUBNET_BRIDGE,
@@ -154,7 +149,7 @@ converge_existing(const struct subnet_host *h, struct subnet_plan *p,
 {
 	char who[160], net[16];
 
-	subnet_fmt(h->bridge_net, net, sizeof(net));
+	ip4_fmt(h->bridge_net, net, sizeof(net));
 	if (!subnet_private(h->bridge_net)) {
 		err_set(e, -EDOM, "the existing %s bridge sits on %s/24, which "
 		    "is not a private (RFC 1918) subnet: %s — nothing was "
@@ -191,7 +186,7 @@ autopick(const struct subnet_host *h, struct subnet_plan *p,
 			continue;
 		p->net = n;
 		p->why = SUBNET_WHY_AUTOPICK;
-		subnet_fmt(n, net, sizeof(net));
+		ip4_fmt(n, net, sizeof(net));
 		snprintf(p->note, sizeof(p->note), "%s/24 — 10.88.0.0/24 is "
 		    "claimed by %s, so this machine is most likely itself a "
 		    "box; using the first free subnet instead", net,

@@ -76,8 +76,6 @@ int subnet_private(uint32_t net);
  * when it is outside RFC 1918 (the message says why).
  */
 int subnet_pin(const char *pin, uint32_t *net, struct box_err *e);
-/* "a.b.c.d" of a host-order address. */
-void subnet_fmt(uint32_t a, char *buf, size_t cap);
 
 /*
  * 1 and a description in buf when something other than the box bridge
