@@ -16,6 +16,7 @@
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/operation.h"
+#include "model/ip4text.h"
 #include "util/clock.h"
 
 static void
@@ -257,8 +258,7 @@ pinned(struct incus *c, const char *name, const struct incus_instance *pre,
 			continue;
 		found = 1;
 		*a = pin.addr;
-		snprintf(addr, cap, "%u.%u.%u.%u", pin.addr >> 24,
-		    pin.addr >> 16 & 255, pin.addr >> 8 & 255, pin.addr & 255);
+		ip4_fmt(pin.addr, addr, cap);
 		snprintf(net, ncap, "%s", nw);
 		snprintf(self, scap, "%s.%s", inst, d->name);
 	}
