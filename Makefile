@@ -3,7 +3,8 @@
 #
 #   make            the binary
 #   make test       unit tests (system compiler, ASan+UBSan), the CLI surface,
-#                   the layering rule (tests/layering.sh)
+#                   the layering rule (tests/layering.sh) and its negative
+#                   test (tests/layering_neg.sh)
 #   make fuzz-smoke each libFuzzer harness for FUZZ_SECONDS under ASan+UBSan
 #   make integration tests against the real Incus daemon (root)
 #   make check      test + fuzz-smoke + integration
@@ -124,6 +125,7 @@ test: $(B)/unit-tests box
 	ASAN_OPTIONS=detect_leaks=1 BOX_TEST_DATA=tests $(B)/unit-tests
 	$(Q)sh tests/cli/run.sh
 	$(Q)sh tests/layering.sh
+	$(Q)sh tests/layering_neg.sh
 
 # After a deliberate change to help, completion or the man page: rewrite
 # tests/cli/golden/ and read `git diff` before committing it.
@@ -145,6 +147,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 # the differential tar harness reads every archive a second time with
 # libarchive (libarchive-dev, ci/install-deps.sh): the harness only
 $(B)/fuzz/fuzz_tar: LDLIBS_FUZZ += -larchive
+$(B)/fuzz/fuzz_reframe: LDLIBS_FUZZ += -larchive
 
 fuzzers: $(FUZZERS)
 

@@ -16,7 +16,7 @@ if [ ! -f "$bpo" ] && [ -f "$src" ]; then
 	mv "$bpo.tmp" "$bpo"
 fi
 
-pkgs="gcc libc6-dev linux-libc-dev musl-tools libbearssl-dev clang llvm libclang-rt-14-dev make file curl nftables iproute2 mmdebstrap busybox-static tmux util-linux socat python3 dnsmasq-base xz-utils libarchive-dev strace btrfs-progs"
+pkgs="gcc libc6-dev linux-libc-dev musl-tools libbearssl-dev clang llvm libclang-rt-14-dev make file curl nftables iproute2 mmdebstrap busybox-static tmux util-linux socat python3 dnsmasq-base xz-utils libarchive-dev strace btrfs-progs openssh-server openssh-client"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

@@ -43,8 +43,11 @@ if ! up /1.0; then
 		[ -x "$INCUSD" ] || ci_die "$INCUSD missing (run ci/install-deps.sh)"
 		ci_log "starting incusd (log $LOG)"
 		# stderr kept: a Go panic goes there, not to the log file.
-		setsid "$INCUSD" --group root --logfile "$LOG" </dev/null \
-		    >>"$LOG.stderr" 2>&1 &
+		# Descriptors 3-9 closed: started under flock(1) (a test run
+		# holding the shared lock), the daemon would keep the lock.
+		setsid sh -c 'for fd in 3 4 5 6 7 8 9; do eval "exec $fd>&-"; done
+		    exec "$0" --group root --logfile "$1"' "$INCUSD" "$LOG" \
+		    </dev/null >>"$LOG.stderr" 2>&1 &
 	fi
 fi
 i=0

@@ -3,10 +3,12 @@
  * error's final message and chooses 0 (ok), 1 (it went wrong) or 2 (you
  * asked wrong).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "box/remote.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/install/nested.h"
@@ -72,14 +74,39 @@ wants(int argc, char **argv, const char *l, const char *s)
 	return 0;
 }
 
+/*
+ * --remote: the verb's row in remote_table (box/remote.c) says where it
+ * runs.  0 and *how, or < 0 (refused: the command to run there named).
+ */
+static int
+remote_start(const struct remote_url *u, const struct verb *v, int *how,
+    struct box_err *e)
+{
+	char hint[320];
+
+	*how = remote_how(v->name);
+	if (*how == RH_LOCAL)
+		return 0;
+	if (*how == RH_API || *how == RH_HOST)
+		return remote_open(u, v->name, *how, e);
+	remote_url_ssh(u, hint, sizeof(hint));
+	err_set(e, -EREMOTE, "box %s works on the host it runs on, not "
+	    "through --remote", v->name);
+	err_fix(e, "run it there: %s box %s ...", hint, v->name);
+	return -EREMOTE;
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct verb *v;
+	struct remote_url u;
 	struct box_err e;
-	int rc;
+	int rc, remote, how = 0;
 
 	err_clear(&e);
+	if ((remote = remote_from_args(&argc, argv, &u, &e)) < 0)
+		return report(&e);
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "--help") == 0) {
 		box_usage();
@@ -112,8 +139,16 @@ main(int argc, char **argv)
 	 */
 	if (!(v->flags & V_PRIV))
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	tier_apply();
 	argv[1] = (char *)v->name;	/* an alias runs as the verb it names */
+	if (remote && remote_start(&u, v, &how, &e) < 0)
+		return report(&e);
+	if (how == RH_HOST) {
+		rc = remote_run(argc - 1, argv + 1, &e);
+		remote_close();
+		return rc < 0 ? report(&e) : rc;
+	}
+	if (how != RH_API)
+		tier_apply();
 	rc = v->fn(argc - 1, argv + 1, &e);
 	if (fflush(stdout) != 0 && rc == 0)
 		rc = err_set(&e, -5, "writing the output failed");

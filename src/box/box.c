@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/remote.h"
+#include "model/names.h"
 #include "net/ip4.h"
 
 int
@@ -59,6 +61,8 @@ box_subnets_read(struct box_subnets *sn)
 	int rc;
 
 	sn->n = 0;
+	if (remote_active())
+		return 0;	/* this host's bridges are not the daemon's */
 	err_clear(&e);
 	if ((rc = ip4_read(&w, &e)) < 0)
 		return rc;
@@ -83,14 +87,14 @@ box_subnets_read(struct box_subnets *sn)
 int
 box_tagged(const struct incus_instance *in, int *legacy)
 {
-	const char *tag = incus_kv_get(&in->config, "user.box");
-	const char *old = incus_kv_get(&in->config, "user.claudebox");
+	const char *tag = incus_kv_get(&in->config, BOX_TAG);
+	const char *old = incus_kv_get(&in->config, CONTRACT_LEGACY_TAG);
 
 	if (legacy != NULL)
 		*legacy = 0;
-	if (tag != NULL && strcmp(tag, "1") == 0)
+	if (tag != NULL && strcmp(tag, BOX_TAG_VALUE) == 0)
 		return 1;
-	if (old != NULL && strcmp(old, "1") == 0) {
+	if (old != NULL && strcmp(old, BOX_TAG_VALUE) == 0) {
 		if (legacy != NULL)
 			*legacy = 1;
 		return 1;

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/box.h"
 #include "box/life.h"
 #include "incus/acl.h"
+#include "incus/instance.h"
+#include "model/names.h"
 #include "util/text.h"
 
 int
@@ -94,7 +97,7 @@ door_acl(struct incus *c, const char *ip, int port, int add,
 	snprintf(dest, sizeof(dest), "%s/32", ip);
 	snprintf(ps, sizeof(ps), "%d", port);
 	err_clear(&le);
-	rc = incus_acl_get(c, LIFE_ACL, &a, &le);
+	rc = incus_acl_get(c, CONTRACT_ACL, &a, &le);
 	if (rc == -ENOENT)
 		return -ENOENT;
 	if (rc < 0) {
@@ -120,7 +123,7 @@ door_acl(struct incus *c, const char *ip, int port, int add,
 		}
 	}
 	/* Everything else (description, egress, config) goes back as read. */
-	rc = found == add ? 0 : incus_acl_put(c, LIFE_ACL, &a, e);
+	rc = found == add ? 0 : incus_acl_put(c, CONTRACT_ACL, &a, e);
 	incus_acl_free(&a);
 	return rc;
 }
@@ -162,4 +165,159 @@ int
 door_source_key(const char *key)
 {
 	return strcmp(key, DOOR_PIN_KEY) == 0;
+}
+
+/*
+ * The NIC device (eth0) as the instance sees it (local or from its profile),
+ * with a pinned address, into devs.
+ */
+static int
+nic_with_pin(const struct incus_instance *in, const char *ip,
+    struct incus_devices *devs, struct box_err *e)
+{
+	const struct incus_kvs *nic = incus_dev_get(&in->expanded_devices,
+	    CONTRACT_NIC);
+	struct incus_kvs kv = { 0 };
+	int rc;
+
+	if (nic == NULL || strcmp(incus_kv_or(nic, "type", ""), "nic") != 0)
+		return err_set(e, -ENOENT, "the box has no eth0 NIC to pin "
+		    "an address on");
+	if ((rc = incus_kv_copy(&kv, nic)) == 0 &&
+	    (rc = incus_kv_set(&kv, "ipv4.address", ip)) == 0)
+		rc = incus_dev_set(devs, CONTRACT_NIC, &kv);
+	incus_kv_free(&kv);
+	return rc < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
+}
+
+int
+door_open(struct incus *c, const struct incus_instance *in, const char *box,
+    int port, int hport, int *vmp, char *addr, size_t cap, struct box_err *e)
+{
+	struct box_subnets sn;
+	struct incus_devices devs = { 0 };
+	struct incus_kvs cfg = { 0 }, door = { 0 };
+	char name[32];
+	int vm, rc, acl = 0, pin = 0;
+
+	snprintf(name, sizeof(name), DOOR_PREFIX "%d", port);
+	if (incus_dev_get(&in->devices, name) != NULL) {
+		err_set(e, -EEXIST, "%s already exposes port %d", box, port);
+		err_fix(e, "change it by closing it first: box expose %s "
+		    "--remove %d", box, port);
+		return -EEXIST;
+	}
+	vm = strcmp(in->type, "virtual-machine") == 0;
+	box_subnets_read(&sn);
+	box_address_of(in, &sn, addr, cap);
+	if (vm && strcmp(addr, "-") == 0) {
+		err_set(e, -EADDRNOTAVAIL, "%s has no address on its bridge "
+		    "yet — is it running?", box);
+		err_fix(e, "box info %s", box);
+		return -EADDRNOTAVAIL;
+	}
+	if ((rc = door_device_kv(vm, addr, port, hport, &door)) < 0) {
+		incus_kv_free(&door);
+		return err_set(e, rc, "building the door device failed");
+	}
+	if (vm) {
+		/* NAT: a static address and the scoped ingress allow */
+		rc = door_acl(c, addr, port, 1, e);
+		if (rc == 0)
+			acl = 1;
+		else if (rc != -ENOENT)
+			return rc;
+		if (incus_dev_key(&in->devices, CONTRACT_NIC, "ipv4.address") ==
+		    NULL) {
+			if ((rc = nic_with_pin(in, addr, &devs, e)) < 0)
+				goto undo;
+			pin = 1;
+		}
+	}
+	if (pin && incus_kv_set(&cfg, DOOR_PIN_KEY, addr) < 0) {
+		rc = err_set(e, -ENOMEM, "out of memory");
+		goto undo;
+	}
+	if ((rc = incus_dev_set(&devs, name, &door)) < 0) {
+		err_set(e, rc, "building the door device failed");
+		goto undo;
+	}
+	/* a PATCH without the description clears it */
+	rc = incus_instance_patch(c, box, pin ? &cfg : NULL, &devs,
+	    in->description, 0, e);
+	if (rc < 0) {
+		err_context(e, "opening the door");
+		goto undo;
+	}
+	incus_dev_free(&devs);
+	incus_kv_free(&cfg);
+	incus_kv_free(&door);
+	*vmp = vm;
+	return 0;
+undo:
+	incus_dev_free(&devs);
+	incus_kv_free(&cfg);
+	incus_kv_free(&door);
+	if (acl) {
+		struct box_err le;
+
+		err_clear(&le);
+		door_acl(c, addr, port, 0, &le);
+	}
+	return rc;
+}
+
+int
+door_close(struct incus *c, const struct incus_instance *in,
+    const char *box, int port, struct box_err *e)
+{
+	const struct incus_kvs *dev;
+	const char *connect;
+	char name[32], ip[64];
+	struct life_edit ed;
+	size_t k;
+	int p, rc, others = 0;
+
+	snprintf(name, sizeof(name), DOOR_PREFIX "%d", port);
+	dev = incus_dev_get(&in->devices, name);
+	if (dev == NULL) {
+		err_set(e, -ENOENT, "%s has no exposure on port %d", box, port);
+		err_fix(e, "box expose %s --list", box);
+		return -ENOENT;
+	}
+	for (k = 0; k < in->devices.n; k++)
+		if (strncmp(in->devices.v[k].name, DOOR_PREFIX,
+		    strlen(DOOR_PREFIX)) == 0 &&
+		    strcmp(in->devices.v[k].name, name) != 0)
+			others++;
+	memset(&ed, 0, sizeof(ed));
+	ed.drop_dev_name = name;
+	rc = life_edit(c, box, &ed, e);
+	if (rc < 0)
+		return rc;
+	/* Best effort from here: the door itself is shut. */
+	connect = incus_kv_get(dev, "connect");
+	if (strcmp(incus_kv_or(dev, "nat", ""), "true") == 0 &&
+	    connect != NULL && strlen(connect) < 128 &&
+	    door_connect_parse(connect, ip, sizeof(ip), &p) == 0) {
+		struct box_err le;
+
+		err_clear(&le);
+		if (door_acl(c, ip, p, 0, &le) < 0 && le.msg[0])
+			life_say("warning: the ACL rule for %s:%d stays: %s",
+			    ip, p, le.msg);
+	}
+	if (others == 0 && incus_kv_get(&in->config, DOOR_PIN_KEY) != NULL) {
+		static const char *const unpin[] = { DOOR_PIN_KEY, "", NULL };
+		struct box_err le;
+
+		memset(&ed, 0, sizeof(ed));
+		ed.set = unpin;
+		ed.drop_dev_name = CONTRACT_NIC;
+		err_clear(&le);
+		if (life_edit(c, box, &ed, &le) < 0)
+			life_say("warning: the pinned address %.63s stays: %s",
+			    incus_kv_get(&in->config, DOOR_PIN_KEY), le.msg);
+	}
+	return 0;
 }

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "incus/kv.h"
 #include "util/err.h"
 
@@ -68,5 +69,24 @@ int door_source_key(const char *key);
 
 /* ip and port out of a "tcp:<ip>:<port>" connect address. */
 int door_connect_parse(const char *connect, char *ip, size_t cap, int *port);
+
+/*
+ * Open a door to port of box (in: as box_get() read it, with its state)
+ * on the host's loopback port hport: a proxy device.  A VM's door is NAT
+ * to its address, which is pinned on its NIC when it is not already
+ * (DOOR_PIN_KEY says so), with a scoped ingress allow in the box
+ * network's ACL.  0 with *vm and the box's address in addr; a failure
+ * leaves nothing of it behind.
+ */
+int door_open(struct incus *c, const struct incus_instance *in,
+    const char *box, int port, int hport, int *vm, char *addr, size_t cap,
+    struct box_err *e);
+
+/*
+ * Close the door on port: the device goes; then, best effort and said
+ * when they fail, its ACL rule and the pin when no other door needs it.
+ */
+int door_close(struct incus *c, const struct incus_instance *in,
+    const char *box, int port, struct box_err *e);
 
 #endif

@@ -60,6 +60,7 @@
 #include "box/import_id.h"
 #include "box/life.h"
 #include "box/mint.h"
+#include "box/reframe.h"
 #include "box/tier.h"
 #include "box/vet.h"
 #include "box/vet_bg.h"
@@ -71,6 +72,7 @@
 #include "incus/storage.h"
 #include "incus/stream.h"
 #include "util/clock.h"
+#include "util/gzstream.h"
 #include "util/progress.h"
 #include "util/prompt.h"
 #include "util/sha256.h"
@@ -222,6 +224,84 @@ check_sum(const char *file, int fd, long long size, const char *want,
 	return 0;
 }
 
+/*
+ * A restricted project's upload (box/reframe.h): the file read, hashed and
+ * vetted exactly as from_file does for any upload, unpacked here,
+ * re-framed without the volatile.* keys the daemon refuses there, and pushed
+ * chunked.  The last chunk goes only after the hash and the vet said yes
+ * (from_file's last read); until then the daemon has no whole body.
+ */
+struct rf {
+	struct src *s;
+	struct stream_push k;
+	struct reframe r;
+	struct box_err *e;
+};
+
+static int
+rf_out(void *ctx, const void *p, size_t n)
+{
+	struct rf *f = ctx;
+
+	return stream_push_write(&f->k, p, n, f->e);
+}
+
+static ssize_t
+rf_src(void *ctx, unsigned char *buf, size_t cap)
+{
+	return from_file(((struct rf *)ctx)->s, buf, cap);
+}
+
+static int
+rf_sink(void *ctx, const unsigned char *p, size_t n)
+{
+	return reframe_feed(&((struct rf *)ctx)->r, p, n);
+}
+
+static int
+push_reframed(struct incus *c, struct src *s, const char *name,
+    const char *pool, char *op, size_t opcap, struct box_err *e)
+{
+	static unsigned char buf[1 << 16];
+	unsigned char magic[2] = { 0, 0 };
+	struct rf f;
+	ssize_t n;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.s = s;
+	f.e = e;
+	if (pread(s->fd, magic, 2, 0) != 2)
+		return err_set(e, -EIO, "reading the file's first bytes");
+	if ((rc = incus_backup_import_begin(c, name, pool, &f.k, e)) < 0)
+		return rc;
+	reframe_init(&f.r, rf_out, &f);
+	if (magic[0] == 0x1f && magic[1] == 0x8b)
+		rc = gz_stream(rf_src, &f, rf_sink, &f);
+	else {
+		while ((n = from_file(s, buf, sizeof(buf))) > 0 &&
+		    (rc = reframe_feed(&f.r, buf, (size_t)n)) == 0)
+			;
+		if (n < 0)
+			rc = (int)n;
+	}
+	if (rc == 0)
+		rc = reframe_end(&f.r);
+	if (rc == 0 && f.r.lines > 0)
+		life_say("left out %u volatile.* line%s the daemon refuses in "
+		    "a restricted project (it makes the box a new instance: "
+		    "a uuid, a MAC, an id map of its own)",
+		    f.r.lines, f.r.lines == 1 ? "" : "s");
+	reframe_free(&f.r);
+	if (rc == 0)
+		return incus_backup_import_end(&f.k, op, opcap, e);
+	stream_push_abort(&f.k);
+	/* a withheld body (the hash, the vet) is worded by the caller */
+	if (e->code == 0 && !s->bad && !s->vetbad)
+		err_set(e, rc, "re-framing the export: %s", err_str(rc));
+	return rc;
+}
+
 static int
 upload(struct incus *c, const char *file, int fd, long long size,
     const char *want, struct vet_bg *bg, struct vet_verdict *vd,
@@ -240,8 +320,11 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	s.recorded = recorded;
 	sha256_init(&s.sha, -1);
 	progress_start(&s.p, "uploading");
-	rc = incus_backup_import(c, name, pool, size, from_file, &s, op, opcap,
-	    e);
+	if (tier_get() == TIER_RESTRICTED)
+		rc = push_reframed(c, &s, name, pool, op, opcap, e);
+	else
+		rc = incus_backup_import(c, name, pool, size, from_file, &s,
+		    op, opcap, e);
 	progress_clear(&s.p);
 	*vetbad = s.vetbad;
 	if (s.bad)
@@ -386,7 +469,7 @@ vet_held(struct incus *c, const char *name, struct box_err *e)
 static int
 rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 {
-	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
 	struct incus_instance in;
 	struct life_edit ed;
 	struct stamps kv;
@@ -414,9 +497,9 @@ rehome(struct incus *c, const char *name, int *vm, struct box_err *e)
 	rc = life_edit(c, name, &ed, e);
 	if (rc < 0)
 		return rc;
-	if (strcmp(had, LIFE_PROFILE) != 0)
+	if (strcmp(had, CONTRACT_PROFILE) != 0)
 		life_say("re-homed onto the %s profile (the file said '%s')",
-		    LIFE_PROFILE, had[0] ? had : "none");
+		    CONTRACT_PROFILE, had[0] ? had : "none");
 	if (ed.dropped > 0)
 		life_say("left behind %d device%s that were its source's alone "
 		    "(doors, a pinned address); open doors again with box "

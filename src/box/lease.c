@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "box/lease.h"
-#include "host/doctor/nicfilter.h"
 #include "incus/api.h"
 #include "model/ip4text.h"
+#include "model/mac.h"
 
 static int
 parse_ipv4(const char *s, uint32_t *out)
@@ -56,7 +56,7 @@ parse_line(const char *line, size_t n, struct lease *le)
 	if (strlen(mac) != 17 || strspn(mac, "0123456789abcdefABCDEF:") != 17 ||
 	    strspn(ip, "0123456789.") != strlen(ip))
 		return -EINVAL;
-	if (nicf_parse_mac(mac, le->mac) < 0 || parse_ipv4(ip, &le->addr) < 0)
+	if (mac_parse(mac, le->mac) < 0 || parse_ipv4(ip, &le->addr) < 0)
 		return -EINVAL;
 	return 0;
 }
@@ -301,7 +301,7 @@ lease_read_pin(const char *net, const char *inst, const char *dev,
 		return 0;
 	if (n < 0)
 		return (int)n;
-	rc = nicf_parse_static(text, (size_t)n, mac, &pin->addr);
+	rc = mac_static_parse(text, (size_t)n, mac, &pin->addr);
 	free(text);
 	if (rc == -ESRCH) {
 		pin->state = -1;
@@ -321,7 +321,7 @@ lease_read_pin_hw(const char *net, const char *inst, const char *dev,
 
 	pin->state = 0;
 	pin->addr = 0;
-	if (hw == NULL || strlen(hw) != 17 || nicf_parse_mac(hw, mac) < 0)
+	if (hw == NULL || strlen(hw) != 17 || mac_parse(hw, mac) < 0)
 		return -EINVAL;
 	return lease_read_pin(net, inst, dev, mac, pin);
 }
@@ -352,8 +352,8 @@ lease_pin_holder(const char *net, const char *self, uint32_t addr,
 		/* "MAC,IP[,name]": the file's own MAC, then its address */
 		a = 0;
 		snprintf(m, sizeof(m), "%.17s", text);
-		rc = nicf_parse_mac(m, mac) == 0 ?
-		    nicf_parse_static(text, (size_t)n, mac, &a) : -EINVAL;
+		rc = mac_parse(m, mac) == 0 ?
+		    mac_static_parse(text, (size_t)n, mac, &a) : -EINVAL;
 		free(text);
 		if (rc == 0 && a == addr) {
 			snprintf(who, cap, "%s", d->d_name);

@@ -61,16 +61,16 @@ life_require_stack(struct incus *c, char *pool, size_t cap,
 	int rc;
 
 	err_clear(&le);
-	rc = incus_profile_get(c, LIFE_PROFILE, &p, &le);
+	rc = incus_profile_get(c, CONTRACT_PROFILE, &p, &le);
 	if (rc == -ENOENT) {
 		err_set(e, -ENOENT, "no %s profile — the host stack a box "
-		    "runs on is missing", LIFE_PROFILE);
+		    "runs on is missing", CONTRACT_PROFILE);
 		err_fix(e, "build it: box setup-host");
 		return -ENOENT;
 	}
 	if (rc < 0) {
 		*e = le;
-		err_context(e, "reading the %s profile", LIFE_PROFILE);
+		err_context(e, "reading the %s profile", CONTRACT_PROFILE);
 		return rc;
 	}
 	root = incus_dev_key(&p.devices, "root", "pool");
@@ -179,10 +179,18 @@ life_delete(struct incus *c, const char *name, struct box_err *e)
 {
 	int rc, running = 0;
 
-	rc = instance_running(c, name, &running, e);
-	if (rc == 0 && running)
-		rc = life_state(c, name, "stop", 1, 0, e);
-	if (rc < 0)
+	if ((rc = instance_running(c, name, &running, e)) < 0)
+		return rc;
+	return life_stop_delete(c, name, running, e);
+}
+
+int
+life_stop_delete(struct incus *c, const char *name, int running,
+    struct box_err *e)
+{
+	int rc;
+
+	if (running && (rc = life_state(c, name, "stop", 1, 0, e)) < 0)
 		return rc;
 	return incus_instance_delete(c, name, LIFE_OP_S, e);
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "model/names.h"
 #include "util/err.h"
 #include "util/progress.h"
 
@@ -25,8 +26,6 @@
 #include "box/narrate.h"
 #include "box/waits.h"
 
-#define LIFE_PROFILE	"box-net"	/* the one profile a box runs on */
-#define LIFE_ACL	"box-isolate"	/* the box network's ACL */
 #define LIFE_OP_S	600		/* bound on one daemon operation */
 
 /*
@@ -77,6 +76,12 @@ int life_up(struct incus *c, const char *name, int running,
 
 /* Force-stop when running, then delete. */
 int life_delete(struct incus *c, const char *name, struct box_err *e);
+/*
+ * The same when the caller has just listed the instance and knows whether
+ * it runs (teardown-host, grant --purge): the one stop-then-delete.
+ */
+int life_stop_delete(struct incus *c, const char *name, int running,
+    struct box_err *e);
 
 /* POST .../snapshots {"name": label}; waits. */
 int life_snapshot(struct incus *c, const char *name, const char *label,

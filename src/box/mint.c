@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/names.h"
+
 const char *
 mint_pick(const char *flag, const char *env, const char *tpl,
     const char *def)
@@ -223,7 +225,7 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 
 	memset(s, 0, sizeof(*s));
 #define SET(k, v) do { if (rc == 0) rc = incus_kv_set(c, (k), (v)); } while (0)
-	SET("user.box", "1");
+	SET(BOX_TAG, BOX_TAG_VALUE);
 	SET("user.box.template", p->template_);
 	SET("user.box.user", p->user);
 	SET("user.box.schema", MINT_SCHEMA);
@@ -239,6 +241,8 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 		SET("user.box.owner", p->owner);
 	if (p->egress != NULL)
 		SET("user.box.egress", p->egress);
+	if (p->idle_stop != NULL)
+		SET("user.box.idle-stop", p->idle_stop);
 	if (p->role != NULL && *p->role != '\0')
 		SET("user.box.role", p->role);
 	if (p->rig_repo != NULL) {
@@ -271,7 +275,7 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 		mint_spec_free(s);
 		return err_set(e, -E2BIG, "the mint request is too big");
 	}
-	s->profiles[0] = "box-net";
+	s->profiles[0] = CONTRACT_PROFILE;
 	s->n.name = p->name;
 	s->n.type = p->vm ? "virtual-machine" : "container";
 	s->n.profiles = s->profiles;
@@ -356,16 +360,17 @@ int
 mint_import_stamps_of(struct mint_kv *m, const struct incus_kvs *cfg,
     const char *now)
 {
-	const char *tag = incus_kv_or(cfg, "user.box", "");
-	const char *old = incus_kv_or(cfg, "user.claudebox", "");
+	const char *tag = incus_kv_or(cfg, BOX_TAG, "");
+	const char *old = incus_kv_or(cfg, CONTRACT_LEGACY_TAG, "");
 	const char *count = incus_kv_or(cfg, "user.box.imported.count", "");
 	char next[32];
 	unsigned long long n = 0;
 	size_t i;
 
 	mint_kv_init(m);
-	if (strcmp(tag, "1") != 0 && strcmp(old, "1") != 0 &&
-	    mint_kv_add(m, "user.box", "1") < 0)
+	if (strcmp(tag, BOX_TAG_VALUE) != 0 &&
+	    strcmp(old, BOX_TAG_VALUE) != 0 &&
+	    mint_kv_add(m, BOX_TAG, BOX_TAG_VALUE) < 0)
 		return -E2BIG;
 	if (incus_kv_get(cfg, "user.box.imported") == NULL &&
 	    (mint_kv_add(m, "user.box.imported", now) < 0 ||

@@ -39,6 +39,7 @@
 #include "box/discard.h"
 #include "box/door.h"
 #include "box/each.h"
+#include "box/conf.h"
 #include "box/egress.h"
 #include "box/identity.h"
 #include "box/input.h"
@@ -318,24 +319,23 @@ pin_fingerprint(struct run *r)
 	incus_instance_free(&in);
 }
 
-/* Print guest text indented, sanitised. */
+/* Print guest text indented, each line escaped (text_shown). */
 static void
 show_guest_text(const char *title, char *s)
 {
-	size_t n = text_sanitize(s, strlen(s));
-	const char *line = text_tail(s, n, 12), *nl;
+	const char *line = text_tail(s, strlen(s), 12), *nl;
+	char shown[1024];
+	size_t len;
 
 	if (*line == '\0')
 		return;
 	fprintf(stderr, "  %s\n", title);
 	for (; *line != '\0'; line = nl + 1) {
 		nl = strchr(line, '\n');
-		if (nl == NULL)
-			nl = line + strlen(line) - 1;
-		if (nl >= line)
-			fprintf(stderr, "    %.*s\n", (int)(nl - line +
-			    (*nl != '\n')), line);
-		if (nl[1] == '\0' || *nl != '\n')
+		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		text_shown(line, len, shown, sizeof(shown));
+		fprintf(stderr, "    %s\n", shown);
+		if (nl == NULL || nl[1] == '\0')
 			break;
 	}
 }
@@ -387,8 +387,8 @@ cloud_init_modules(struct run *r, char *buf, size_t cap)
 	if (life_sh(&r->c, r->name, script, buf, cap, 20000, &code, &le) < 0 ||
 	    code != 0)
 		buf[0] = '\0';
-	buf[text_sanitize(buf, strlen(buf))] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	text_shown_in(buf, cap);
 }
 
 /*
@@ -579,6 +579,7 @@ bootstrap(struct run *r, const char *role, struct box_err *e)
 struct fresh_args {
 	const char *tpl, *cpu, *memory, *disk, *image;
 	const char *egress;	/* --egress, or NULL */
+	const char *idle_stop;	/* seconds, or NULL: the template's */
 	int mode;
 };
 
@@ -790,6 +791,9 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
+	/* the environment over the config files (box/conf.h); once a run */
+	if ((rc = conf_load(e)) < 0)
+		return rc;
 	rc = template_load(a->tpl, &t, e);
 	if (rc < 0)
 		return rc;
@@ -797,14 +801,15 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	plan.name = r->name;
 	plan.template_ = t.name;
 	plan.user = t.user;
-	plan.cpu = mint_pick(a->cpu, getenv("BOX_CPU"), t.cpu, MINT_CPU);
-	plan.memory = mint_pick(a->memory, getenv("BOX_MEMORY"), t.memory,
+	plan.cpu = mint_pick(a->cpu, conf_get(CONF_CPU), t.cpu, MINT_CPU);
+	plan.memory = mint_pick(a->memory, conf_get(CONF_MEMORY), t.memory,
 	    MINT_MEMORY);
-	plan.disk = mint_pick(a->disk, getenv("BOX_DISK"), t.disk, MINT_DISK);
-	disk_asked = mint_pick(a->disk, getenv("BOX_DISK"), NULL, NULL);
+	plan.disk = mint_pick(a->disk, conf_get(CONF_DISK), t.disk, MINT_DISK);
+	disk_asked = mint_pick(a->disk, conf_get(CONF_DISK), NULL, NULL);
 	if ((rc = shape_check(&plan, &t, mem, dsk, sizeof(mem), e)) < 0)
 		goto out;
-	image = mint_pick(a->image, getenv("BOX_IMAGE"), t.image, NULL);
+	image = mint_pick(a->image, conf_get(CONF_IMAGE), t.image, NULL);
+	plan.idle_stop = mint_pick(a->idle_stop, NULL, t.idle_stop, NULL);
 	plan.image = image;
 	plan.role = t.role;
 	plan.autostart = t.autostart;
@@ -980,7 +985,7 @@ has_doors(const struct incus_instance *in)
 static int
 clone(struct run *r, const char *from, struct box_err *e)
 {
-	static const char *const profiles[] = { LIFE_PROFILE, NULL };
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
 	char src[128], snap[128], pool[64], now[32], addr[64], via[256];
 	const char *slash = strchr(from, '/'), *asked = from;
 	int forksnap = 0, direct = 0, vm, up, nsnap = 0, pristine = 0;
@@ -1224,6 +1229,7 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 		a.disk = q->disk;
 		a.image = q->image;
 		a.egress = q->egress;
+		a.idle_stop = q->idle_stop;
 		a.mode = q->mode;
 		rc = fresh(&r, &a, e);
 	}

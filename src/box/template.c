@@ -4,6 +4,7 @@
 #include "box/template.h"
 
 #include "box/egress.h"
+#include "box/idle.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -214,6 +215,8 @@ apply_key(struct template *t, const char *k, size_t kn, const char *v,
 		dst = t->disk, cap = sizeof(t->disk);
 	else if (KEY("BOX_EGRESS"))
 		dst = t->egress, cap = sizeof(t->egress);
+	else if (KEY("BOX_IDLE_STOP"))
+		dst = t->idle_stop, cap = sizeof(t->idle_stop);
 	else if (KEY("BOX_BOOTSTRAP_ROLE"))
 		dst = t->role, cap = sizeof(t->role);
 	else if (KEY("BOX_REQUIRE_VM"))
@@ -286,6 +289,15 @@ template_parse_env(const char *name, const char *text, size_t n,
 	if (t->role[0] != '\0' && !role_ok(t->role))
 		return err_set(e, -EINVAL, "template '%s': BOX_BOOTSTRAP_ROLE "
 		    "'%s' is not a role name (a-z, 0-9, -)", name, t->role);
+	if (t->idle_stop[0] != '\0') {
+		char why[80];
+		long secs;
+
+		if (idle_duration(t->idle_stop, &secs, why, sizeof(why)) < 0)
+			return err_set(e, -EINVAL, "template '%s': "
+			    "BOX_IDLE_STOP: %s", name, why);
+		snprintf(t->idle_stop, sizeof(t->idle_stop), "%ld", secs);
+	}
 	if (t->egress[0] != '\0') {
 		struct egress *p = malloc(sizeof(*p));
 		char why[200];

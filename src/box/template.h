@@ -29,6 +29,7 @@ struct template {
 	char cpu[32], memory[32], disk[32];
 	char role[64];
 	char egress[4096];	/* BOX_EGRESS: a policy (box/egress.h), "" */
+	char idle_stop[24];	/* BOX_IDLE_STOP, as seconds, or "" */
 	int require_vm, autostart;
 	char *user_data;	/* heap, NUL-terminated */
 	size_t user_data_len;

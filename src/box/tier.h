@@ -27,6 +27,8 @@ enum box_tier { TIER_NONE = 0, TIER_RESTRICTED, TIER_ADMIN };
 
 /* The tier of this process (computed once). */
 int tier_get(void);
+/* The tier the daemon gives this run instead (--remote: the socket's). */
+void tier_force(int tier);
 const char *tier_name(int tier);
 
 /*

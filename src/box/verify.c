@@ -398,7 +398,7 @@ plan_siblings(struct incus *c, struct plan *p, char *first, size_t cap,
 		if (who[0] == '\0' || strcmp(who, "*") == 0)
 			snprintf(who, sizeof(who), "%s", ls->hwaddr ?
 			    ls->hwaddr : "?");
-		text_sanitize(who, strlen(who));
+		text_shown_in(who, sizeof(who));
 		if (first[0] == '\0' && (claim == NULL || *claim == '\0' ||
 		    strcmp(claim, a) == 0))
 			snprintf(first, cap, "%s", a);
@@ -547,7 +547,7 @@ plan_box(struct incus *c, const char *name, struct plan *p,
 		    CONTRACT_NIC);
 	p->allow = verify_policy_read(v, p->policy, sizeof(p->policy));
 	if (p->allow < 0) {
-		text_sanitize(v, strlen(v));
+		/* raw: the error printer escapes it, once (text_shown) */
 		return err_set(e, -EINVAL, "box %s has an egress policy verify "
 		    "cannot read (user.box.egress=%.100s)", name, v);
 	}
@@ -704,8 +704,7 @@ run_inside(struct incus *c, struct plan *p, const char *path,
 	    p->ms + DNS_GRACE_MS + 20000, &st, e);
 	free(ep);
 	if (rc == 0 && (st.err[0] != '\0' || st.code != 0)) {
-		text_sanitize(ebuf, strlen(ebuf));
-		ebuf[strcspn(ebuf, "\n")] = '\0';
+		ebuf[strcspn(ebuf, "\n")] = '\0';	/* escaped: the printer */
 		return err_set(e, -EIO, "the in-box probes did not finish "
 		    "(exit %d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ?
 		    ebuf : "no output");
@@ -1056,7 +1055,7 @@ take_verdict(void *arg, const char *id, const char *verdict)
 		if (strcmp(p->t[k].id, id) == 0 && !p->t[k].saw[0]) {
 			snprintf(p->t[k].saw, sizeof(p->t[k].saw), "%.*s",
 			    (int)sizeof(p->t[k].saw) - 1, verdict);
-			text_sanitize(p->t[k].saw, strlen(p->t[k].saw));
+			text_shown_in(p->t[k].saw, sizeof(p->t[k].saw));
 		}
 }
 

@@ -290,6 +290,10 @@ stamp_why(const char *key, const char *v)
 	if (strcmp(key, "user.box.user") == 0)
 		return only(v, "abcdefghijklmnopqrstuvwxyz" DIGITS "_-", 32) ?
 		    NULL : "not a user name";
+	if (strcmp(key, "user.box.idle-stop") == 0)	/* box/idle.h */
+		return only(v, DIGITS, 8) ? NULL : "not a count of seconds";
+	if (strcmp(key, "user.box.idle.mark") == 0)
+		return only(v, DIGITS ":", 64) ? NULL : "not an idle mark";
 	if (strcmp(key, "user.box.schema") == 0 ||
 	    strcmp(key, "user.box.imported.count") == 0)
 		return only(v, DIGITS, 18) ? NULL : "not a number";
@@ -640,13 +644,13 @@ vet_inst(struct vet *v, const struct vet_inst *in)
 	if (in->stateful != 0)
 		vet_add(v, "%s (%s)", in->stateful > 0 ? "stateful" :
 		    "an unreadable stateful flag", where);
-	if (in->prof_rule == VET_PROFILES_BOXNET &&
-	    !(in->nprof == 1 && strcmp(in->profiles[0], LIFE_PROFILE) == 0))
-		vet_add(v, "profiles other than %s alone (%s)", LIFE_PROFILE,
-		    where);
+	if (in->prof_rule == VET_PROFILES_BOXNET && !(in->nprof == 1 &&
+	    strcmp(in->profiles[0], CONTRACT_PROFILE) == 0))
+		vet_add(v, "profiles other than %s alone (%s)",
+		    CONTRACT_PROFILE, where);
 	if (in->prof_rule == VET_PROFILES_SUBSET)
 		for (i = 0; i < in->nprof; i++)
-			if (strcmp(in->profiles[i], LIFE_PROFILE) != 0) {
+			if (strcmp(in->profiles[i], CONTRACT_PROFILE) != 0) {
 				char p[48];
 
 				snprintf(p, sizeof(p), "%.40s", in->profiles[i]);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +26,101 @@ struct doc {
 };
 
 enum { W_HDR, W_DATA, W_PAD, W_ZEROS };
+
+/*
+ * The names of the symbolic links the archive has made so far (a hard
+ * link to one is one too): a later member whose path runs through one of
+ * them - rootfs/a -> /etc, then rootfs/a/passwd - would be written
+ * wherever the link points when the daemon unpacks it, the host's /etc
+ * for an absolute target.  No archive tar made holds such a member (tar
+ * never descends into a link it stores), so each is refused.  An open
+ * hash of the names; bounded by the archive's own member count.
+ */
+struct links {
+	char **v;
+	size_t cap, n;
+};
+
+static uint32_t
+name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n-- > 0)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static int
+links_has(const struct links *l, const char *s, size_t n)
+{
+	size_t i;
+
+	if (l->cap == 0)
+		return 0;
+	for (i = name_hash(s, n) & (l->cap - 1); l->v[i] != NULL;
+	    i = (i + 1) & (l->cap - 1))
+		if (strlen(l->v[i]) == n && memcmp(l->v[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+links_add(struct links *l, const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (links_has(l, s, n))
+		return 0;
+	if ((l->n + 1) * 2 > l->cap) {
+		struct links g = { NULL, l->cap ? l->cap * 2 : 256, 0 };
+
+		if ((g.v = calloc(g.cap, sizeof(*g.v))) == NULL)
+			return -ENOMEM;
+		for (i = 0; i < l->cap; i++)
+			if (l->v[i] != NULL) {
+				size_t j = name_hash(l->v[i], strlen(l->v[i])) &
+				    (g.cap - 1);
+
+				while (g.v[j] != NULL)
+					j = (j + 1) & (g.cap - 1);
+				g.v[j] = l->v[i];
+			}
+		g.n = l->n;
+		free(l->v);
+		*l = g;
+	}
+	for (i = name_hash(s, n) & (l->cap - 1); l->v[i] != NULL;
+	    i = (i + 1) & (l->cap - 1))
+		;
+	if ((l->v[i] = strdup(s)) == NULL)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void
+links_free(struct links *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->cap; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Does a proper leading part of name (whole components) name a link? */
+static int
+links_beneath(const struct links *l, const char *name)
+{
+	const char *p;
+
+	for (p = strchr(name, '/'); p != NULL; p = strchr(p + 1, '/'))
+		if (links_has(l, name, (size_t)(p - name)))
+			return 1;
+	return 0;
+}
 enum { D_SKIP, D_PAX, D_LONG, D_DOC, D_LONGLINK };
 
 struct walk {
@@ -57,6 +153,7 @@ struct walk {
 	void *mctx;
 	const char *why;		/* the refusal */
 	char what[160];			/* the member it concerns */
+	struct links links;		/* the symlinks it made so far */
 };
 
 static int
@@ -119,8 +216,8 @@ static const char *const snapdirs[] = { "backup/snapshots/",
     "backup/virtual-machine-snapshots/", NULL };
 
 /* Which config document a (slash-stripped) name is, or -1. */
-static int
-doc_kind(const char *s)
+int
+vet_export_doc_kind(const char *s)
 {
 	int i;
 
@@ -491,7 +588,7 @@ header(struct walk *w)
 			    "is not one", name);
 		name[n - 1] = '\0';
 	}
-	kind = doc_kind(name);
+	kind = vet_export_doc_kind(name);
 	if (!(type == '\0' || (type >= '0' && type <= '7')))
 		return refuse(w, "a tar member of a type box does not read",
 		    name);
@@ -503,6 +600,26 @@ header(struct walk *w)
 		    name);
 	if ((bad = member_bad(name, type, link)) != NULL)
 		return refuse(w, bad, name);
+	if (links_beneath(&w->links, name))
+		return refuse(w, "a member beneath a symbolic link the archive "
+		    "made", name);
+	if (type == '1') {
+		char t[VET_NAME_MAX + 1];
+		size_t tn;
+
+		snprintf(t, sizeof(t), "%s", link);
+		tn = strlen(t);
+		if (tn > 0 && t[tn - 1] == '/')
+			t[--tn] = '\0';
+		if (links_beneath(&w->links, t))
+			return refuse(w, "a hard link through a symbolic link "
+			    "the archive made", name);
+		if (links_has(&w->links, t, tn) &&
+		    (rc = links_add(&w->links, name)) < 0)
+			return rc;	/* a hard link to a link is a link */
+	}
+	if (type == '2' && (rc = links_add(&w->links, name)) < 0)
+		return rc;
 	if (type == '0' || type == '\0' || type == '7') {
 		/* what it unpacks to, bounded before the daemon is asked */
 		w->unpacked += (unsigned long long)size;
@@ -664,6 +781,7 @@ walk_free(struct walk *w)
 	int i;
 
 	free(w->buf);
+	links_free(&w->links);
 	/* and the one still being captured, if the input stopped inside it */
 	for (i = 0; i <= w->ndoc && i < (int)(sizeof(w->doc) /
 	    sizeof(w->doc[0])); i++) {

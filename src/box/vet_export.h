@@ -110,4 +110,11 @@ int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
  */
 int vet_daemon_index(const struct incus_backup_index *ix, struct vet *v);
 
+/*
+ * Whether a member name (no trailing slash) is one of the config
+ * documents above (index.yaml, the instance's or a snapshot's
+ * backup.yaml): >= 0, else -1.
+ */
+int vet_export_doc_kind(const char *name);
+
 #endif

@@ -8,8 +8,9 @@
 
 #include "box/where.h"
 #include "box/box.h"
-#include "host/doctor/nicfilter.h"
+#include "box/remote.h"
 #include "model/ip4text.h"
+#include "model/mac.h"
 
 void
 where_init(struct box_where *w)
@@ -87,7 +88,7 @@ nic_address(struct box_where *w, const struct incus_instance *in,
 	}
 	snprintf(key, sizeof(key), "volatile.%s.hwaddr", dev);
 	hw = incus_kv_get(&in->config, key);
-	if (hw == NULL || strlen(hw) >= 32 || nicf_parse_mac(hw, mac) < 0) {
+	if (hw == NULL || strlen(hw) >= 32 || mac_parse(hw, mac) < 0) {
 		snprintf(why, wcap, "its NIC %s has no MAC recorded (%s)", dev,
 		    key);
 		return 0;
@@ -134,6 +135,11 @@ where_address(struct box_where *w, const struct incus_instance *in,
 	if (!box_runs(in)) {
 		snprintf(why, wcap, "it is not running");
 		return 0;
+	}
+	if (remote_active()) {
+		/* the DHCP records are files on the daemon's host */
+		snprintf(why, wcap, "the DHCP records are on the remote host");
+		return -EREMOTE;
 	}
 	/* Incus stamps last_used_at when the instance starts. */
 	if (lease_iso_time(in->last_used_at, &started) < 0)

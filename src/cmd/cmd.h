@@ -40,6 +40,7 @@ struct verb {
 	const char *page;	/* the help page, or NULL */
 	unsigned flags;
 	int group;		/* enum verb_group */
+	const char *examples;	/* "command\twhat it does\n"..., or NULL */
 };
 
 extern const struct verb box_verbs[];
@@ -82,7 +83,7 @@ const char *box_version_string(void);
  * Every verb's handler, declared from its row, so a verb's file needs no
  * line here: int cmd_<name>(int argc, char **argv, struct box_err *e).
  */
-#define VERB(name, fn, summary, page, flags, group) \
+#define VERB(name, fn, summary, page, flags, group, examples) \
 	int fn(int argc, char **argv, struct box_err *e);
 #include "cmd/verbs.def"
 #undef VERB

@@ -32,6 +32,7 @@
 #include "incus/json.h"
 #include "util/clock.h"
 #include "util/opt.h"
+#include "util/text.h"
 
 #define LOG_SHOW	64	/* destinations printed */
 #define LOG_NAMED	16	/* of those, asked about by name */
@@ -269,7 +270,7 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 {
 	struct egfw_refused *v = calloc(EGFW_LOG_SIZE, sizeof(*v));
 	char names[LOG_NAMED][PTR_NAME_MAX], a[20], pb[16], ab[24];
-	char shown[PTR_NAME_MAX + 16];
+	char shown[4 * PTR_NAME_MAX + 16];
 	int ok[LOG_NAMED];
 	size_t n = 0, total = 0, i;
 	uint64_t refused = 0;
@@ -376,6 +377,7 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 			    names[i]);
 		else
 			snprintf(shown, sizeof(shown), "-");
+		text_shown_in(shown, sizeof(shown));	/* a PTR is anyone's */
 		printf("  %-15s %s%-6s %-30s %s ago\n", a,
 		    proto_name(v[i].proto, pb, sizeof(pb)), port, shown,
 		    ago(v[i].age_ms, ab, sizeof(ab)));

@@ -1,236 +1,20 @@
 /*
- * grant.c - `box grant <user>`: give a user the restricted tier.
- *
- * Idempotent convergence, every step through the API: the user and
- * boxnet exist, incus-user serves its socket, the private bridge is
- * pre-empted without addresses, the user joins 'incus', incus-user is
- * touched AS the user (so it makes the project and the trust entry), the
- * project is converged to the contract and verified from the user's side.
- * A failure after this run added the group takes the group away again,
- * verified against the group database: no half-granted user is left
- * holding an un-narrowed socket.
+ * grant.c - `box grant <user>`: give a user the restricted tier.  The
+ * steps are host/stack/grant_run.c; this file is the options, one call
+ * and the verdict.
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "box/tier.h"
 #include "cmd/cmd.h"
-#include "host/install/nestguard.h"
-#include "host/stack/contract.h"
-#include "host/stack/grant.h"
-#include "host/stack/grant_cut.h"
-#include "host/stack/grant_probe.h"
-#include "host/stack/grant_project.h"
+#include "host/stack/grant_run.h"
+#include "model/names.h"
 #include "util/opt.h"
-
-/* Progress goes to stderr; stdout carries only the verdict line. */
-static void __attribute__((format(printf, 1, 2)))
-note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-#define TOUCH_TIMEOUT_S	60
-
-/* incus-user makes the project on first contact; make sure it exists. */
-static int
-project_made(struct incus *c, const struct grant_user *u, int gpu,
-    struct box_err *e)
-{
-	struct box_err touch;
-	int rc;
-
-	err_clear(&touch);
-	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, &touch);
-	if (rc == 0 && grant_project_exists(c, u->project, e) > 0) {
-		note("  project: %s (incus-user made it, or had it)\n",
-		    u->project);
-		return 0;
-	}
-	if (e->code != 0)
-		return e->code;
-	if (grant_project_exists(c, u->project, e) > 0) {
-		/* Made behind incus-user's back: it cannot set the user up. */
-		*e = touch;
-		err_fix(e, "%s was not made by incus-user, which refuses to "
-		    "set %s up beside it: delete it (box revoke %s --purge), "
-		    "then box grant %s", u->project, u->name, u->name,
-		    u->name);
-		return touch.code;
-	}
-	/*
-	 * incus-user remembers a project it made before a purge and will not
-	 * make it again: make it as it would, then touch again.
-	 */
-	rc = grant_create_project(c, u, gpu, e);
-	if (rc < 0)
-		return rc;
-	rc = grant_as_user(u, 0, TOUCH_TIMEOUT_S, e);
-	if (rc < 0)
-		return rc;
-	note("  project: %s (made by box: incus-user remembered a purged "
-	    "one)\n", u->project);
-	return 0;
-}
-
-static int
-verify(struct incus *c, const struct grant_user *u, struct box_err *e)
-{
-	char bad[512], fps[4][80];
-	int rc;
-
-	rc = grant_project_check(c, u->project, bad, sizeof(bad), e);
-	if (rc < 0)
-		return rc;
-	if (rc > 0)
-		return err_set(e, -EPROTO, "%s does not hold the contract "
-		    "after converging: %s", u->project, bad);
-	rc = grant_trust_fps(c, u->uid, fps, 4, e);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		return err_set(e, -ENOENT, "incus-user made no trust entry "
-		    "incus-user-%u", u->uid);
-	rc = grant_as_user(u, 1, 30, e);
-	if (rc < 0)
-		return rc;
-	note("  verified from %s's side: box-net in %s is the contract's\n",
-	    u->name, u->project);
-	return 0;
-}
-
-static int
-steps(struct incus *c, const struct grant_user *u, int gpu, struct box_err *e)
-{
-	int rc = project_made(c, u, gpu, e);
-
-	if (rc == 0)
-		rc = grant_converge(c, u, gpu, e);
-	if (rc == 0)
-		rc = verify(c, u, e);
-	return rc;
-}
-
-/* A failed run takes back only what it added, and says what is left. */
-static void
-back_out(struct incus *c, const struct grant_user *u, int added,
-    struct box_err *e)
-{
-	struct box_err g;
-
-	if (!added) {
-		err_fix(e, "FAILED with %s still holding socket access (they "
-		    "were in '" TIER_GROUP_USER "' before): fix the cause and "
-		    "box grant %s again, or box revoke %s", u->name, u->name,
-		    u->name);
-		return;
-	}
-	err_clear(&g);
-	if (grant_group_remove(u, &g) < 0 || grant_cut(c, u, &g) < 0) {
-		err_fix(e, "ROLLBACK INCOMPLETE: %s may still reach the daemon "
-		    "(%s): box revoke %s", u->name, g.msg, u->name);
-		return;
-	}
-	{
-		char cause[sizeof(e->fix)];
-
-		/* The back-out is the news: it goes first, the cause's fix after. */
-		snprintf(cause, sizeof(cause), "%s", e->fix);
-		snprintf(e->fix, sizeof(e->fix), "FAILED — removed %s from '"
-		    TIER_GROUP_USER "' again (verified against the group "
-		    "database); %.200s", u->name, cause[0] ? cause :
-		    "fix the cause and run box grant again");
-	}
-}
-
-/*
- * Does the daemon follow an image's symlinks (grant_probe.h)?  Then the
- * tier hands the user the host's root: refused unless the admin accepts.
- */
-static int
-daemon_gate(struct incus *c, const struct grant_user *u, int accept,
-    struct box_err *e)
-{
-	struct grant_probe v;
-	int rc = grant_probe_daemon(c, 0, &v, e);
-
-	if (rc == 0 && !v.cached)
-		note("  daemon: the symlink probe took %ld ms\n", v.ms);
-	if (rc < 0) {
-		err_context(e, "probing the daemon for symlinks it follows");
-		err_fix(e, "fix the cause and box grant %s again (the probe "
-		    "is what tells whether the tier is safe on this daemon)",
-		    u->name);
-		return rc;
-	}
-	if (!v.follows) {
-		note("  daemon: Incus %s confines an instance's metadata and "
-		    "templates to its directory (%s)\n", v.version,
-		    v.cached ? "cached for this daemon" : "probed just now");
-		return 0;
-	}
-	if (!accept) {
-		err_set(e, -EPERM, "Incus %s follows symlinks out of an "
-		    "instance's directory (%s): a granted user with an image "
-		    "of their own reads and writes any file of this host as "
-		    "root, so %s is not granted", v.version, v.how, u->name);
-		err_fix(e, "upgrade Incus to a release that confines them "
-		    "(CVE-2026-48752, CVE-2026-63343: fixed in 7.3.0); or, "
-		    "knowing the user can become root, box grant %s "
-		    "--accept-daemon-risk", u->name);
-		return -EPERM;
-	}
-	note("  WARNING: --accept-daemon-risk: Incus %s follows symlinks out "
-	    "of an instance's directory (%s; %s).\n"
-	    "  WARNING: %s can read and write ANY file of this host as root "
-	    "with an image of their own.  Upgrade Incus (7.3.0 confines "
-	    "them); box doctor FAILs until then.\n", v.version, v.how,
-	    v.cached ? "cached for this daemon" : "probed just now", u->name);
-	return 0;
-}
-
-static int
-preflight(struct incus *c, const struct grant_user *u, int accept, char *how,
-    size_t cap, struct box_err *e)
-{
-	int rc, created;
-
-	rc = grant_network_exists(c, CONTRACT_BRIDGE, e);
-	if (rc < 0)
-		return rc;
-	if (rc == 0) {
-		err_set(e, -ENOENT, "no " CONTRACT_BRIDGE " on this host");
-		err_fix(e, "build the stack first: box setup-host");
-		return -ENOENT;
-	}
-	rc = grant_daemon_ready(u, how, cap, e);
-	if (rc < 0)
-		return rc;
-	note("  incus-user: %s\n", how);
-	rc = daemon_gate(c, u, accept, e);
-	if (rc < 0)
-		return rc;
-	rc = grant_preempt_bridge(c, u, &created, e);
-	if (rc < 0) {
-		err_context(e, "pre-empting %s", u->bridge);
-		return rc;
-	}
-	note("  bridge: %s %s (ipv4.address=none, ipv6.address=none: "
-	    "incus-user never probes for a subnet)\n", u->bridge,
-	    created ? "made" : "already there");
-	return 0;
-}
 
 int
 cmd_grant(int argc, char **argv, struct box_err *e)
 {
-	int rc, added = 0, admin_member, gpu = 0, accept = 0;
+	int rc, gpu = 0, accept = 0;
 	const struct opt rows[] = {
 		OPT_ARG("<user>", 1, 1, OC_NONE, "an existing login"),
 		OPT_FLAG("--gpu", NULL, &gpu, "let the user's boxes hold the "
@@ -243,47 +27,18 @@ cmd_grant(int argc, char **argv, struct box_err *e)
 		OPT_END
 	};
 	struct opt_result res;
-	struct grant_user u;
-	struct incus c;
-	char how[160];
+	struct grant_done d;
 
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc < 0)
 		return rc;
-	if ((rc = tier_require_root("grant", e)) < 0 ||
-	    (rc = nestguard_check("grant", NG_CHANGE, NULL, e)) < 0 ||
-	    (rc = grant_user_lookup(res.pos[0], &u, e)) < 0 ||
-	    (rc = incus_init(&c, e)) < 0)
+	if ((rc = grant_run(res.pos[0], gpu, accept, &d, e)) < 0)
 		return rc;
-	admin_member = grant_in_group(&u, TIER_GROUP_ADMIN);
-	note("grant: %s (uid %u), project %s\n", u.name, u.uid, u.project);
-	rc = preflight(&c, &u, accept, how, sizeof(how), e);
-	if (rc < 0)
-		goto out;
-	if (grant_in_group(&u, TIER_GROUP_USER)) {
-		note("  group: already in '" TIER_GROUP_USER "'\n");
-	} else {
-		rc = grant_group_add(&u, e);
-		if (rc < 0)
-			goto out;
-		added = 1;
-		note("  group: added to '" TIER_GROUP_USER "' (the key to "
-		    "%s; new logins of %s get it)\n", u.socket, u.name);
-	}
-	rc = grant_uncut(&u, e);
-	if (rc == 0)
-		rc = steps(&c, &u, gpu, e);
-	if (rc < 0) {
-		back_out(&c, &u, added, e);
-		goto out;
-	}
 	printf("granted: %s has the restricted tier — their 'box new' lands "
-	    "on the hardened " CONTRACT_BRIDGE ".\n", u.name);
-	if (admin_member)
-		note("  CAVEAT: %s is also in '" TIER_GROUP_ADMIN "', which "
-		    "wins at the socket: to make the project theirs, "
-		    "gpasswd -d %s " TIER_GROUP_ADMIN "\n", u.name, u.name);
-out:
-	incus_close(&c);
-	return rc;
+	    "on the hardened " CONTRACT_BRIDGE ".\n", d.u.name);
+	if (d.admin_member)
+		fprintf(stderr, "  CAVEAT: %s is also in '" TIER_GROUP_ADMIN
+		    "', which wins at the socket: to make the project theirs, "
+		    "gpasswd -d %s " TIER_GROUP_ADMIN "\n", d.u.name, d.u.name);
+	return 0;
 }

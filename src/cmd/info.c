@@ -13,6 +13,7 @@
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
+#include "box/remote.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
@@ -352,8 +353,9 @@ show(struct incus *c, const char *name, struct box_err *e)
 	if (got < 0) {
 		struct box_subnets sn;
 
-		fprintf(stderr, "box: %s — asking the daemon for its full "
-		    "state instead\n", v.why);
+		if (!remote_active())
+			fprintf(stderr, "box: %s — asking the daemon for its "
+			    "full state instead\n", v.why);
 		v.why[0] = '\0';
 		rc = box_get(c, name, INCUS_INST_STATE, &full, NULL, e);
 		if (rc < 0)

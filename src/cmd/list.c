@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/idle.h"
 #include "box/box.h"
 #include "box/egress.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
+#include "box/remote.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/storage.h"
@@ -518,16 +520,17 @@ list(int out, struct box_err *e)
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	if (out != OUT_FULL) {
+	/* remote: the DHCP records are files there, the daemon has the rest */
+	if (out != OUT_FULL && !remote_active()) {
 		rc = list_fast(&c, &ro, why, sizeof(why), e);
 		if (rc < 0 && why[0] == '\0')
 			goto done;
 	}
-	if (out == OUT_FULL || rc < 0) {
+	if (out == OUT_FULL || rc < 0 || remote_active()) {
 		char shown[4 * sizeof(why)];
 
 		text_shown(why, strlen(why), shown, sizeof(shown));
-		if (out != OUT_FULL)
+		if (out != OUT_FULL && !remote_active())
 			fprintf(stderr, "box: %s — asking the daemon for every "
 			    "box's full state instead (slower)\n", shown);
 		rc = list_full(&c, &l, e);
@@ -544,6 +547,12 @@ list(int out, struct box_err *e)
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
 	    print_table(&ro, e) : print_plain(&ro, out);
+	/* box/idle.h: no daemon for it, this; after the list, which it
+	 * never delays or changes (a box it stops is shown as it was) */
+	if (rc == 0) {
+		fflush(stdout);
+		box_idle_sweep(&c);
+	}
 done:
 	rows_free(&ro);
 	incus_close(&c);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/conf.h"
 #include "box/each.h"
+#include "box/idle.h"
 #include "box/egress.h"
 #include "box/input.h"
 #include "box/mint.h"
@@ -88,7 +90,9 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	struct box_mint_req q;
 	struct box_mint_out out;
 	const char *name, *tpl, *from, *cpu, *memory, *disk, *image, *egress;
-	char mem[32], dsk[32], *egn = NULL;
+	const char *idle, *idle_from;
+	char mem[32], dsk[32], idl[24], why[80], *egn = NULL;
+	long idle_s;
 	int rc, vm, ct, json;
 	const struct opt rows[] = {
 		OPT_ARG("<name>", 0, 1, OC_NONE, "the new box's name; without "
@@ -127,6 +131,12 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "egress policy: open, or allow:<name>[,...] (wins over the "
 		    "template's BOX_EGRESS; a clone inherits its source's; see "
 		    "box help egress)"),
+		OPT_STR("--idle-stop", "<duration>", &idle, OC_NONE, "stop "
+		    "the box once nothing has used it this long (90s, 30m, 2h, "
+		    "1d): no exec or shell session and under 2% of a CPU, by "
+		    "the daemon's counters; checked by box new, list and "
+		    "prune (over BOX_IDLE_STOP, the config files and the "
+		    "template's)"),
 		OPT_FLAG("--json", NULL, &json, "the new box as box list "
 		    "--json shows it, on stdout"),
 		OPT_END
@@ -160,6 +170,27 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		if (image != NULL)
 			return err_usage(e, "a clone's disk comes from its "
 			    "source, not an image (drop --image)");
+		if (idle != NULL)
+			return err_usage(e, "a clone keeps its source's "
+			    "idle-stop (drop --idle-stop)");
+	}
+	/* below the flags: BOX_* from the environment, then the files */
+	if ((rc = conf_load(e)) < 0)
+		return rc;
+	if (from == NULL && tpl == NULL)
+		tpl = conf_get(CONF_TEMPLATE);
+	if (from == NULL && egress == NULL)
+		egress = conf_get(CONF_EGRESS);
+	idle_from = "--idle-stop";
+	if (from == NULL && idle == NULL) {
+		idle = conf_get(CONF_IDLE_STOP);
+		idle_from = conf_from(CONF_IDLE_STOP);
+	}
+	if (idle != NULL) {
+		if (idle_duration(idle, &idle_s, why, sizeof(why)) < 0)
+			return err_usage(e, "%s: %s", idle_from, why);
+		snprintf(idl, sizeof(idl), "%ld", idle_s);
+		idle = idl;
 	}
 	if (egress != NULL && (rc = egress_usage(egress, &egn, e)) < 0)
 		goto out;
@@ -177,7 +208,9 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	q.disk = disk;
 	q.image = image;
 	q.egress = egress;
+	q.idle_stop = idle;
 	q.mode = vm ? MINT_VM : ct ? MINT_CT : MINT_AUTO;
+	box_idle_sweep_once();
 	if ((rc = box_mint(&q, &out, e)) < 0)
 		goto out;
 	/* the name on stdout (b=$(box new)); the sentence is for people */

@@ -28,7 +28,6 @@
 #include "incus/api.h"
 #include "incus/server.h"
 #include "model/ip4text.h"
-#include "net/rtnl.h"
 #include "util/opt.h"
 
 struct setup {
@@ -275,7 +274,6 @@ said(const char *what, int changed, const char *how)
 static void
 local_route(struct setup *s)
 {
-	char key[96];
 	struct box_err e;
 	int doors;
 
@@ -283,9 +281,7 @@ local_route(struct setup *s)
 	doors = stack_vm_doors(&s->c, &e);
 	if (doors < 0)
 		return;
-	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet",
-	    STACK_BRIDGE);
-	if (rtnl_sysctl_set(key, doors > 0 ? "1" : "0", &e) == 0)
+	if (fw_route_localnet_set(STACK_BRIDGE, doors > 0, &e) == 0)
 		fprintf(stderr,
 		    "box: loopback route_localnet %s on %s\n", doors > 0 ?
 		    "on: a VM door needs it" : "off: no VM door needs it",

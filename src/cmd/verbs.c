@@ -13,11 +13,11 @@
 
 const struct verb box_verbs[] = {
 /* The rows are in verbs.def: one VERB() each, also read by cmd.h. */
-#define VERB(name, fn, summary, page, flags, group) \
-	{ name, fn, summary, page, flags, group },
+#define VERB(name, fn, summary, page, flags, group, examples) \
+	{ name, fn, summary, page, flags, group, examples },
 #include "cmd/verbs.def"
 #undef VERB
-	{ NULL, NULL, NULL, NULL, 0, 0 }
+	{ NULL, NULL, NULL, NULL, 0, 0, NULL }
 };
 
 /*
@@ -115,96 +115,13 @@ verb_suggest(const char *name)
 	return best;
 }
 
-/*
- * One to three examples per verb, each "command\twhat it does": the end
- * of `box help <verb>`, its --man page and box.1's EXAMPLES.  A verb
- * without a row here gets none, and tests/cli/run.sh says so.
- */
-static const struct {
-	const char *verb, *ex;
-} box_examples[] = {
-	{ "new", "box new\ta box with a made-up name, printed\n"
-	  "box new work --template claude --memory 4G\tnamed, from a template\n"
-	  "box new w2 --from work/authed\ta clone of a snapshot" },
-	{ "templates", "box templates\tthe templates and what they are for" },
-	{ "list", "box list\tthe boxes, as a table\n"
-	  "box list -q\tthe names only\n"
-	  "box list --format csv\tfor a spreadsheet" },
-	{ "info", "box info work\teverything about one box\n"
-	  "box info work --json\tthe same as box's model" },
-	{ "shell", "box shell work\ta login shell as the box's user\n"
-	  "box ssh work uptime\tone command, ssh-style" },
-	{ "root", "box root work\ta root shell\n"
-	  "box root work -- apt-get install -y tmux\tone command as root" },
-	{ "exec", "box exec work -- make test\ta command; its exit status is "
-	  "box's\n"
-	  "box exec -e CI=1 --cwd /src work -- make\twith a variable, "
-	  "elsewhere\n"
-	  "box exec -T work -- cat log > log.txt\tno terminal" },
-	{ "cp", "box cp ./src work:/home/dev/src\ta tree into the box\n"
-	  "box cp work:/var/log/app.log .\ta file out of it\n"
-	  "tar -cf - dir | box cp - work:/tmp\ta tar from stdin" },
-	{ "tmux", "box tmux work\tattach to (or start) session main\n"
-	  "box tmux work agent\tanother session" },
-	{ "snapshot", "box snapshot work authed\ta snapshot named authed\n"
-	  "box snapshot work --list\tthe box's snapshots\n"
-	  "box snapshot work --delete authed\tremove one (asks)" },
-	{ "restore", "box restore work authed\troll back (asks)" },
-	{ "fork", "box fork work try\ta copy of running work, work untouched\n"
-	  "box fork work try --slow\ton a dir pool: a full copy" },
-	{ "move", "box move old --pool box\ta stopped box onto box's own pool" },
-	{ "export", "box export work\tto work-<time>.tar.gz and .sha256" },
-	{ "import", "box import work.tar.gz\tback, under its own name\n"
-	  "box import work.tar.gz --name work2\tunder another" },
-	{ "rename", "box rename work old-work\ta stopped box" },
-	{ "down", "box down work\tstop one\n"
-	  "box down 'test-*'\tevery box matching (asks)\n"
-	  "box down all --force\tevery box, at once" },
-	{ "start", "box start work\tstart one\n"
-	  "box start a b c\tseveral" },
-	{ "restart", "box restart work\tdown, then start" },
-	{ "rm", "box rm work\tdelete one (asks)\n"
-	  "box rm 'test-*' --force\tevery box matching, asking nothing" },
-	{ "egress", "box egress work\tits policy and what the kernel holds\n"
-	  "box egress work allow pypi.org github.com\tonly these names" },
-	{ "expose", "box expose work 8080\t127.0.0.1:8080 here to 8080 in "
-	  "it\n"
-	  "box expose work --list\tits doors" },
-	{ "incus", "box incus work -- config show {}\tthe raw instance" },
-	{ "setup-host", "sudo box setup-host\tbuild or converge the stack\n"
-	  "box setup-host --dry-run\twhat it would do" },
-	{ "teardown-host", "sudo box teardown-host\tevery box and the "
-	  "stack, gone (asks)" },
-	{ "migrate-host", "sudo box migrate-host --all-boxes\tre-home the "
-	  "legacy boxes" },
-	{ "firewall", "box firewall\tthe kernel's rules against the "
-	  "contract" },
-	{ "grant", "sudo box grant alice\tboxes of her own" },
-	{ "revoke", "sudo box revoke alice\ttake them away" },
-	{ "doctor", "box doctor\tthe host, then every running box\n"
-	  "box doctor work\tone box" },
-	{ "verify", "sudo box verify work\tprobe the contract from inside" },
-	{ "whereami", "box whereami\thost, instance or box?" },
-	{ "versions", "box versions\twhat is installed" },
-	{ "use", "box use 0.9.0\tmake it the default" },
-	{ "uninstall", "box uninstall 0.8.0\tone version\n"
-	  "box uninstall --all\tthe whole install (asks)" },
-	{ "completion", "source <(box completion bash)\tin this shell" },
-	{ "help", "box help new\tone command's page\n"
-	  "box help new --man | man -l -\tas a manual page" },
-	{ "version", "box version\tthe version and where it runs from" },
-	{ NULL, NULL }
-};
-
+/* The verb's examples, from its own row in verbs.def (or NULL). */
 const char *
 verb_examples(const char *name)
 {
-	int i;
+	const struct verb *v = verb_named(name);
 
-	for (i = 0; box_examples[i].verb != NULL; i++)
-		if (strcmp(box_examples[i].verb, name) == 0)
-			return box_examples[i].ex;
-	return NULL;
+	return v != NULL ? v->examples : NULL;
 }
 
 /* "EXAMPLES" and each example, the command padded to its comment. */
@@ -437,6 +354,9 @@ static const struct box_env box_env[] = {
 	{ "BOX_TEMPLATES", "a directory of templates to use instead" },
 	{ "BOX_IMAGE, BOX_CPU, BOX_MEMORY, BOX_DISK", "a mint's image and "
 	  "resources (see box help new)" },
+	{ "BOX_TEMPLATE, BOX_EGRESS, BOX_IDLE_STOP", "a mint's template, "
+	  "egress policy and idle-stop; these and the four above win over "
+	  "~/.config/box/config and /etc/box/config (box config)" },
 	{ "BOX_SNAPSHOT_PRISTINE", "0: no 'pristine' snapshot at mint" },
 	{ "RIG_REPO, RIG_REF", "where a template's rig role comes from" },
 	{ "BOX_YES", "1/yes/true answer yes where a verb says so" },
@@ -468,6 +388,11 @@ static const struct box_env box_env[] = {
 	{ "BOX_VERSION, BOX_REINSTALL", "install.sh: which version, and "
 	  "replacing one whose bytes differ" },
 	{ "BOX_SKIP_SETUP_HOST", "install.sh: do not offer box setup-host" },
+	{ "BOX_REMOTE", "ssh://[user@]host[:port]: as --remote" },
+	{ "BOX_REMOTE_SOCKET", "the remote daemon's socket "
+	  "(/var/lib/incus/unix.socket)" },
+	{ "XDG_RUNTIME_DIR", "where --remote makes its private socket "
+	  "directory (else /tmp)" },
 	{ "HOME", "where a user's install lives (~/.local/share/box)" },
 	{ "TERM", "passed to a box's terminal session" },
 	{ "BOX_DOCTOR_INSIDE, BOX_DOCTOR_REPORT", "set by box for its own "
@@ -574,7 +499,10 @@ box_usage(void)
 
 	printf("box %s — network-isolated, throwaway Incus boxes for coding "
 	    "agents\n\n", BOX_VERSION);
-	fputs("USAGE\n  box <command> [<args>] [options]\n", stdout);
+	fputs("USAGE\n  box <command> [<args>] [options]\n"
+	    "  box --remote ssh://[user@]host[:port] <command> ...   that "
+	    "host's boxes,\n    through ssh (README: Remote use over SSH)\n",
+	    stdout);
 	for (g = VG_BOXES; g <= VG_INSTALL; g++)
 		usage_group(g);
 	usage_group(VG_OTHER);

@@ -17,6 +17,7 @@
 #include "host/install/presence.h"
 #include "host/stack/subnet.h"
 #include "incus/json.h"
+#include "model/names.h"
 #include "util/opt.h"
 
 static const char *const weight_name[] = { "info", "network", "instance",
@@ -104,8 +105,8 @@ emit_json(const struct nested_facts *f, const struct nested_report *r,
 	json_w_key(&w, "location");
 	json_w_str(&w, f->location);
 	json_w_key(&w, "stamp");
-	json_w_str(&w, f->stamp == 1 ? "user.box" : f->stamp == 2 ?
-	    "user.claudebox" : f->stamp < 0 && f->gapi == GAPI_INCUS ?
+	json_w_str(&w, f->stamp == 1 ? BOX_TAG : f->stamp == 2 ?
+	    CONTRACT_LEGACY_TAG : f->stamp < 0 && f->gapi == GAPI_INCUS ?
 	    "unknown" : "");
 	json_w_key(&w, "evidence");
 	json_w_arr(&w);

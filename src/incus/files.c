@@ -58,6 +58,26 @@ incus_file_pull(struct incus *c, const char *name, const char *path,
 	return stream_get(c, url, sink, ctx, &total, e);
 }
 
+/*
+ * GET .../console: the console's log, as raw bytes.  On a container the
+ * daemon reads liblxc's console ring buffer into console.log and serves
+ * that file, emptying the buffer: each read is what the console printed
+ * since the one before (Incus 6.0, seen live), so a reader that polls is
+ * handed each byte once.
+ */
+int
+incus_console_log(struct incus *c, const char *name,
+    int (*sink)(void *ctx, const void *p, size_t n), void *ctx,
+    struct box_err *e)
+{
+	char url[512];
+	long long total = -1;
+
+	if (incus_inst_path(url, sizeof(url), name, "/console") < 0)
+		return ODD_NAME(e, name);
+	return stream_get(c, url, sink, ctx, &total, e);
+}
+
 int
 incus_file_delete(struct incus *c, const char *name, const char *path,
     struct box_err *e)

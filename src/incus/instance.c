@@ -199,6 +199,15 @@ incus_state_from_json(const struct json_doc *d, int obj,
 		    "number");
 	if ((rc = disk_from_json(d, json_get(d, obj, "disk"), st, e)) < 0)
 		return rc;
+	/* "cpu": {"usage": ns}: the cgroup's counter, the host's word */
+	k = json_get(d, obj, "cpu");
+	if (k != JSON_NONE && json_type(d, k) == JSON_OBJECT &&
+	    (k = json_get(d, k, "usage")) != JSON_NONE) {
+		if (json_int(d, k, &st->cpu_ns) < 0 || st->cpu_ns < 0)
+			return err_set(e, -EBADMSG, "the daemon's CPU usage is "
+			    "not a count");
+		st->has_cpu = 1;
+	}
 	nets = json_get(d, obj, "network");
 	if (nets == JSON_NONE || json_type(d, nets) == JSON_NULL)
 		return 0;

@@ -59,6 +59,8 @@ struct incus_inst_state {
 	int has_disk;		/* the root disk's use was reported */
 	long long disk_used;	/* bytes the root disk holds */
 	long long disk_total;	/* its limit in bytes; 0: none reported */
+	int has_cpu;		/* cpu.usage was reported */
+	long long cpu_ns;	/* CPU time the instance's cgroup used, ns */
 };
 
 struct incus_instance {
@@ -267,6 +269,14 @@ int incus_file_pull(struct incus *c, const char *name, const char *path,
     int (*sink)(void *ctx, const void *p, size_t n), void *ctx,
     struct box_err *e);
 int incus_file_delete(struct incus *c, const char *name, const char *path,
+    struct box_err *e);
+/*
+ * The console log, handed to sink as it arrives: on a container, what the
+ * console printed since the last read (a read empties the daemon's
+ * buffer).
+ */
+int incus_console_log(struct incus *c, const char *name,
+    int (*sink)(void *ctx, const void *p, size_t n), void *ctx,
     struct box_err *e);
 
 /* Upload a template file (path under the instance's templates/). */

@@ -26,4 +26,15 @@ void incus_op_progress(struct incus *c, const char *op, char *buf,
 void incus_op_progress_from(const struct json_doc *d, int op, char *buf,
     size_t cap);
 
+/*
+ * The instances an exec or console session is open on, as the daemon
+ * tracks them (its running websocket operations): at most max names into
+ * v, their count in *n.  0 or -errno.
+ */
+int incus_sessions_open(struct incus *c, char (*v)[64], int max, int *n,
+    struct box_err *e);
+/* Its parse side, over the reply's metadata (exposed for tests). */
+int incus_sessions_from_json(const struct json_doc *d, int md,
+    char (*v)[64], int max, int *n);
+
 #endif

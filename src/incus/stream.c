@@ -15,13 +15,8 @@
 
 #define STREAM_BUF (256u << 10)
 
-struct conn {
-	struct transport *t;
-	struct http_conn *h;
-};
-
 static int
-conn_open(struct incus *c, struct conn *k, struct box_err *e)
+conn_open(struct incus *c, struct stream_push *k, struct box_err *e)
 {
 	int rc;
 
@@ -39,7 +34,7 @@ conn_open(struct incus *c, struct conn *k, struct box_err *e)
 }
 
 static void
-conn_close(struct conn *k)
+conn_close(struct stream_push *k)
 {
 	if (k->h != NULL) {
 		transport_close(k->t);
@@ -73,7 +68,7 @@ stream_get(struct incus *c, const char *path, stream_sink sink, void *ctx,
     long long *total, struct box_err *e)
 {
 	struct http_resp r;
-	struct conn k;
+	struct stream_push k;
 	char target[2048];
 	unsigned char *buf;
 	long long got = 0;
@@ -175,7 +170,7 @@ stream_send(struct incus *c, const char *method, const char *path,
     struct box_err *e)
 {
 	struct http_resp h;
-	struct conn k;
+	struct stream_push k;
 	char target[2048], head[1024];
 	unsigned char *buf;
 	long long sent = 0;
@@ -265,4 +260,107 @@ stream_mem_read(void *ctx, void *buf, size_t n)
 	memcpy(buf, m->p + m->off, n);
 	m->off += n;
 	return (ssize_t)n;
+}
+
+/*
+ * The same upload pushed, for a body box makes as it goes (box import
+ * re-framing an export for a restricted project): chunked, since its
+ * length is known only at its end.  A body left without its last chunk
+ * (stream_push_abort) is one the daemon never had whole: Go's reader
+ * calls it an unexpected EOF, and nothing is created from it.
+ */
+int
+stream_push_begin(struct incus *c, const char *method, const char *path,
+    const char *ctype, const char *headers, struct stream_push *k,
+    struct box_err *e)
+{
+	char target[2048], head[1024];
+	int rc, len;
+
+	memset(k, 0, sizeof(*k));
+	if (incus_path(c, path, target, sizeof(target)) < 0)
+		return err_usage(e, "request path too long");
+	if (strpbrk(ctype, "\r\n") != NULL)
+		return err_usage(e, "bad content type");
+	len = snprintf(head, sizeof(head), "Content-Type: %s\r\n"
+	    "Transfer-Encoding: chunked\r\nConnection: close\r\n%s", ctype,
+	    headers);
+	if (len < 0 || (size_t)len >= sizeof(head))
+		return err_usage(e, "request headers too long");
+	if ((rc = conn_open(c, k, e)) < 0)
+		return rc;
+	if ((rc = http_send(k->h, method, target, head, NULL, NULL, 0, e)) < 0)
+		conn_close(k);
+	return rc;
+}
+
+/* The daemon's answer to a body it stopped reading, else rc said. */
+static int
+push_failed(struct stream_push *k, int rc, struct box_err *e)
+{
+	struct http_resp h;
+	struct box_err le;
+
+	memset(&h, 0, sizeof(h));
+	err_clear(&le);
+	k->h->deadline = 0;
+	if (http_read_head(k->h, &h, &le) == 0 &&
+	    http_read_body(k->h, &h, 1u << 20, &le) == 0 && h.status >= 400)
+		rc = reply_error(h.body, h.body_len, h.status, e);
+	else
+		rc = err_set(e, rc, "sending to the daemon: %s", err_str(rc));
+	http_resp_free(&h);
+	conn_close(k);
+	return rc;
+}
+
+int
+stream_push_write(struct stream_push *k, const void *buf, size_t n,
+    struct box_err *e)
+{
+	char line[24];
+	int rc, len;
+
+	if (k->h == NULL)
+		return err_set(e, -EPIPE, "the upload was already ended");
+	if (n == 0)
+		return 0;	/* a zero chunk would end the body */
+	len = snprintf(line, sizeof(line), "%zx\r\n", n);
+	if ((rc = transport_write(k->t, line, (size_t)len)) < 0 ||
+	    (rc = transport_write(k->t, buf, n)) < 0 ||
+	    (rc = transport_write(k->t, "\r\n", 2)) < 0)
+		return push_failed(k, rc, e);
+	return 0;
+}
+
+int
+stream_push_end(struct stream_push *k, struct incus_reply *r,
+    struct box_err *e)
+{
+	struct http_resp h;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->metadata = -1;
+	memset(&h, 0, sizeof(h));
+	if (k->h == NULL)
+		return err_set(e, -EPIPE, "the upload was already ended");
+	if ((rc = transport_write(k->t, "0\r\n\r\n", 5)) < 0)
+		return push_failed(k, rc, e);
+	/* The daemon stores the whole upload before it answers. */
+	k->h->deadline = 0;
+	rc = http_read_head(k->h, &h, e);
+	if (rc == 0)
+		rc = http_read_body(k->h, &h, INCUS_MAX_BODY, e);
+	if (rc == 0)
+		rc = parse_reply(&h, r, e);
+	http_resp_free(&h);
+	conn_close(k);
+	return rc;
+}
+
+void
+stream_push_abort(struct stream_push *k)
+{
+	conn_close(k);
 }

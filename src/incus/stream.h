@@ -37,6 +37,28 @@ int stream_send(struct incus *c, const char *method, const char *path,
     stream_source source, void *ctx, struct incus_reply *r,
     struct box_err *e);
 
+/*
+ * The same, pushed: begin (the head, chunked), write each piece, end (the
+ * last chunk, then the reply as stream_send reads it) or abort (the body
+ * left unfinished: the daemon never has it whole).  A write or end that
+ * fails has closed the connection (the daemon's answer in e when it gave
+ * one).
+ */
+struct transport;
+struct http_conn;
+struct stream_push {
+	struct transport *t;
+	struct http_conn *h;
+};
+int stream_push_begin(struct incus *c, const char *method, const char *path,
+    const char *ctype, const char *headers, struct stream_push *k,
+    struct box_err *e);
+int stream_push_write(struct stream_push *k, const void *buf, size_t n,
+    struct box_err *e);
+int stream_push_end(struct stream_push *k, struct incus_reply *r,
+    struct box_err *e);
+void stream_push_abort(struct stream_push *k);
+
 /* A source over bytes in memory: pass stream_mem_read with one of these. */
 struct stream_mem {
 	const char *p;

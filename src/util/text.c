@@ -7,63 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { S_TEXT, S_ESC, S_CSI, S_STR, S_STR_ESC };
-
-size_t
-text_sanitize(char *s, size_t n)
-{
-	size_t i, o = 0;
-	int st = S_TEXT;
-
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		switch (st) {
-		case S_TEXT:
-			if (ch == 0x1b)
-				st = S_ESC;
-			else if (ch == '\t' || ch == '\n' ||
-			    (ch >= 0x20 && ch < 0x7f))
-				s[o++] = (char)ch;
-			else if (ch >= 0x80)
-				s[o++] = '?';
-			/* other C0 controls and DEL: dropped */
-			break;
-		case S_ESC:
-			if (ch == '[')
-				st = S_CSI;
-			else if (ch == ']' || ch == 'P' || ch == 'X' ||
-			    ch == '^' || ch == '_')
-				st = S_STR;	/* OSC, DCS, SOS, PM, APC */
-			else if (ch >= 0x20 && ch <= 0x2f)
-				;		/* intermediate: ESC ( B ... */
-			else
-				st = S_TEXT;	/* two-byte escape, done */
-			break;
-		case S_CSI:
-			/* parameters and intermediates, then a final byte */
-			if (ch >= 0x40 && ch <= 0x7e)
-				st = S_TEXT;
-			else if (ch < 0x20 || ch >= 0x7f)
-				st = S_TEXT;	/* malformed: resync */
-			break;
-		case S_STR:
-			/* ends at BEL or ST (ESC \) */
-			if (ch == 0x07)
-				st = S_TEXT;
-			else if (ch == 0x1b)
-				st = S_STR_ESC;
-			break;
-		case S_STR_ESC:
-			st = ch == '\\' ? S_TEXT : S_STR;
-			break;
-		}
-	}
-	if (o < n)
-		s[o] = '\0';
-	return o;
-}
-
 /* One UTF-8 character at s[0..n): its code point and length, or -1. */
 static long
 utf8_one(const unsigned char *s, size_t n, size_t *len)
@@ -264,4 +207,30 @@ text_hexval(int ch)
 	if (ch >= 'A' && ch <= 'F')
 		return ch - 'A' + 10;
 	return -1;
+}
+
+size_t
+text_shown_in(char *buf, size_t cap)
+{
+	size_t n, i;
+	char *t;
+
+	if (cap == 0)
+		return 0;
+	buf[cap - 1] = '\0';
+	n = strlen(buf);
+	if (text_plain(buf))
+		return n;
+	if ((t = malloc(n + 1)) == NULL) {
+		/* no memory for the escaped form: nothing but plain bytes */
+		for (i = 0; i < n; i++)
+			if ((unsigned char)buf[i] < 0x20 ||
+			    (unsigned char)buf[i] >= 0x7f || buf[i] == '\\')
+				buf[i] = '?';
+		return n;
+	}
+	memcpy(t, buf, n + 1);
+	text_shown(t, n, buf, cap);
+	free(t);
+	return strlen(buf);
 }

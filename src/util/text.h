@@ -4,7 +4,7 @@
  *
  * Guest output (cloud-init's log, a console) is untrusted: it may carry
  * terminal escape sequences that retitle, recolour or rewrite the user's
- * terminal.  text_sanitize() leaves only printable ASCII, tab and newline.
+ * terminal (text_shown: escaped, never dropped).
  */
 #ifndef BOX_TEXT_H
 #define BOX_TEXT_H
@@ -12,13 +12,6 @@
 #include <stddef.h>
 #include <time.h>
 
-/*
- * Sanitise s[0..n) in place: ESC sequences (CSI, OSC, DCS and the other
- * string controls, two-byte escapes) are removed whole, other control
- * bytes but tab and newline are dropped, bytes >= 0x80 become '?'.
- * Returns the new length; s is NUL-terminated when there is room (n < cap).
- */
-size_t text_sanitize(char *s, size_t n);
 
 /*
  * THE sanitiser for every string that came from a daemon, a box or a file
@@ -35,6 +28,10 @@ size_t text_shown(const char *s, size_t n, char *out, size_t cap);
 
 /* The same for a C string into a new heap string; NULL: no memory. */
 char *text_shown_dup(const char *s);
+
+/* text_shown over buf's own C string, in place, cut to cap; the new
+ * length. */
+size_t text_shown_in(char *buf, size_t cap);
 
 /* 1 when s shows as it is (text_shown would change nothing). */
 int text_plain(const char *s);

@@ -92,6 +92,43 @@ exec --user -x b -- id
 exec -t -T b -- id
 exec -t b -- id
 UX
+ux ux-logs-prune.txt <<'UX'
+logs
+logs b -n 0
+logs b --lines lots
+logs -x b
+prune --older-than
+prune --older-than 5weeks
+new b --idle-stop 2hours
+new b --idle-stop 0s
+new b --from a --idle-stop 1h
+UX
+# box config (issue 25): a HOME of the test's own with its config file,
+# the environment over it, a file that is refused with its line; the
+# HOME shown as /H
+H=$(mktemp -d)
+mkdir -p "$H/.config/box"
+cfgux()	# cfgux ARGS...: one case, run with HOME=$H (and the caller's env)
+{
+	echo "\$ $*" | sed "s|$BOX|box|" >>"$T/ux-config.txt"
+	HOME=$H INCUS_SOCKET=$T/no.socket "$@" </dev/null >"$T/cfg.out" 2>&1
+	echo "(exit $?)" >>"$T/cfg.out"
+	sed "s|$H|/H|g" "$T/cfg.out" >>"$T/ux-config.txt"
+	rm -f "$T/cfg.out"
+}
+: >"$T/ux-config.txt"
+cfgux "$BOX" config
+printf '# mine\ncpu = 2\nidle-stop = 2h\nmemory = "4G"\negress = allow:pypi.org\n' \
+    >"$H/.config/box/config"
+cfgux "$BOX" config
+cfgux env BOX_CPU=3 BOX_TEMPLATE=claude "$BOX" config --json
+printf 'cpu = 2\ncolour = red\n' >"$H/.config/box/config"
+cfgux "$BOX" config
+cfgux "$BOX" new b
+printf 'idle-stop = 2 hours\n' >"$H/.config/box/config"
+cfgux "$BOX" new b
+cfgux env BOX_IDLE_STOP=soon "$BOX" new b
+rm -rf "$H"
 
 if [ "${1:-}" = --update ]; then
 	rm -f "$G"/*
@@ -143,6 +180,12 @@ expect_comp()	# want desc words...
 expect_comp "list" "box li<tab> completes the verb" box li
 expect_comp "ls" "box ls<tab>: the alias" box ls
 expect_comp "--name" "box new --na<tab>" box new --na
+# the verbs and flags issue 25 added (logs, prune, config; --idle-stop)
+expect_comp "--idle-stop" "box new --idle<tab>" box new --idle
+expect_comp "logs" "box lo<tab>" box lo
+expect_comp "--cloud-init" "box logs b --cl<tab>" box logs b --cl
+expect_comp "--older-than" "box prune --ol<tab>" box prune --ol
+expect_comp "config" "box conf<tab>" box conf
 expect_comp "--dry-run" "box setup-host --d<tab>" box setup-host --d
 expect_comp "apply" "box firewall a<tab>" box firewall a
 expect_comp "--force --help" "box stop --<tab>: down's options" box stop --
@@ -204,7 +247,7 @@ for v in $verbs; do
 	[ -z "$w" ] && grep -q "^\.TH BOX" "$T/v.1" || badm="$badm $v"
 done
 [ -z "$bad" ] && ok "every help page ends with 1-3 examples" ||
-    fail "help pages without 1-3 examples at the end (add them to box_examples[] in src/cmd/verbs.c):$bad"
+    fail "help pages without 1-3 examples at the end (add them to the verb's row in src/cmd/verbs.def):$bad"
 [ -z "$badm" ] && ok "box help <verb> --man: a clean page for every verb" ||
     fail "box help <verb> --man:$badm"
 grep -q '^EXAMPLES' "$T/man.txt" && grep -q 'box snapshot work authed' "$T/man.txt" &&
@@ -337,7 +380,8 @@ HELLO
 	cat >>"$W/src/cmd/verbs.def" <<'HELLO'
 VERB("hello", cmd_hello,
 	"greet someone (a throwaway verb)",
-	"Says hello.\n", 0, VG_BOXES)
+	"Says hello.\n", 0, VG_BOXES,
+	"box hello --who you\tgreets you")
 HELLO
 	if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$W" -j2 box \
 	    >"$T/hello.log" 2>&1; then
@@ -349,6 +393,8 @@ HELLO
 		    ok "box help lists hello" || fail "box help does not list hello"
 		"$HB" help hello | grep -q -- '--who <name>  *whom to greet' &&
 		    ok "box help hello shows its option" || fail "box help hello: $("$HB" help hello)"
+		"$HB" help hello | grep -q 'box hello --who you  *greets you' &&
+		    ok "... and its example, from its own row" || fail "box help hello: no example: $("$HB" help hello)"
 		"$HB" completion bash >"$T/hello.bash"
 		_got=$(bash -c '. "$0"; COMP_WORDS=(box hel); COMP_CWORD=1; _box
 		    printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "

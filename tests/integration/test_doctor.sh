@@ -104,6 +104,28 @@ expect_eq "$(echo "$j" | json "j['where']")" "host" "--json: where"
 # dhcp-ignore-names (and domain-needed) in raw.dnsmasq.
 expect_eq "$(echo "$j" | status bridge.names)" pass "converged host: bridge.names passes (a box cannot look its sibling up by name)"
 
+# --- a box's own strings reach the terminal escaped ------------------------------
+# An interface name is the box's to choose (anything but '/', ':' and
+# space): one with a CSI, holding a global IPv6 address, is what the
+# box.ipv6 finding names.
+E=$(printf '\033')
+if incus exec ${P}a -- sh -c "ip link add 'v${E}[2J' type veth peer name vq0 &&
+    ip -6 addr add 2001:db8:77::1/64 dev 'v${E}[2J'" </dev/null >/dev/null 2>&1; then
+	expect_eq "$(incus exec ${P}a -- cat /proc/net/if_inet6 </dev/null | python3 -c 'import sys; print(int(b"\x1b[2J" in sys.stdin.buffer.read()))')" 1 \
+	    "control: the box's own view holds the raw ESC"
+	doc ${P}a
+	_f=/tmp/h-doc-esc.$$
+	printf '%s\n' "$out" >"$_f"
+	expect_eq "$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(sum(1 for c in b if (c < 32 and c != 10) or c == 127))' "$_f")" 0 \
+	    "doctor: no raw control byte from the box's interface name"
+	expect_contains "$out" 'v\x1b[2J holds a global IPv6' "doctor: the name shown escaped in box.ipv6"
+	rm -f "$_f"
+	incus exec ${P}a -- sh -c "ip link del 'v${E}[2J'" </dev/null >/dev/null 2>&1 ||
+	    fail "removing the box's hostile interface"
+else
+	fail "a veth named with a CSI in ${P}a"
+fi
+
 # --- one layer at a time ---------------------------------------------------------
 veth=$($D veth ${P}a)
 bridge link set dev "$veth" isolated off

@@ -349,6 +349,16 @@ if ensure_stack; then
 		    ok "box $_v: no forged row"
 		expect_contains "$(cat "$tmp/$_v.out")" 't\x1b[2J' "box $_v: the ESC shown escaped"
 	done
+	# an error naming a value the box holds: an egress policy no reader takes
+	api PATCH /1.0/instances/${P}clean '{"config":{"user.box.egress":"allow:\u001b]0;owned\u0007\u202ex\nFAKE RUNNING"}}' >/dev/null
+	"$BOX" verify ${P}clean >"$tmp/err.out" 2>&1
+	expect_eq "$?" 1 "box verify of a box with an unreadable policy: exit 1"
+	_raw=$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(sum(1 for c in b if (c < 32 and c != 10) or c == 127) + b.count(b"\xe2\x80\xae"))' "$tmp/err.out")
+	expect_eq "$_raw" 0 "the error: no raw control byte or bidi override"
+	grep -q '^FAKE RUNNING' "$tmp/err.out" && fail "the error: a newline forged a line" ||
+	    ok "the error: no forged line"
+	expect_contains "$(cat "$tmp/err.out")" '\x1b]0;owned\x07\u202ex\nFAKE' "the error: the policy shown escaped"
+	api PATCH /1.0/instances/${P}clean '{"config":{"user.box.egress":""}}' >/dev/null
 	# restore re-asserts the shape: a snapshot made behind box's back with
 	# an eth0 of type, network and address and a door
 	api PATCH /1.0/instances/${P}clean '{"config":{"user.box.template":"blank","user.box.origin.from":""}}' >/dev/null

@@ -130,8 +130,17 @@ owner=$(ss -Hlunp "( sport = :53 )" 2>/dev/null | grep -F "$GW:53" | sed -n 's/.
 expect_eq "$owner" "$RSV_PID" "the gateway's udp :53 is box's resolver's socket (pid $RSV_PID), not dnsmasq's"
 owner=$(ss -Hltnp "( sport = :53 )" 2>/dev/null | grep -F "$GW:53" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)
 expect_eq "$owner" "$RSV_PID" "...and its tcp :53"
-out=$(BOX_RESOLVER=box BOX_DNS=$W_OTHER $BOX setup-host 2>&1) || fail "setup-host again: $out"
+# setup-host is started holding a descriptor of its caller's (as under
+# flock(1)): the detached resolver must not keep it open for its life.
+FDMARK=$(mktemp /tmp/box-rsv-fd.XXXXXX)
+out=$(BOX_RESOLVER=box BOX_DNS=$W_OTHER $BOX setup-host 2>&1 7>>"$FDMARK") || fail "setup-host again: $out"
 RSV_PID=$(cat /run/box-resolver.pid 2>/dev/null)
+held=$(ls -l /proc/"$RSV_PID"/fd 2>/dev/null | grep -c -F "$FDMARK")
+ctl=$(sh -c 'ls -l /proc/$$/fd' 7>>"$FDMARK" | grep -c -F "$FDMARK")
+[ -n "$RSV_PID" ] && [ "$held" = 0 ] && [ "$ctl" = 1 ] &&
+    ok "the detached resolver keeps none of its starter's descriptors (control: a child that keeps fd 7 shows it)" ||
+    fail "the resolver (pid $RSV_PID) holds its starter's descriptor: $held (control $ctl)"
+rm -f "$FDMARK"
 [ -n "$RSV_PID" ] && kill -0 "$RSV_PID" 2>/dev/null && [ "$(pgrep -c -f "^/usr/local/libexec/box/box-firewall resolver run")" = 1 ] &&
     ok "setup-host again: one resolver runs (the old one stopped)" || fail "setup-host again: resolvers: $(pgrep -a -f 'resolver run')"
 run 0 "ready" "mint ${P}d after the switch" -- new --name ${P}d --image box-test-busybox

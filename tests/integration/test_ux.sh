@@ -33,6 +33,7 @@ done || { cat "$tmp/setup.log"; fail "setup-host"; summary; }
 IMG=box-test-busybox
 cfg() { api GET "/1.0/instances/$1" | json "j['metadata']['config'].get('$2', '')"; }
 exists() { api GET "/1.0/instances/$1" | grep -q '"type":"sync"'; }
+st() { api GET "/1.0/instances/$1" | json "j['metadata']['status']"; }
 ash_in()	# ash_in SCRIPT: run it in ${P}a through the API, not its /bin/sh
 {
 	api_wait POST /1.0/instances/${P}a/exec "$(python3 -c 'import json,sys
@@ -271,7 +272,6 @@ ash_in 'rm -f /bin/sh; ln -s busybox /bin/sh' || fail "undoing the hostile /bin/
 # --- many boxes ---------------------------------------------------------------
 launch ${P}m1 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m1"
 launch ${P}m2 $IMG '{"user.box":"1"}' >/dev/null || fail "launch m2"
-st() { api GET "/1.0/instances/$1" | json "j['metadata']['status']"; }
 "$BOX" down "${P}m*" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
 expect_eq "$rc" 2 "down <pattern matching two> without a terminal: exit 2"
 expect_contains "$(cat "$tmp/err")" "stop 2 boxes: ${P}m1, ${P}m2" "... naming them"
@@ -293,5 +293,102 @@ exists ${P}m1 || exists ${P}m2 && fail "rm <pattern> --force left one" ||
 "$BOX" rm "${P}zz*" --force </dev/null >/dev/null 2>"$tmp/err"; rc=$?
 expect_eq "$rc" 1 "a pattern matching nothing: exit 1"
 expect_contains "$(cat "$tmp/err")" "no box matches" "... said"
+
+# --- box logs: the console, cloud-init's log, --follow, the sanitiser --------
+ash_in "printf 'box-log-1\\n\\033]0;owned\\007tail\\nbox-log-3\\n' >/dev/console" ||
+    fail "writing to the console"
+"$BOX" logs ${P}a >"$tmp/log.raw" 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 0 "box logs <box>: the console log ($(cat "$tmp/err"))"
+grep -q "box-log-1" "$tmp/log.raw" && grep -q "box-log-3" "$tmp/log.raw" &&
+    ok "... holds what the box wrote to its console" || fail "console log: $(od -c "$tmp/log.raw" | tail -5)"
+grep -q "$(printf '\033')" "$tmp/log.raw" && ok "... into a pipe, the bytes as they are (the ESC kept)" ||
+    fail "the piped log lost its ESC"
+pty n "$BOX" logs ${P}a >"$tmp/log.tty" 2>&1
+grep -q "$(printf '\033')" "$tmp/log.tty" && fail "a raw ESC reached the terminal" ||
+    ok "on a terminal no raw ESC arrives"
+grep -q 'x1b]0;owned\\x07tail' "$tmp/log.tty" && ok "... it is shown escaped: \\x1b]0;owned\\x07tail" ||
+    fail "terminal transcript: $(cat "$tmp/log.tty")"
+out=$("$BOX" logs ${P}a -n 1 2>&1 | tr -d '\r')
+expect_eq "$out" "box-log-3" "box logs -n 1: the last line"
+"$BOX" logs ${P}a --cloud-init >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 1 "--cloud-init on a box without cloud-init: exit 1"
+expect_contains "$(cat "$tmp/err")" "has no /var/log/cloud-init-output.log" "... said, with the file"
+ash_in "mkdir -p /var/log; printf 'Cloud-init v. 24 running\\n' >/var/log/cloud-init-output.log" ||
+    fail "writing a cloud-init log"
+out=$("$BOX" logs ${P}a --cloud-init 2>&1)
+expect_eq "$out" "Cloud-init v. 24 running" "--cloud-init: the log, through the files API"
+"$BOX" logs ${P}a --cloud-init --follow >"$tmp/follow" 2>&1 &
+fpid=$!
+sleep 2
+ash_in "printf 'modules:final done\\n' >>/var/log/cloud-init-output.log" || fail "appending"
+sleep 2.5
+kill $fpid 2>/dev/null; wait $fpid 2>/dev/null
+expect_eq "$(cat "$tmp/follow" | tr '\n' '|')" "Cloud-init v. 24 running|modules:final done|" \
+    "--follow: the line appended later arrives, each line once"
+ash_in "rm -f /var/log/cloud-init-output.log; mkfifo /var/log/cloud-init-output.log" || fail "mkfifo"
+t=$(date +%s)
+timeout 90 "$BOX" logs ${P}a --cloud-init >/dev/null 2>"$tmp/err"; rc=$?
+el=$(($(date +%s) - t))
+[ "$rc" = 1 ] && [ "$el" -le 40 ] && ok "a FIFO for the log: refused in ${el}s (the bound is 30 s)" ||
+    fail "a FIFO for the log: rc $rc after ${el}s: $(cat "$tmp/err")"
+ash_in "rm -f /var/log/cloud-init-output.log" || fail "rm fifo"
+
+# --- idle-stop: the daemon's CPU counter and sessions, judged by list ---------
+"$BOX" new ${P}i --image $IMG --container --idle-stop 3s </dev/null >/dev/null 2>"$tmp/err" ||
+    fail "new --idle-stop 3s: $(tail -3 "$tmp/err")"
+expect_eq "$(cfg ${P}i user.box.idle-stop)" "3" "--idle-stop 3s is stamped as seconds"
+"$BOX" list >/dev/null 2>&1		# the first check only marks
+case $(cfg ${P}i user.box.idle.mark) in
+*:*:*) ok "the first check marks it: $(cfg ${P}i user.box.idle.mark)" ;;
+*) fail "no idle mark after box list" ;;
+esac
+# CPU is activity: a busy loop in the box keeps it up
+api_wait POST /1.0/instances/${P}i/exec '{"command":["/bin/ash","-c","yes >/dev/null 2>&1 & echo $! >/tmp/yes.pid"],"wait-for-websocket":false,"interactive":false}' >/dev/null
+sleep 4
+"$BOX" list >/dev/null 2>"$tmp/err"
+expect_eq "$(st ${P}i)" Running "a box busy on its CPU is not idle (list 4 s on)"
+api_wait POST /1.0/instances/${P}i/exec '{"command":["/bin/ash","-c","kill $(cat /tmp/yes.pid)"],"wait-for-websocket":false,"interactive":false}' >/dev/null
+# an open session is activity: box exec sleeping, no CPU
+"$BOX" exec ${P}i -- sleep 9 </dev/null >/dev/null 2>&1 &
+xpid=$!
+sleep 4.5
+"$BOX" list >/dev/null 2>"$tmp/err"
+expect_eq "$(st ${P}i)" Running "a box with an exec session open is not idle"
+wait $xpid
+"$BOX" list >/dev/null 2>"$tmp/err"
+expect_eq "$(st ${P}i)" Running "the check right after the session ended keeps it up (the session may have just ended)"
+sleep 4
+"$BOX" list >/dev/null 2>"$tmp/err"
+expect_contains "$(cat "$tmp/err")" "stopping ${P}i: idle for" "idle 3 s, no session: box list stops it, said"
+for _i in 1 2 3 4 5 6 7 8 9 10; do [ "$(st ${P}i)" = Stopped ] && break; sleep 1; done
+expect_eq "$(st ${P}i)" Stopped "... and it is stopped"
+# control: the same wait without the flag leaves a box up
+expect_eq "$(st ${P}a)" Running "control: a box without --idle-stop stays up"
+
+# --- prune: stopped boxes, asked first -----------------------------------------
+"$BOX" prune "${P}*" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+expect_eq "$rc" 2 "prune without a terminal or --force: exit 2"
+expect_contains "$(cat "$tmp/err")" "${P}i" "... naming the stopped box"
+exists ${P}i && ok "... and removing nothing" || fail "prune removed without asking"
+pty n "$BOX" prune "${P}*" >"$tmp/pp" 2>&1; rc=$?
+exists ${P}i && ok "prune on a terminal, answered n: kept" || fail "prune n removed it"
+"$BOX" prune "${P}*" --older-than 1d --force </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+exists ${P}i && expect_eq "$rc" 0 "--older-than 1d: a box that ran a minute ago is kept" ||
+    fail "--older-than 1d removed a fresh box"
+"$BOX" prune "${P}*" --force --json </dev/null >"$tmp/pj" 2>"$tmp/err"; rc=$?
+expect_eq "$rc:$(cat "$tmp/pj")" "0:[{\"name\":\"${P}i\"}]" "prune --force --json: the stopped box removed, said as JSON"
+validate "[pruned]" "prune --json" <"$tmp/pj"
+exists ${P}i && fail "${P}i still exists" || ok "... it is gone; the running ${P}a is not: $(st ${P}a)"
+
+# --- config: a file of the user's, the environment over it, a mint that takes it
+H=$tmp/home; mkdir -p "$H/.config/box"
+printf 'memory = 1G\ncpu = 1\n' >"$H/.config/box/config"
+out=$(HOME=$H "$BOX" config --json | json "[x['from'] for x in j if x['key']=='memory'][0]")
+expect_eq "$out" "$H/.config/box/config:1" "box config: memory from the user's file, line 1"
+HOME=$H "$BOX" config --json >"$tmp/v.json" 2>/dev/null; validate "[setting]" "config --json" <"$tmp/v.json"
+HOME=$H BOX_CPU=2 "$BOX" new ${P}c --image $IMG --container </dev/null >/dev/null 2>"$tmp/err" ||
+    fail "new with a config file: $(tail -3 "$tmp/err")"
+expect_eq "$(cfg ${P}c limits.memory)/$(cfg ${P}c limits.cpu)" "1GiB/2" \
+    "a mint takes memory from the file and cpu from BOX_CPU (env wins)"
 
 summary

@@ -253,12 +253,25 @@ fi
 nic=$($D get /1.0/profiles/box-net "json.dumps(dict(m['devices']['eth0'], **{'security.mac_filtering': 'false', 'security.ipv4_filtering': 'false'}))")
 if $D call PATCH /1.0/instances/$A "{\"devices\":{\"eth0\":$nic}}" >"$OUT/nic.log" 2>&1; then
 	# box's own port bindings (table bridge box prerouting) hold the
-	# forged ARP alone, whatever the NIC's keys say (a forged source
-	# outside boxnet's subnet still reaches the bridge: the bindings are
-	# scoped by the subnet on this kernel, a known gap) ...
+	# forged source and ARP alone, whatever the NIC's keys say: a bound
+	# port's IPv4 carries its pinned MAC and address whatever the source,
+	# 198.18.0.99 (outside boxnet's subnet) included ...
 	verify $A nicb
+	expect_judge nicb 0 "" "no NIC filtering, port bindings in place: every probe held"
+	expect_contains "$(probe nicb forge)" "did not arrive" "no NIC filtering, port bindings in place: the forged source outside the subnet never reached the bridge"
 	expect_contains "$(probe nicb arpsib)" "held" "no NIC filtering, port bindings in place: the forged ARP is held"
-	# ... so the control takes them off too
+	# ... and it is the bound-port rule that holds the out-of-subnet
+	# source: without it alone (the subnet-scoped pair kept) it arrives
+	h=$(nft -a list chain bridge box prerouting 2>/dev/null | sed -n "s/.*\"box: a bound port's IPv4 only with its pinned MAC and address, from any source\".*# handle \([0-9]*\).*/\1/p")
+	if [ -n "$h" ] && nft delete rule bridge box prerouting handle "$h"; then
+		verify $A nicr
+		expect_contains "$(probe nicr forge)" "arrived (the host" "control: without the bound-port IPv4 rule the forged source outside the subnet reaches the bridge"
+		expect_contains "$(probe nicr arpsib)" "held" "control: the forged ARP is still held (the bound-port ARP rule)"
+		$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (the bound-port rule back)"
+	else
+		fail "finding/deleting the bound-port IPv4 rule"
+	fi
+	# ... so the control takes them all off too
 	nft flush chain bridge box prerouting || fail "flushing the port bindings"
 	verify $A nic
 	expect_judge nic 1 "forged arp" "no NIC filtering: verify reports forged source and ARP, exit 1"

@@ -11,6 +11,7 @@
 #include "host/doctor/nicfilter.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
+#include "model/mac.h"
 #include "net/nft.h"
 #include "t.h"
 
@@ -269,23 +270,23 @@ TEST(nicfilter_parsers)
 	unsigned char mac[6], other[6];
 	uint32_t a = 0;
 
-	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42:53", mac), 0);
+	CHECK_INT(mac_parse("10:66:6a:d0:42:53", mac), 0);
 	CHECK(mac[0] == 0x10 && mac[5] == 0x53);
-	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42", other), -EINVAL);
-	CHECK_INT(nicf_parse_mac("10:66:6a:d0:42:53:00", other), -EINVAL);
-	CHECK_INT(nicf_parse_mac("zz:66:6a:d0:42:53", other), -EINVAL);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.37\n", 29, mac,
+	CHECK_INT(mac_parse("10:66:6a:d0:42", other), -EINVAL);
+	CHECK_INT(mac_parse("10:66:6a:d0:42:53:00", other), -EINVAL);
+	CHECK_INT(mac_parse("zz:66:6a:d0:42:53", other), -EINVAL);
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.37\n", 29, mac,
 	    &a), 0);
 	CHECK_INT(a, 0x0a580025);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.37,box", 32,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.37,box", 32,
 	    mac, &a), 0);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:54,10.88.0.37", 28, mac,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:54,10.88.0.37", 28, mac,
 	    &a), -ESRCH);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.999", 29, mac,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.999", 29, mac,
 	    &a), -EINVAL);
-	CHECK_INT(nicf_parse_static("10:66:6a:d0:42:53,10.88.0.3x", 29, mac,
+	CHECK_INT(mac_static_parse("10:66:6a:d0:42:53,10.88.0.3x", 29, mac,
 	    &a), -EINVAL);
-	CHECK_INT(nicf_parse_static("garbage", 7, mac, &a), -EINVAL);
+	CHECK_INT(mac_static_parse("garbage", 7, mac, &a), -EINVAL);
 }
 
 /* --- the read-back compare, over tables as a dump would fill them ------- */
@@ -608,6 +609,23 @@ struct ka_rule {
 	{ NFT_FAM_BRIDGE, "prerouting", "box: a pinned MAC only from its own port", \
 	  LL(R1, "00000006", "00000006") IN(S_MACS) META(K_IIFNAME) \
 	  LL(R2, "00000006", "00000006") NOTIN(S_PORTS) DROP }, \
+	/* nft loads udp sport 68 dport 67 as one 4-byte word: 0044 0043 */ \
+	{ NFT_FAM_BRIDGE, "prerouting", "box: a bound port's DHCP from 0.0.0.0:68", \
+	  META(K_IIFNAME) IN(S_PORTNAMES) \
+	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000004") EQ("00000000") \
+	  META(K_L4PROTO) EQ(UDP) \
+	  "payload(1=00000001,2=00000002,3=00000000,4=00000004) " \
+	  EQ("00440043") ACCEPT }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a bound port's IPv4 only with its pinned MAC and address, from any source", \
+	  META(K_IIFNAME) IN(S_PORTNAMES) META(K_PROTOCOL) EQ("0800") \
+	  META(K_IIFNAME) LL(R2, "00000006", "00000006") \
+	  NHR(R32_06, "0000000c", "00000004") NOTIN(S_PINS) DROP }, \
+	{ NFT_FAM_BRIDGE, "prerouting", \
+	  "box: a bound port's ARP only with its pinned MAC and address, for any sender", \
+	  META(K_IIFNAME) IN(S_PORTNAMES) ETHER_ARP META(K_IIFNAME) \
+	  NHR(R2, "00000008", "00000006") NHR(R32_06, "0000000e", "00000004") \
+	  NOTIN(S_PINS) DROP }, \
 	{ NFT_FAM_BRIDGE, "prerouting", \
 	  "box: a box's IPv4 only with its pinned port, MAC and address", \
 	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000003") EQ("0a5800") \

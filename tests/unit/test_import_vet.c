@@ -1255,3 +1255,27 @@ TEST(vet_export_fd_stream_is_bounded)
 	free(t.b);
 	free(z);
 }
+
+/* issue 22: a member written through a symlink the archive made earlier */
+static void p_through(struct tarb *t) { tb_link(t, CT "rootfs/a", '2', "/etc"); tb_member(t, CT "rootfs/a/passwd", '0', "x\n", 2); }
+static void p_through_rel(struct tarb *t) { tb_link(t, CT "rootfs/a", '2', "etc"); tb_member(t, CT "rootfs/a/x", '0', "x\n", 2); }
+static void p_through_deep(struct tarb *t) { tb_link(t, CT "rootfs/a/b", '2', "/etc"); tb_member(t, CT "rootfs/a/b/c/d", '0', "x\n", 2); }
+static void p_through_dir(struct tarb *t) { tb_link(t, CT "rootfs/a", '2', "/etc"); tb_member(t, CT "rootfs/a/", '5', "", 0); tb_member(t, CT "rootfs/a/passwd", '0', "x\n", 2); }
+static void p_through_hard(struct tarb *t) { tb_link(t, CT "rootfs/l", '2', "/etc"); tb_link(t, CT "rootfs/h", '1', CT "rootfs/l"); tb_member(t, CT "rootfs/h/passwd", '0', "x\n", 2); }
+static void p_hard_through(struct tarb *t) { tb_link(t, CT "rootfs/l", '2', "/etc"); tb_link(t, CT "rootfs/h", '1', CT "rootfs/l/passwd"); }
+static void p_beside(struct tarb *t) { tb_link(t, CT "rootfs/a", '2', "/etc"); tb_member(t, CT "rootfs/ab/x", '0', "x\n", 2); tb_member(t, CT "rootfs/a", '0', "x\n", 2); }
+static void p_before(struct tarb *t) { tb_member(t, CT "rootfs/a/passwd", '0', "x\n", 2); tb_link(t, CT "rootfs/a", '2', "/etc"); }
+
+TEST(vet_export_refuses_members_beneath_its_own_symlinks)
+{
+	CHECK_INT(id_ok(p_through), -1);
+	CHECK_INT(id_ok(p_through_rel), -1);
+	CHECK_INT(id_ok(p_through_deep), -1);
+	CHECK_INT(id_ok(p_through_dir), -1);
+	CHECK_INT(id_ok(p_through_hard), -1);
+	CHECK_INT(id_ok(p_hard_through), -1);
+	/* a name that only starts with the link's bytes, the link's own
+	 * name again, and a member before the link are not beneath it */
+	CHECK(id_ok(p_beside) >= 0);
+	CHECK(id_ok(p_before) >= 0);
+}

@@ -811,19 +811,25 @@ TEST(backup_sidecar_format)
 
 /* --- guest text ------------------------------------------------------------------ */
 
-TEST(text_sanitize_escapes)
+TEST(text_shown_in_escapes_in_place)
 {
 	char s[128];
 	size_t n;
 
-	strcpy(s, "a\033]0;title\007b\033[31;1mc\033[0m\r\nd\033Pq\033\\e"
-	    "\033(Bf\x9b" "2Jg\x01\x7f\th");
-	n = text_sanitize(s, strlen(s));
-	CHECK_STR(s, "abc\nde" "f?2Jg\th");
-	CHECK_INT(n, strlen("abc\nde" "f?2Jg\th"));
-	strcpy(s, "tail\033[");		/* cut mid-sequence */
-	CHECK_INT(text_sanitize(s, strlen(s)), 4);
-	CHECK_STR(s, "tail");
+	strcpy(s, "a\033]0;title\007b\033[31;1mc\r\nd\x9b" "2Jg\x01\x7f\th");
+	n = text_shown_in(s, sizeof(s));
+	CHECK_STR(s, "a\\x1b]0;title\\x07b\\x1b[31;1mc\\r\\nd\\x9b2Jg\\x01"
+	    "\\x7f\\th");
+	CHECK_INT(n, strlen(s));
+	strcpy(s, "plain text");	/* as it is */
+	CHECK_INT(text_shown_in(s, sizeof(s)), 10);
+	CHECK_STR(s, "plain text");
+	strcpy(s, "ab\033[2J");	/* cut between escapes, never inside */
+	CHECK_INT(text_shown_in(s, 7), 6);
+	CHECK_STR(s, "ab\\x1b");
+	strcpy(s, "ab\033[2J");
+	CHECK_INT(text_shown_in(s, 6), 2);
+	CHECK_STR(s, "ab");
 }
 
 TEST(text_tail_lines)

@@ -107,11 +107,14 @@ put(struct dr_report *r, const char *id, const char *subject, int status,
 	f = &r->f[r->n++];
 	r->last_kept = 1;
 	memset(f, 0, sizeof(*f));
-	snprintf(f->id, sizeof(f->id), "%s", id);
-	snprintf(f->subject, sizeof(f->subject), "%s", subject);
+	/* Every string a finding shows is escaped here, once (text_shown):
+	 * names, values and reports from the daemon or a box among them. */
+	text_shown(id, strlen(id), f->id, sizeof(f->id));
+	text_shown(subject, strlen(subject), f->subject, sizeof(f->subject));
 	f->status = status;
-	snprintf(f->text, sizeof(f->text), "%s", text);
-	snprintf(f->fix, sizeof(f->fix), "%s", fix != NULL ? fix : "");
+	text_shown(text, strlen(text), f->text, sizeof(f->text));
+	if (fix != NULL)
+		text_shown(fix, strlen(fix), f->fix, sizeof(f->fix));
 }
 
 void
@@ -143,6 +146,7 @@ dr_note_fixed(struct dr_report *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->fixed[r->nfixed], sizeof(r->fixed[0]), fmt, ap);
 	va_end(ap);
+	text_shown_in(r->fixed[r->nfixed], sizeof(r->fixed[0]));
 	r->nfixed++;
 }
 
@@ -266,12 +270,15 @@ struct dr_rec_check {
 	int status, seen_s, seen_t, seen_f;
 };
 
-/* A value from inside a box, cut to fit and sanitised. */
+/* A value from inside a box, cut to fit (escaped where a finding
+ * takes it: put). */
 static void
 take_val(char *buf, size_t cap, const char *v)
 {
-	snprintf(buf, cap, "%s", v);
-	text_sanitize(buf, strlen(buf));
+	size_t n = strnlen(v, cap - 1);
+
+	memcpy(buf, v, n);
+	buf[n] = '\0';
 }
 
 /* A check's own line into c: 1 taken, 0 not one of its lines, -1 bad. */

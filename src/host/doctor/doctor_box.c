@@ -400,8 +400,7 @@ take_in(const char *subject, struct dr_report *r, struct exec_buf *rep,
 		snprintf(msg, sizeof(msg), "%.199s", st->err[0] ? st->err :
 		    err->len ? err->p : rep->truncated ? "its report was too "
 		    "long" : pulled < 0 ? pe->msg : "no output");
-		text_sanitize(msg, strlen(msg));
-		msg[strcspn(msg, "\n")] = '\0';
+		msg[strcspn(msg, "\n")] = '\0';	/* escaped: dr_add */
 		dr_add(r, "box.inside", subject, DR_WARN, NULL, "the in-box "
 		    "checks did not finish (exit %d: %s%s): nothing inside "
 		    "was verified", st->code, msg, pulled < 0 && !st->err[0] &&

@@ -35,6 +35,7 @@
 #include "incus/storage.h"
 #include "incus/server.h"
 #include "model/ip4text.h"
+#include "model/mac.h"
 #include "net/ip4.h"
 #include "net/nl.h"
 #include "util/text.h"
@@ -227,8 +228,7 @@ static void
 shown(const char *v, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s", v == NULL ? "unset" : v[0] == '\0' ?
-	    "empty" : v);
-	text_sanitize(buf, strlen(buf));
+	    "empty" : v);	/* escaped in the finding (dr_add) */
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
@@ -1009,7 +1009,7 @@ pinned_lease(const struct dh_ctx *h, const char *inst,
 	n = slurp(path, text, sizeof(text));
 	if (n <= 0)
 		return -ENOENT;
-	return nicf_parse_static(text, (size_t)n, mac, addr);
+	return mac_static_parse(text, (size_t)n, mac, addr);
 }
 
 /*
@@ -1029,7 +1029,7 @@ box_filter(struct dh_ctx *h, const struct incus_instance *in,
 	int rc;
 
 	if (mac_s == NULL || strlen(mac_s) >= sizeof(hw) ||
-	    nicf_parse_mac(mac_s, mac) < 0) {
+	    mac_parse(mac_s, mac) < 0) {
 		dr_add(h->r, "box.filter", subject, DR_FAIL, NULL, "its MAC "
 		    "(volatile.eth0.hwaddr) is unknown: its NIC filter NOT "
 		    "verified");
@@ -1126,7 +1126,6 @@ box_state(struct dh_ctx *h, const struct incus_instance *in,
 	char st[40];
 
 	snprintf(st, sizeof(st), "%s", in->status[0] ? in->status : "unsaid");
-	text_sanitize(st, strlen(st));
 	if (alive) {
 		dr_add(h->r, "box.state", subject, DR_INFO, NULL, "status %s "
 		    "(code %d), its init (pid %lld) alive: probed%s", st, code,
@@ -1171,7 +1170,7 @@ box_probe(struct dh_ctx *h, const struct incus_instance *in,
 		return;
 	}
 	if (ns == NULL || ns->host_name[0] == '\0' || mac_s == NULL ||
-	    nicf_parse_mac(mac_s, mac) < 0 ||
+	    mac_parse(mac_s, mac) < 0 ||
 	    pinned_lease(h, in->name, mac, &self) < 0 || h->live_gw == 0) {
 		dr_add(h->r, "box.inside", subject, DR_WARN, NULL, "its "
 		    "network NOT probed: %s", ns == NULL ||

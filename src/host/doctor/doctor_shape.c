@@ -43,25 +43,16 @@ cat(char *buf, size_t cap, const char *fmt, ...)
 }
 
 /*
- * A decoded string as printable text (truncated to cap); control bytes
- * and non-ASCII made harmless.  Returns -1 when it was cut (no verdict
- * may rest on a prefix), else 0.
+ * A decoded string, whole, truncated to cap (escaped once where it is
+ * shown: dr_add, the error printer).  Returns -1 when it was cut (no
+ * verdict may rest on a prefix), else 0.
  */
 static int
 shown(const char *str, char *buf, size_t cap)
 {
-	size_t n = str != NULL ? strlen(str) : 0, k;
-	int rc = n < cap ? 0 : -1;
-
-	n = n < cap - 1 ? n : cap - 1;
-	if (n > 0)
-		memcpy(buf, str, n);
-	buf[n] = '\0';
-	n = text_sanitize(buf, n);
-	for (k = 0; k < n; k++)
-		if (buf[k] == '\n' || buf[k] == '\t')
-			buf[k] = ' ';
-	return rc;
+	/* escaped in the finding (dr_add); cut: the whole would not fit */
+	return (size_t)snprintf(buf, cap, "%s", str != NULL ? str : "") < cap ?
+	    0 : -1;
 }
 
 /* 1 when v is the string want. */

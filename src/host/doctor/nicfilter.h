@@ -26,15 +26,4 @@ void nicf_free(struct nicf *f);
 int nicf_check(const struct nicf *f, const char *inst, const char *host,
     const unsigned char mac[6], uint32_t addr, char *why, size_t cap);
 
-/* "aa:bb:cc:dd:ee:ff" -> 6 bytes; -EINVAL otherwise. */
-int nicf_parse_mac(const char *s, unsigned char mac[6]);
-
-/*
- * A dnsmasq static allocation line as Incus writes it ("MAC,IP" and
- * optionally ",name"): 0 and *addr when its MAC is mac, -ESRCH when it is
- * another MAC's, -EINVAL when it is not such a line.
- */
-int nicf_parse_static(const char *text, size_t n, const unsigned char mac[6],
-    uint32_t *addr);
-
 #endif

@@ -1,6 +1,7 @@
 /* nested.c - host, Incus instance or box? (see nested.h) */
 #include "host/install/nested.h"
 #include "model/ip4text.h"
+#include "model/names.h"
 #include "util/clock.h"
 
 #include <arpa/inet.h>
@@ -45,7 +46,7 @@ gapi_root(struct nested_facts *f, struct incus_guest *g)
 static void
 gapi_stamp(struct nested_facts *f, struct incus_guest *g)
 {
-	static const char *const keys[2] = { "user.box", "user.claudebox" };
+	static const char *const keys[2] = { BOX_TAG, CONTRACT_LEGACY_TAG };
 	struct box_err e;
 	char val[8];
 	int i, rc;
@@ -312,8 +313,8 @@ classify_gapi(const struct nested_facts *f, struct nested_report *r)
 	}
 	if (f->stamp == 1 || f->stamp == 2)
 		add(r, "stamp", NW_BOX, "the instance is stamped %s=1: "
-		    "box minted it", f->stamp == 1 ? "user.box" :
-		    "user.claudebox");
+		    "box minted it", f->stamp == 1 ? BOX_TAG :
+		    CONTRACT_LEGACY_TAG);
 	else if (f->stamp == 0 && f->gapi == GAPI_INCUS)
 		add(r, "stamp", NW_INFO, "no user.box stamp on this instance");
 	else if (f->gapi == GAPI_INCUS)

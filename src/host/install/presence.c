@@ -10,6 +10,7 @@
 #include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
+#include "model/names.h"
 
 #define TAGGED "config.user.box+eq+1+or+config.user.claudebox+eq+1"
 
@@ -121,10 +122,12 @@ find_stack(struct incus *c, struct presence *p)
 		int profile;
 		const char *name, *what;
 	} objs[] = {
-		{ 0, "boxnet", "network boxnet" },
-		{ 1, "box-net", "profile box-net" },
-		{ 0, "claudenet", "legacy network claudenet" },
-		{ 1, "claude-dev", "legacy profile claude-dev" },
+		{ 0, CONTRACT_BRIDGE, "network " CONTRACT_BRIDGE },
+		{ 1, CONTRACT_PROFILE, "profile " CONTRACT_PROFILE },
+		{ 0, CONTRACT_LEGACY_BRIDGE,
+		    "legacy network " CONTRACT_LEGACY_BRIDGE },
+		{ 1, CONTRACT_LEGACY_PROFILE,
+		    "legacy profile " CONTRACT_LEGACY_PROFILE },
 	};
 	size_t i, n;
 	int x;

@@ -157,6 +157,13 @@ start_detached(char *const argv[], struct box_err *e)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		/*
+		 * A daemon keeps nothing of its starter but 0-2: a descriptor
+		 * inherited here (a caller's flock(1) lock, a socket) would
+		 * live as long as the resolver does.
+		 */
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
 		execv(argv[0], argv);
 		_exit(127);
 	}

@@ -246,6 +246,12 @@ enum cm_kind {
 	CM_ARP_NOT_PINNED,	/* arp saddr ip NET iifname . arp saddr ether
 				   . arp saddr ip != @box_pins */
 	CM_ARP_NOT_GW,		/* arp saddr ip NET arp daddr ip != GW */
+	CM_DHCP_CLIENT,		/* udp sport 68 udp dport 67 (one load) */
+	CM_BOUND_PORT,		/* iifname @box_portnames */
+	CM_IP_PORT_NOT_PINNED,	/* meta protocol ip iifname . ether saddr .
+				   ip saddr != @box_pins, any source */
+	CM_ARP_PORT_NOT_PINNED,	/* ether type arp iifname . arp saddr ether
+				   . arp saddr ip != @box_pins, any sender */
 };
 
 /* Addresses: a literal prefix, or one derived from the bridge's /24. */
@@ -277,6 +283,7 @@ struct crule {
 #define BRI_OIF		{ .kind = CM_BRI_OIF }
 #define CT(b)		{ .kind = CM_CTSTATE, .bits = (b) }
 #define UDP(p)		{ .kind = CM_DPORT, .proto = IPPROTO_UDP, .port = (p) }
+#define DHCP_CLIENT	{ .kind = CM_DHCP_CLIENT }
 #define TCP(p)		{ .kind = CM_DPORT, .proto = IPPROTO_TCP, .port = (p) }
 #define TO_GW		{ .kind = CM_DADDR, .addr = CA_GW }
 #define TO_BCAST	{ .kind = CM_DADDR, .addr = CA_BCAST }
@@ -303,6 +310,9 @@ struct crule {
 #define IP_NOT_PINNED	{ .kind = CM_IP_NOT_PINNED }
 #define ARP_NOT_PINNED	{ .kind = CM_ARP_NOT_PINNED }
 #define ARP_NOT_GW	{ .kind = CM_ARP_NOT_GW }
+#define BOUND_PORT	{ .kind = CM_BOUND_PORT }
+#define IP_PORT_NOT_PINNED  { .kind = CM_IP_PORT_NOT_PINNED }
+#define ARP_PORT_NOT_PINNED { .kind = CM_ARP_PORT_NOT_PINNED }
 #define CW_NAMED	100
 #define EST_REL		(NFT_CTSTATE_ESTABLISHED | NFT_CTSTATE_RELATED)
 
@@ -428,6 +438,25 @@ static const struct crule rules[] = {
 	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a pinned MAC only from its "
 	  "own port",
 	  { PINNED_MAC, PORT_NOT_MAC }, DROP },
+	/* A bound port (a running instance's, in box_portnames) sends IPv4
+	 * and ARP only as its pinned MAC and address, whatever the source:
+	 * an address outside the subnet too (with the NIC's ipv4_filtering
+	 * off it would reach the host, and a sibling at layer 2).  The one
+	 * unbound IPv4 is a DHCP client's, from 0.0.0.0:68 to :67 (a lease
+	 * for a new address; its chaddr is held to the sender above). */
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a bound port's DHCP from "
+	  "0.0.0.0:68",
+	  { BOUND_PORT, FROM_ANY, DHCP_CLIENT }, ACCEPT },
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a bound port's IPv4 only with "
+	  "its pinned MAC and address, from any source",
+	  { BOUND_PORT, IP_PORT_NOT_PINNED }, DROP },
+	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a bound port's ARP only with "
+	  "its pinned MAC and address, for any sender",
+	  { BOUND_PORT, ARP_PORT_NOT_PINNED }, DROP },
+	/* A port not bound yet (started since the last sync): nothing
+	 * from the subnet's addresses but its first DHCP above.  Without
+	 * meta ibrname (this kernel) a port of boxnet is told from another
+	 * bridge's only by the sets, so this pair is scoped by the subnet. */
 	{ BRIDGE, "prerouting", CW_ALWAYS, "box: a box's IPv4 only with its "
 	  "pinned port, MAC and address",
 	  { IP_NOT_PINNED }, DROP },
@@ -573,6 +602,15 @@ dhcp_match(struct nft_batch *bt, int kind)
 		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, TH_CHADDR, 6,
 		    NFT_REG32_02);
 		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_SELF, 1);
+	case CM_DHCP_CLIENT: {
+		/* udp sport 68 udp dport 67: nft loads the two ports at once */
+		static const unsigned char ports[4] = { 0, 68, 0, 67 };
+
+		nft_match_l4proto(bt, IPPROTO_UDP);
+		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 4,
+		    NFT_REG_1);
+		return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, ports, 4);
+	}
 	default:	/* CM_DISCOVER_REQUEST */
 		nft_expr_payload(bt, NFT_PAYLOAD_TRANSPORT_HEADER, TH_OPTION1, 3,
 		    NFT_REG_1);
@@ -586,8 +624,10 @@ port_match(struct nft_batch *bt, int kind)
 {
 	switch (kind) {
 	case CM_NEW_PORT:
+	case CM_BOUND_PORT:
 		nft_expr_meta(bt, NFT_META_IIFNAME, NFT_REG_1);
-		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_PORTNAMES, 1);
+		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_PORTNAMES,
+		    kind == CM_NEW_PORT);
 	case CM_PINNED_MAC:
 		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1);
 		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_MACS, 0);
@@ -611,20 +651,28 @@ pin_match(struct nft_batch *bt, int kind, const struct contract_env *env)
 	unsigned char n[4], gw[4];
 	uint16_t ip = 0x0008, arp = ETH_P_ARP_BE;	/* network order */
 
+	int any = kind == CM_IP_PORT_NOT_PINNED ||
+	    kind == CM_ARP_PORT_NOT_PINNED;
+
 	be32(env->net, n);
 	be32(env->net | 1, gw);
+	if (kind == CM_IP_PORT_NOT_PINNED)
+		kind = CM_IP_NOT_PINNED;
 	if (kind == CM_IP_NOT_PINNED) {
 		nft_expr_meta(bt, NFT_META_PROTOCOL, NFT_REG_1);
 		nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &ip, 2);
-		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 12, 3,
-		    NFT_REG_1);
+		if (!any)
+			nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 12, 3,
+			    NFT_REG_1);
 	} else {
 		nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
 		nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &arp, 2);
-		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 3,
-		    NFT_REG_1);
+		if (!any)
+			nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 3,
+			    NFT_REG_1);
 	}
-	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
+	if (!any)
+		nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
 	if (kind == CM_ARP_NOT_GW) {
 		nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 24, 4,
 		    NFT_REG_1);
@@ -681,13 +729,17 @@ emit_match(struct nft_batch *bt, const struct cm *m,
 	case CM_GIADDR:
 	case CM_CHADDR_NOT_SENDER:
 	case CM_DISCOVER_REQUEST:
+	case CM_DHCP_CLIENT:
 		return dhcp_match(bt, m->kind);
 	case CM_NEW_PORT:
+	case CM_BOUND_PORT:
 	case CM_PINNED_MAC:
 	case CM_PORT_NOT_MAC:
 		return port_match(bt, m->kind);
 	case CM_IP_NOT_PINNED:
 	case CM_ARP_NOT_PINNED:
+	case CM_IP_PORT_NOT_PINNED:
+	case CM_ARP_PORT_NOT_PINNED:
 	case CM_ARP_NOT_GW:
 		return pin_match(bt, m->kind, env);
 	}

@@ -21,39 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/names.h"
 #include "net/nft.h"
 
-/* --- object names ---------------------------------------------------------- */
-
-#define CONTRACT_BRIDGE		"boxnet"
-#define CONTRACT_ACL		"box-isolate"
-#define CONTRACT_PROFILE	"box-net"
-#define CONTRACT_POOL		"default"	/* Incus's own, when it has one */
-#define CONTRACT_OWN_POOL	"box"		/* box's btrfs pool on a loop file */
-#define CONTRACT_NFT_TABLE	"box"		/* inet box, bridge box */
-#define CONTRACT_NIC		"eth0"
-/* inet box's regular chain for the boxes' egress policies (the forward
- * chain jumps to it), and dnsmasq's cache cap that those rely on. */
-#define CONTRACT_EGRESS_CHAIN	"egress"
-#define CONTRACT_DNS_CACHE_TTL	"300"
-
-/* The legacy stack's names (teardown removes them too). */
-#define CONTRACT_LEGACY_NFT_TABLE "claudebox"
-
-/*
- * The legacy (pre-0.4, "claudebox") stack, as migrate-host re-homes its
- * boxes and retires it: the tag its boxes carry, its bridge (10.87.0.0/24),
- * profile and ACL, and the boot unit and script of its firewall.
- */
-#define CONTRACT_LEGACY_TAG	"user.claudebox"
-#define CONTRACT_LEGACY_BRIDGE	"claudenet"
-#define CONTRACT_LEGACY_PROFILE	"claude-dev"
-#define CONTRACT_LEGACY_ACL	"claude-isolate"
-#define CONTRACT_LEGACY_UNIT	"claudebox-firewall.service"
-#define CONTRACT_LEGACY_UNIT_PATH "/etc/systemd/system/" CONTRACT_LEGACY_UNIT
-#define CONTRACT_LEGACY_UNIT_WANTS \
-	"/etc/systemd/system/multi-user.target.wants/" CONTRACT_LEGACY_UNIT
-#define CONTRACT_LEGACY_SCRIPT	"/usr/local/sbin/claudebox-firewall"
+/* --- object names: model/names.h (box/ reads them too) ------------------- */
 
 /* --- Incus keys -------------------------------------------------------------- */
 

@@ -12,6 +12,7 @@
 
 #include "box/box.h"
 #include "box/lease.h"
+#include "box/remote.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/instance.h"
@@ -448,6 +449,15 @@ state_has_boxes(void)
 int
 egress_sync_if(struct incus *c, int needed, struct box_err *e)
 {
+	/*
+	 * Through --remote the rules live in the daemon host's kernel: a box
+	 * to enforce is refused (it is not started open); rules only to take
+	 * away (a removed box's, matched by its MAC) wait for the next sync
+	 * there (box egress, setup-host, doctor --fix).
+	 */
+	if (remote_active())
+		return needed ? remote_kernel_only("an egress policy of allow",
+		    e) : 0;
 	if (!needed) {
 		/* a box that was enforced may be gone or opened: only root
 		 * can take its rules away, and only they would change */

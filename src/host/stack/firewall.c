@@ -249,6 +249,22 @@ compare_rules(struct fw_read_ctx *x, const struct contract_env *env,
 	    st->held == st->want;
 }
 
+/* The sysctl of route_localnet on br (slashes: a name may hold a dot). */
+static void
+route_localnet_key(const char *br, char *key, size_t cap)
+{
+	snprintf(key, cap, "net/ipv4/conf/%s/route_localnet", br);
+}
+
+int
+fw_route_localnet_set(const char *br, int on, struct box_err *e)
+{
+	char key[96];
+
+	route_localnet_key(br, key, sizeof(key));
+	return rtnl_sysctl_set(key, on ? "1" : "0", e);
+}
+
 static void
 read_route_localnet(const char *br, struct fw_status *st)
 {
@@ -256,7 +272,7 @@ read_route_localnet(const char *br, struct fw_status *st)
 	struct box_err ignore;
 
 	err_clear(&ignore);
-	snprintf(key, sizeof(key), "net/ipv4/conf/%s/route_localnet", br);
+	route_localnet_key(br, key, sizeof(key));
 	if (rtnl_sysctl_get(key, v, sizeof(v), &ignore) < 0)
 		st->route_localnet = -1;
 	else

@@ -96,4 +96,11 @@ int fw_env_build(const char *br, uint32_t net, int brname, struct fw_env *fe,
 /* Delete our tables (and the legacy claudebox ones) if present. */
 int fw_remove(struct box_err *e);
 
+/*
+ * route_localnet on bridge br on (1) or off (0).  A VM door (an Incus NAT
+ * proxy on the host's 127.0.0.1) needs it on; the input chain drops every
+ * packet from a box to 127/8 whatever it says.  -ENOENT when br is absent.
+ */
+int fw_route_localnet_set(const char *br, int on, struct box_err *e);
+
 #endif

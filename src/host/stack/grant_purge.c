@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "box/life.h"
 #include "host/stack/grant_cut.h"
 #include "host/stack/grant_project.h"
 #include "incus/image.h"
@@ -22,10 +23,11 @@
 #include "incus/profile.h"
 #include "incus/project.h"
 #include "incus/storage.h"
+#include "util/text.h"
 
 #define PURGE_WAIT_S 120
 
-/* Stop (forced) every instance of the project, then delete them. */
+/* Every instance of the project, stopped (forced) when it runs, deleted. */
 static int
 purge_instances(struct incus *pc, int *count, struct box_err *e)
 {
@@ -37,15 +39,9 @@ purge_instances(struct incus *pc, int *count, struct box_err *e)
 	rc = incus_instance_list(pc, NULL, 0, &l, e);
 	if (rc < 0)
 		return rc;
-	/* A stopped box answers the stop with an error: fine. */
-	for (i = 0; i < l.n; i++) {
-		incus_instance_set_state(pc, l.v[i].name, "stop", 1, 0,
-		    PURGE_WAIT_S, e);
-		err_clear(e);
-	}
 	for (i = 0; i < l.n && rc == 0; i++) {
-		rc = incus_instance_delete(pc, l.v[i].name, PURGE_WAIT_S,
-		    e);
+		rc = life_stop_delete(pc, l.v[i].name, strcmp(l.v[i].status,
+		    "Stopped") != 0, e);
 		if (rc == 0)
 			(*count)++;
 		else
@@ -78,30 +74,11 @@ purge_profiles(struct incus *pc, int *count, struct box_err *e)
 	return rc;
 }
 
-/*
- * A name from the daemon as a terminal may show it: control bytes, DEL
- * and bytes >= 0x80 as \xHH.  (A local stand-in: fold into util/text.c's
- * one sanitiser, text_shown(), once it lands.)
- */
+/* A name from the daemon as a terminal may show it (text_shown). */
 static const char *
 shown(const char *s, char *buf, size_t cap)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	for (; *s != '\0' && o + 5 < cap; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
-			buf[o++] = (char)ch;
-			continue;
-		}
-		buf[o++] = '\\';
-		buf[o++] = 'x';
-		buf[o++] = hex[ch >> 4];
-		buf[o++] = hex[ch & 15];
-	}
-	buf[o] = '\0';
+	text_shown(s, strlen(s), buf, cap);
 	return buf;
 }
 

@@ -85,7 +85,7 @@ migrate_foreign_devices_of(const struct incus_instance *in, char *buf,
 			snprintf(name, sizeof(name), "(a long name)");
 		else
 			snprintf(name, sizeof(name), "%s", dev->name);
-		text_sanitize(name, strlen(name));
+		text_shown_in(name, sizeof(name));
 		len = strlen(buf);
 		if (len + strlen(name) + 3 < cap)
 			snprintf(buf + len, cap - len, "%s%s", n ? ", " : "",

@@ -164,7 +164,7 @@ parse_addr(const char *v, struct migrate_probe *p)
 	    text_uint(num, 0, 32, &plen) < 0)
 		return -1;
 	snprintf(dev, sizeof(dev), "%s", sp + 1);
-	text_sanitize(dev, strlen(dev));
+	text_shown_in(dev, sizeof(dev));
 	p->plen[p->naddr] = (unsigned)plen;
 	memcpy(p->dev[p->naddr], dev, sizeof(dev));
 	p->naddr++;
@@ -219,7 +219,7 @@ take_line(const char *k, const char *v, struct migrate_probe *p,
 	n = strlen(v) < sizeof(p->gw_why) ? strlen(v) : sizeof(p->gw_why) - 1;
 	memcpy(why, v, n);	/* a long reason is cut, as before */
 	why[n] = '\0';
-	text_sanitize(why, n);
+	text_shown_in(why, sizeof(p->gw_why));
 	return 0;
 }
 
@@ -330,8 +330,7 @@ probe_once(struct incus *c, const char *name, const char *path, uint32_t gw,
 	rc = exec_capture(c, name, &req, NULL, 0, &out, &err, PROBE_EXEC_MS,
 	    &st, e);
 	if (rc == 0 && (st.err[0] != '\0' || st.code != 0 || out.truncated)) {
-		text_sanitize(ebuf, strlen(ebuf));
-		ebuf[strcspn(ebuf, "\n")] = '\0';
+		ebuf[strcspn(ebuf, "\n")] = '\0';	/* escaped: the printer */
 		rc = err_set(e, -EIO, "the in-box probe did not finish (exit "
 		    "%d: %s)", st.code, st.err[0] ? st.err : ebuf[0] ? ebuf :
 		    "no output");

@@ -59,7 +59,7 @@ blockers(struct incus *c, char *buf, size_t cap, struct box_err *e)
 		k = migrate_kind_of(&l.v[i]);
 		snprintf(name, sizeof(name), "%s", l.v[i].name[0] ?
 		    l.v[i].name : "?");
-		text_sanitize(name, strlen(name));
+		text_shown_in(name, sizeof(name));
 		if (k == MIG_LEGACY)
 			snprintf(item, sizeof(item), "%s", name);
 		else if (k == MIG_HALFWAY)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/box.h"
 #include "host/stack/egress_fw.h"
 #include "host/stack/subnet.h"
 #include "incus/acl.h"
@@ -582,9 +583,7 @@ observe_boxes(struct incus *c, struct stack_state *st, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < l.n; i++)
-		if (strcmp(incus_kv_or(&l.v[i].config, "user.box", ""),
-		    "1") == 0 || strcmp(incus_kv_or(&l.v[i].config,
-		    "user.claudebox", ""), "1") == 0)
+		if (box_tagged(&l.v[i], NULL))
 			st->boxes++;
 	incus_instance_list_free(&l);
 	return 0;

@@ -5,7 +5,7 @@ _box_kind()
 	case $1 in
 	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
 	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
-	verb) print -l new templates list info shell root exec cp tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version ;;
+	verb) print -l new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version ;;
 	=*) print -l ${(s:,:)${1#=}} ;;
 	esac
 }
@@ -14,11 +14,11 @@ _box()
 	local opts= vals= args= kind=- w v i n=0 skip=
 	local -a al
 	if (( CURRENT == 2 )); then
-		compadd -- new templates list info shell root exec cp tmux snapshot restore fork export import rename move down start restart rm egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
+		compadd -- new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
 		return
 	fi
 	case $words[2] in
-	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --egress --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=-'; args='-' ;;
+	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --egress --idle-stop --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=- --idle-stop=-'; args='-' ;;
 	templates) opts='--json --help'; vals=''; args='' ;;
 	list|ls|ps) opts='--json --format --quiet -q --help'; vals='--format==table,json,csv'; args='' ;;
 	info|show) opts='--json --help'; vals=''; args='box' ;;
@@ -26,6 +26,7 @@ _box()
 	root) opts='--help'; vals=''; args='box' ;;
 	exec|run) opts='--env -e --cwd --user --tty -t --no-tty -T --help'; vals='--env=- -e=- --cwd=- --user=-'; args='box' ;;
 	cp) opts='--json --help'; vals=''; args='file file' ;;
+	logs) opts='--cloud-init --follow -f --lines -n --help'; vals='--lines=- -n=-'; args='box' ;;
 	tmux) opts='--help'; vals=''; args='box -' ;;
 	snapshot|snap) opts='--list -l --delete --force -f --json --help'; vals='--delete=-'; args='box -' ;;
 	restore) opts='--force -f --help'; vals=''; args='box -' ;;
@@ -38,6 +39,7 @@ _box()
 	start|up) opts='--force -f --help'; vals=''; args='box+' ;;
 	restart|reboot) opts='--force -f --help'; vals=''; args='box+' ;;
 	rm|delete|remove|destroy) opts='--force -f --help'; vals=''; args='box+' ;;
+	prune) opts='--older-than --force -f --json --help'; vals='--older-than=-'; args='box+' ;;
 	egress) opts='--log --json --help'; vals=''; args='box =show,open,allow,deny -+' ;;
 	expose) opts='--list --json --remove --help'; vals='--remove=-'; args='box - -' ;;
 	incus) opts='--help'; vals=''; args='box' ;;
@@ -50,6 +52,7 @@ _box()
 	doctor|check) opts='--fix --pin-dns --json --help'; vals=''; args='box+' ;;
 	verify) opts='--json --help'; vals=''; args='box' ;;
 	whereami) opts='--json --help'; vals=''; args='' ;;
+	config) opts='--json --help'; vals=''; args='' ;;
 	versions) opts='--help'; vals=''; args='' ;;
 	use) opts='--help'; vals=''; args='-' ;;
 	uninstall) opts='--all --purge-host --force -f --help'; vals=''; args='-' ;;
