@@ -90,11 +90,9 @@ incus_launch_wait() { incus launch box-test-busybox "$1" --profile box-net && in
 incus_fork() { incus copy "$1" "$2" --instance-only && incus start "$2"; }
 # the lease after a fork returned: ms until the box holds its address
 lease_after() { _l=$(now); wait_ipv4 "$1" 60 >/dev/null; ms "$_l" "$(now)" >>"$tmp/$2"; }
-# stamp each line on stdin with the ms since $1
-stamped() { python3 -c 'import sys, time
-t0 = int(sys.argv[1]) / 1e9
-for l in sys.stdin:
-    print("%d %s" % ((time.time() - t0) * 1000, l.rstrip()), flush=True)' "$1"; }
+# stamp each line on stdin with the ms since $1 (a shell reader: it is
+# there before box writes its first line)
+stamped() { while IFS= read -r _l; do echo "$((($(now) - $1) / 1000000)) $_l"; done; }
 
 table="$tmp/table"
 : >"$table"
@@ -212,7 +210,7 @@ echo "| incus snapshot restore | $(v dir ir) | $(v btrfs ir) |"
 echo "| box new (Debian, cloud-init) | $(v dir dn) | $(v btrfs dn) |"
 echo "| - box: create | $(v dir bcr) | $(v btrfs bcr) |"
 echo "| - box: start | $(v dir bst) | $(v btrfs bst) |"
-echo "| - box: agent answers | $(v dir bag) | $(v btrfs bag) |"
+echo "| - box: agent answers (its first cloud-init status) | $(v dir bag) | $(v btrfs bag) |"
 echo "| - box: cloud-init | $(v dir bci) | $(v btrfs bci) |"
 echo "| - box: pristine snapshot (skipped on dir) | $(v dir bpr) | $(v btrfs bpr) |"
 echo "| by hand, the same steps: |  |  |"
