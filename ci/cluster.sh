@@ -6,9 +6,11 @@
 # (../shared/docs/cluster-test-recipe.md has the facts it rests on).
 #
 #   namespaces  h26hub      a bridge (h26br) with no address: the members' LAN
-#               h26m1..3    one per member: lo, eth0 = 172.30.26.1N/24 on the
-#                           hub, h26w = 203.0.113.(4N+1)/30 to its internet
-#               h26i1..3    "the internet" of member N: 203.0.113.(4N+2)/30
+#               h26m1..3    one per member: lo, eth0 = 172.30.26.1N/24 and
+#                           192.0.2.1N/24 on the hub, h26w = 203.0.113.(129+4N)/30 to its internet
+#               h26i1..3    "the internet" of member N: 203.0.113.(130+4N)/30,
+#                           and 203.0.113.200/32, the same in each (the one
+#                           public host), routed from its own member only
 #   no default route anywhere: nothing here can reach past these namespaces.
 #   daemons     incusd with INCUS_DIR=/var/lib/incus-mN, in h26mN and in a
 #               private mount namespace where sysfs is mounted again (its
@@ -83,12 +85,19 @@ net_up()
 		ip link add ${P}h$i netns ${P}hub type veth peer name eth0 netns ${P}m$i
 		ip -n ${P}hub link set ${P}h$i master ${P}br up
 		ip -n ${P}m$i addr add 172.30.26.1$i/24 dev eth0
+		# and a public-range address on the same LAN (a member's
+		# public face, for probes that only the firewall answers)
+		ip -n ${P}m$i addr add 192.0.2.1$i/24 dev eth0
 		ip -n ${P}m$i link set eth0 up
 		ip link add ${P}w netns ${P}m$i type veth peer name eth0 netns ${P}i$i
-		ip -n ${P}m$i addr add 203.0.113.$((4 * i + 1))/30 dev ${P}w
+		ip -n ${P}m$i addr add 203.0.113.$((128 + 4 * i + 1))/30 dev ${P}w
 		ip -n ${P}m$i link set ${P}w up
-		ip -n ${P}i$i addr add 203.0.113.$((4 * i + 2))/30 dev eth0
+		ip -n ${P}i$i addr add 203.0.113.$((128 + 4 * i + 2))/30 dev eth0
 		ip -n ${P}i$i link set eth0 up
+		# the same "public" host in every member's internet: one
+		# probe target and one upstream resolver for all of them
+		ip -n ${P}i$i addr add 203.0.113.200/32 dev eth0
+		ip -n ${P}m$i route add 203.0.113.200/32 via 203.0.113.$((128 + 4 * i + 2))
 		# the member's own guard: its bridges forward only to the two
 		# links made here
 		ip netns exec ${P}m$i nft -f - <<EOF
@@ -108,6 +117,7 @@ daemon_start()
 {
 	_d=$(dir "$1")
 	mkdir -p "$_d/box" "$_d/client" "$ST" "/run/${P}sys$1"
+	rm -f "$_d/unix.socket"
 	# shellcheck disable=SC2016
 	# fds 3-9 closed: a lock the caller holds (flock) must not live on
 	# in the daemon
@@ -160,7 +170,7 @@ cluster_up()
 	t0=$(now_ms)
 	[ ! -e "$ST/up" ] || { log "already up"; return 0; }
 	[ -x "$INCUSD" ] || die "$INCUSD missing (run ci/install-deps.sh)"
-	img=$(ls "$CACHE"/box-test-busybox-*.tar.gz 2>/dev/null | head -1)
+	img=$(ls -t "$CACHE"/box-test-busybox-*.tar.gz 2>/dev/null | head -1)
 	[ -n "$img" ] || die "no busybox image in $CACHE (run ci/build-images.sh)"
 	cluster_down quiet
 	mkdir -p "$ST"
@@ -242,5 +252,14 @@ up)	cluster_up ;;
 down)	cluster_down ;;
 status)	client 1 cluster list ;;
 exec)	shift; n=$1; shift; as "$n" "$@" ;;
-*)	echo "usage: cluster.sh {up|down|status|exec N CMD...}" >&2; exit 2 ;;
+kill)	# kill -9 member N's daemon (its containers keep running)
+	kill -KILL "$(pidof_m "$2")" ;;
+start)	# start member N's daemon again and wait until it is ready
+	daemon_start "$2"
+	end=$(($(date +%s) + T))
+	until up_answers "$2"; do
+		[ "$(date +%s)" -lt "$end" ] || die "m$2 not ready in $T s"
+		sleep 0.2
+	done ;;
+*)	echo "usage: cluster.sh {up|down|status|exec N CMD...|kill N|start N}" >&2; exit 2 ;;
 esac

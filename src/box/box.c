@@ -2,6 +2,7 @@
  * box.c - the box boundary and reading a box (see box.h).
  */
 #include "box/box.h"
+#include "box/place.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -109,6 +110,12 @@ box_info_of(const struct incus_instance *in, struct box_info *info)
 	snprintf(info->name, sizeof(info->name), "%s", in->name);
 	snprintf(info->status, sizeof(info->status), "%s", in->status);
 	snprintf(info->type, sizeof(info->type), "%s", in->type);
+	/* standalone daemons say "none" (or nothing) */
+	snprintf(info->member, sizeof(info->member), "%s",
+	    strcmp(in->location, "none") == 0 ? "" : in->location);
+	if (strspn(info->member, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+	    "QRSTUVWXYZ0123456789.-_") != strlen(info->member))
+		snprintf(info->member, sizeof(info->member), "?");
 	box_tagged(in, &info->legacy);
 	snprintf(info->template_, sizeof(info->template_), "%s",
 	    incus_kv_or(&in->config, "user.box.template", info->legacy ?
@@ -164,6 +171,7 @@ box_get(struct incus *c, const char *name, unsigned flags,
 	}
 	if (rc < 0) {
 		err_context(e, "looking up %s", name);
+		box_place_why(c, name, e);
 		return rc;
 	}
 	if (!box_tagged(inst, NULL)) {

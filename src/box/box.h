@@ -26,6 +26,7 @@ struct box_info {
 	char type[32];		/* "container" / "virtual-machine" */
 	int running;
 	long owner;		/* user.box.owner: the minting uid, or -1 */
+	char member[64];	/* the cluster member it is on, or "" */
 };
 
 /*

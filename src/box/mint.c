@@ -277,6 +277,7 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 	}
 	s->profiles[0] = CONTRACT_PROFILE;
 	s->n.name = p->name;
+	s->n.target = p->target;
 	s->n.type = p->vm ? "virtual-machine" : "container";
 	s->n.profiles = s->profiles;
 	s->n.config = &s->config;

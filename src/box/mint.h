@@ -75,6 +75,7 @@ struct mint_plan {
 	/* a local image: the fingerprint its alias named, created from and
 	 * stamped (user.box.image.fingerprint); NULL: by alias */
 	const char *fingerprint;
+	const char *target;		/* cluster placement, or NULL */
 	const char *idle_stop;		/* user.box.idle-stop (s), or NULL */
 	int vm, autostart;
 	int quota;		/* the pool enforces a container's disk size */

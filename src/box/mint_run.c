@@ -46,6 +46,7 @@
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/mint_run.h"
+#include "box/place.h"
 #include "box/template.h"
 #include "box/tier.h"
 #include "box/waits.h"
@@ -86,6 +87,7 @@ struct run {
 	int fork, slow;		/* box fork (--slow) */
 	struct box_mint_out *out;	/* what the verb prints at the end */
 	char drv[32];		/* the pool's driver, "" when unread */
+	char target[80];	/* on a cluster: a member or "@box" */
 };
 
 /*
@@ -832,6 +834,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	if ((rc = life_require_stack(&r->c, pool, sizeof(pool), e)) < 0)
 		goto out;
 	plan.pool = pool;
+	plan.target = r->target[0] != '\0' ? r->target : NULL;
 	if ((rc = life_exists(&r->c, r->name, e)) != 0) {
 		if (rc > 0) {
 			rc = err_set(e, -EEXIST, "an instance named %s already "
@@ -1076,6 +1079,7 @@ clone(struct run *r, const char *from, struct box_err *e)
 		}
 	memset(&spec, 0, sizeof(spec));
 	spec.name = r->name;
+	spec.target = r->target[0] != '\0' ? r->target : NULL;
 	spec.source = INCUS_SRC_COPY;
 	spec.copy_from = from;
 	spec.instance_only = direct;
@@ -1201,7 +1205,9 @@ box_mint(const struct box_mint_req *q, struct box_mint_out *out,
 		return rc;
 	if ((rc = incus_init(&r.c, e)) < 0)
 		return rc;
-	if ((rc = tier_mint_gate(&r.c, e)) < 0) {
+	if ((rc = tier_mint_gate(&r.c, e)) < 0 ||
+	    (rc = box_place(&r.c, q->target, r.target, sizeof(r.target),
+	    e)) < 0) {
 		incus_close(&r.c);
 		return rc;
 	}

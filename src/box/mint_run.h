@@ -15,6 +15,7 @@ struct box_mint_req {
 	const char *template_;	/* NULL: "blank" */
 	const char *cpu, *memory, *disk, *image;
 	const char *egress;	/* --egress, or NULL */
+	const char *target;	/* --target: a cluster member, or NULL */
 	const char *idle_stop;	/* seconds (user.box.idle-stop), or NULL */
 	int mode;		/* MINT_AUTO / MINT_VM / MINT_CT */
 	int fork;		/* from a running box: snapshot, then copy */

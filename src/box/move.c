@@ -9,6 +9,7 @@
 
 #include "box/box.h"
 #include "box/life.h"
+#include "box/place.h"
 #include "incus/instance.h"
 #include "incus/storage.h"
 
@@ -56,6 +57,45 @@ box_move(const char *name, const char *pool, char *from, size_t cap,
 	rc = incus_instance_move_pool(&c, name, pool, LIFE_OP_S, e);
 	if (rc < 0)
 		err_context(e, "moving %s to pool %s", name, pool);
+out:
+	incus_close(&c);
+	return rc;
+}
+
+int
+box_move_member(const char *name, const char *member, char *from, size_t cap,
+    struct box_err *e)
+{
+	struct incus_instance in;
+	struct box_info bi;
+	struct incus c;
+	char target[80];
+	int rc;
+
+	from[0] = '\0';
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if ((rc = box_get(&c, name, 0, &in, &bi, e)) < 0)
+		goto out;
+	incus_instance_free(&in);
+	snprintf(from, cap, "%s", bi.member);
+	if (strcmp(bi.status, "Stopped") != 0) {
+		rc = err_set(e, -EBUSY, "box %s is not stopped — it moves "
+		    "between members only while nothing runs in it", name);
+		err_fix(e, "stop it first: box down %s", name);
+		goto out;
+	}
+	if ((rc = box_place(&c, member, target, sizeof(target), e)) < 0)
+		goto out;
+	if (strcmp(from, target) == 0) {
+		life_say("%s is already on member %s", name, target);
+		goto out;
+	}
+	life_say("moving %s from member %s to member %s", name, from, target);
+	rc = incus_instance_move_member(&c, name, target, LIFE_OP_S, e);
+	if (rc < 0)
+		err_context(e, "moving %s to member %s", name, target);
+
 out:
 	incus_close(&c);
 	return rc;

@@ -14,5 +14,12 @@
 /* from: the pool it was on, for the verb's line. */
 int box_move(const char *name, const char *pool, char *from, size_t cap,
     struct box_err *e);
+/*
+ * A stopped box to another member of an Incus cluster, one in group box
+ * (box/place.h); the same instance, so its identity and policy stay.
+ * from: the member it was on.
+ */
+int box_move_member(const char *name, const char *member, char *from,
+    size_t cap, struct box_err *e);
 
 #endif

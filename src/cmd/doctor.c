@@ -190,6 +190,7 @@ repair(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
 	}
 	o->fix = o->pin_dns = 0;
 	o->probe_boxes = 1;
+	o->rejoin = 1;		/* a cluster member back in shape rejoins */
 	r->n = r->fails = r->warns = r->dropped = r->fresh = 0;
 	rc = dr_host(r, o, e);
 	snprintf(r->where_text, sizeof(r->where_text), "on a host");
@@ -269,7 +270,7 @@ cmd_doctor(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct dr_report r;
 	struct dr_opts o;
-	int rc, where, fix, pin_dns, json;
+	int rc, where, fix, pin_dns, json, members;
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 0, OPT_ANY, OC_BOX, "check only these boxes "
 		    "from inside (default: every running one)"),
@@ -279,6 +280,9 @@ cmd_doctor(int argc, char **argv, struct box_err *e)
 		    "check again"),
 		OPT_FLAG("--pin-dns", NULL, &pin_dns, "re-pin the bridge's "
 		    "upstream resolvers from BOX_DNS"),
+		OPT_FLAG("--members", NULL, &members, "on an Incus cluster: "
+		    "prove the contract on every member of group box with a "
+		    "short-lived probe box there"),
 		OPT_FLAG("--json", NULL, &json, "the report as one JSON object"),
 		OPT_END
 	};
@@ -293,6 +297,7 @@ cmd_doctor(int argc, char **argv, struct box_err *e)
 	dr_opts_defaults(&o);
 	o.fix = fix;
 	o.pin_dns = pin_dns;
+	o.members = members;
 	o.boxes = res.npos > 0 ? res.pos : NULL;
 	o.nboxes = res.npos;
 	where = standpoint();

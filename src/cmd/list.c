@@ -22,6 +22,7 @@
 #include "box/idle.h"
 #include "box/box.h"
 #include "box/egress.h"
+#include "box/place.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
@@ -208,7 +209,11 @@ list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
 
 		if (!box_tagged(&l.v[i], NULL))
 			continue;
-		if (where_address(&w, &l.v[i], ro->v[k].addr,
+		/* on a cluster each member's leases are its own: the
+		 * daemon answers for every member's boxes */
+		if (ro->v[k].bi.member[0] != '\0')
+			rc = 2;
+		else if (where_address(&w, &l.v[i], ro->v[k].addr,
 		    sizeof(ro->v[k].addr), whyone, sizeof(whyone)) < 0) {
 			snprintf(why, wcap, "%s", whyone);
 			rc = 1;
@@ -220,7 +225,7 @@ list_fast(struct incus *c, struct roster *ro, char *why, size_t wcap,
 	if (rc == 0)
 		rc = count_snapshots(c, ro, why, wcap, e);
 	if (rc > 0)
-		rc = -ENOTSUP;
+		rc = rc == 2 ? -EREMOTE : -ENOTSUP;
 	if (rc < 0) {
 		rows_free(ro);
 		ro->v = NULL;
@@ -306,6 +311,10 @@ model_write(struct json_w *w, const struct row *r)
 	json_w_bool(w, r->bi.legacy);
 	json_w_key(w, "egress");
 	json_w_str(w, r->egress != NULL ? r->egress : "open");
+	if (r->bi.member[0] != '\0') {
+		json_w_key(w, "location");
+		json_w_str(w, r->bi.member);
+	}
 }
 
 static int
@@ -426,20 +435,45 @@ model_print(const char *name, struct box_err *e)
 	return rc;
 }
 
+/* A box on a cluster member that is down: named, its state unknown. */
+static void
+down_row(void *ctx, const char *name, const char *type, const char *member,
+    const char *status)
+{
+	struct roster *ro = ctx;
+	struct row *v = realloc(ro->v, (size_t)(ro->n + 1) * sizeof(*v)), *r;
+
+	if (v == NULL)
+		return;
+	ro->v = v;
+	r = memset(&v[ro->n++], 0, sizeof(*r));
+	snprintf(r->bi.name, sizeof(r->bi.name), "%s", name);
+	snprintf(r->bi.status, sizeof(r->bi.status), "Unreachable");
+	snprintf(r->bi.type, sizeof(r->bi.type), "%s", type);
+	snprintf(r->bi.member, sizeof(r->bi.member), "%s", member);
+	snprintf(r->addr, sizeof(r->addr), "-");
+	r->egress = strdup("unknown");
+	fprintf(stderr, "box: %s is on cluster member %s, which is %s: not "
+	    "reachable until its daemon is back\n", name, member, status);
+}
+
 static int
 print_table(const struct roster *ro, struct box_err *e)
 {
 	struct table tb;
-	int i, rc;
+	int i, rc, cl = 0;
 
 	if (ro->n == 0) {
 		fprintf(stderr, "box: no boxes yet — mint one: "
 		    "box new work\n");
 		return 0;
 	}
-	table_init(&tb, 7);
+	/* on a cluster: one column more, the member each box is on */
+	for (i = 0; i < ro->n; i++)
+		cl |= ro->v[i].bi.member[0] != '\0';
+	table_init(&tb, 7 + cl);
 	table_row(&tb, (const char *[]){ "NAME", "STATE", "TYPE", "ADDRESS",
-	    "SNAPSHOTS", "TEMPLATE", "EGRESS" });
+	    "SNAPSHOTS", "TEMPLATE", "EGRESS", "LOCATION" });
 	for (i = 0; i < ro->n; i++) {
 		const struct row *r = &ro->v[i];
 		char status[32], snaps[16], eg[48];
@@ -454,7 +488,8 @@ print_table(const struct roster *ro, struct box_err *e)
 			memcpy(eg + sizeof(eg) - 4, "...", 4);
 		table_row(&tb, (const char *[]){ r->bi.name, status,
 		    short_type(r->bi.type), r->addr, snaps,
-		    r->bi.template_[0] ? r->bi.template_ : "-", eg });
+		    r->bi.template_[0] ? r->bi.template_ : "-", eg,
+		    r->bi.member });
 	}
 	rc = table_print(&tb, stdout);
 	table_free(&tb);
@@ -515,6 +550,7 @@ list(int out, struct box_err *e)
 	struct incus_instance_list l;
 	struct roster ro = { NULL, 0 };
 	char why[1024] = "";
+	struct box_err de;
 	int rc;
 
 	rc = incus_init(&c, e);
@@ -523,14 +559,14 @@ list(int out, struct box_err *e)
 	/* remote: the DHCP records are files there, the daemon has the rest */
 	if (out != OUT_FULL && !remote_active()) {
 		rc = list_fast(&c, &ro, why, sizeof(why), e);
-		if (rc < 0 && why[0] == '\0')
+		if (rc < 0 && why[0] == '\0' && rc != -EREMOTE)
 			goto done;
 	}
 	if (out == OUT_FULL || rc < 0 || remote_active()) {
 		char shown[4 * sizeof(why)];
 
 		text_shown(why, strlen(why), shown, sizeof(shown));
-		if (out != OUT_FULL && !remote_active())
+		if (out != OUT_FULL && rc != -EREMOTE && !remote_active())
 			fprintf(stderr, "box: %s — asking the daemon for every "
 			    "box's full state instead (slower)\n", shown);
 		rc = list_full(&c, &l, e);
@@ -544,6 +580,8 @@ list(int out, struct box_err *e)
 		if (rc < 0 || out == OUT_FULL)
 			goto done;
 	}
+	err_clear(&de);
+	box_place_down(&c, down_row, &ro, &de);
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
 	    print_table(&ro, e) : print_plain(&ro, out);

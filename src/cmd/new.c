@@ -90,6 +90,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	struct box_mint_req q;
 	struct box_mint_out out;
 	const char *name, *tpl, *from, *cpu, *memory, *disk, *image, *egress;
+	const char *target = NULL;
 	const char *idle, *idle_from;
 	char mem[32], dsk[32], idl[24], why[80], *egn = NULL;
 	long idle_s;
@@ -127,6 +128,9 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "the public image server, a bare alias a local image.  "
 		    "Air-gapped hosts import one first (incus image import "
 		    "<tarball> --alias <a>) and mint with --image <a>"),
+		OPT_STR("--target", "<member>", &target, OC_NONE, "on an Incus "
+		    "cluster: the member it lands on (one in cluster group "
+		    "box); by default any of them"),
 		OPT_STR("--egress", "allow:<name>,...", &egress, OC_NONE, "the "
 		    "egress policy: open, or allow:<name>[,...] (wins over the "
 		    "template's BOX_EGRESS; a clone inherits its source's; see "
@@ -208,6 +212,7 @@ cmd_new(int argc, char **argv, struct box_err *e)
 	q.disk = disk;
 	q.image = image;
 	q.egress = egress;
+	q.target = target;
 	q.idle_stop = idle;
 	q.mode = vm ? MINT_VM : ct ? MINT_CT : MINT_AUTO;
 	box_idle_sweep_once();

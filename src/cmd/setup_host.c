@@ -26,6 +26,7 @@
 #include "host/stack/subnet.h"
 #include "host/stack/sysd.h"
 #include "incus/api.h"
+#include "incus/cluster.h"
 #include "incus/server.h"
 #include "model/ip4text.h"
 #include "util/opt.h"
@@ -350,6 +351,28 @@ setup_pool(struct setup *s, struct box_err *e)
 	return 0;
 }
 
+/*
+ * On a cluster this member holds the contract now (its firewall was read
+ * back by content above, its resolver answers): it joins box's group,
+ * read back, and new boxes may land on it.  Run on every member.
+ */
+static int
+join_group(struct setup *s, struct box_err *e)
+{
+	struct incus_cluster k;
+	int rc;
+
+	if ((rc = incus_cluster_read(&s->c, NULL, &k, e)) < 0 || !k.on)
+		return rc;
+	if ((rc = incus_cluster_group_set(&s->c, CONTRACT_GROUP, k.self, 1,
+	    e)) < 0)
+		return rc;
+	fprintf(stderr, "box: cluster  member %s is in group %s (read back): "
+	    "new boxes may land here; run box setup-host on every member\n",
+	    k.self, CONTRACT_GROUP);
+	return 0;
+}
+
 static int
 converge(struct setup *s, struct box_err *e)
 {
@@ -408,7 +431,9 @@ converge(struct setup *s, struct box_err *e)
 		    "box: boot     no systemd here: %s and %s are written "
 		    "but nothing runs them; after a reboot run 'box firewall "
 		    "apply'\n", SYSD_UNIT_PATH, SYSD_BOOT_BIN);
-	return s->conf.own_resolver ? resolver(s, e) : 0;
+	if (s->conf.own_resolver && (rc = resolver(s, e)) < 0)
+		return rc;
+	return join_group(s, e);
 }
 
 int

@@ -50,10 +50,13 @@ int
 cmd_teardown_host(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	int rc, yes, yes_opt, purge_incus;
+	int rc, yes, yes_opt, purge_incus, all;
 	const struct opt rows[] = {
 		OPT_FLAG("--purge-incus", NULL, &purge_incus, "also remove the "
 		    "incus package"),
+		OPT_FLAG("--cluster", NULL, &all, "on the last member of an "
+		    "Incus cluster's group box: also the objects every member "
+		    "shares (profile, bridge, ACL)"),
 		OPT_FLAG("--yes", "-y", &yes_opt, "do not ask"),
 		OPT_END
 	};
@@ -94,5 +97,5 @@ cmd_teardown_host(int argc, char **argv, struct box_err *e)
 		err_fix(e, "sudo box teardown-host");
 		return -EPERM;
 	}
-	return stack_teardown(purge_incus, e);
+	return stack_teardown(purge_incus, all, e);
 }

@@ -272,7 +272,18 @@ parse_envelope(struct incus_reply *r, struct box_err *e)
 	    sizeof(r->operation), NULL) == NULL)
 		return err_set(e, -EBOX_PROTO, "async reply without an "
 		    "operation");
+	incus_op_trim(r->operation);
 	return 0;
+}
+
+void
+incus_op_trim(char *op)
+{
+	char *q = strchr(op, '?');
+
+	if (q != NULL && strncmp(q, "?project=", 9) == 0 &&
+	    strpbrk(q + 1, "?&#") == NULL)
+		*q = '\0';
 }
 
 /* One exchange on the shared connection. */
@@ -369,6 +380,8 @@ incus_wait(struct incus *c, const char *op, int timeout_s,
 	long long code = 0;
 	int rc, sc;
 
+	memset(r, 0, sizeof(*r));	/* a refusal here leaves it empty */
+	r->metadata = -1;
 	if (strncmp(op, "/1.0/operations/", 16) != 0 ||
 	    strpbrk(op, "?# ") != NULL)
 		return err_set(e, -EBOX_PROTO, "odd operation URL '%s'", op);

@@ -105,6 +105,14 @@ int incus_do(struct incus *c, const char *method, const char *path,
 
 void incus_reply_free(struct incus_reply *r);
 
+/*
+ * A cluster member names an operation it forwarded to another member
+ * with its project ("/1.0/operations/<id>?project=default"): the query
+ * is cut off (our own project parameter says it), so every path built
+ * on the URL (/wait, /websocket?secret=) stays one path.
+ */
+void incus_op_trim(char *op);
+
 /* The body w holds, sent with incus_do(); the reply dropped. */
 int incus_send_json(struct incus *c, const char *method, const char *path,
     struct json_w *w, int timeout_s, struct box_err *e);

@@ -310,6 +310,8 @@ inst_parse(const struct json_doc *d, int obj, unsigned flags,
 	    sizeof(in->created_at), e)) < 0 ||
 	    (rc = inst_field(d, obj, "last_used_at", in->last_used_at,
 	    sizeof(in->last_used_at), e)) < 0 ||
+	    (rc = inst_field(d, obj, "location", in->location,
+	    sizeof(in->location), e)) < 0 ||
 	    (rc = field_dup(d, obj, "description", &in->description, e)) < 0 ||
 	    (rc = inst_flag(d, obj, "ephemeral", &in->ephemeral, e)) < 0 ||
 	    (rc = inst_flag(d, obj, "stateful", &in->stateful, e)) < 0 ||
@@ -642,10 +644,16 @@ incus_instance_create_begin(struct incus *c,
     struct box_err *e)
 {
 	struct json_w w;
+	char path[200] = "/1.0/instances", esc[160];
 
+	if (spec->target != NULL) {
+		if (url_escape(spec->target, esc, sizeof(esc)) < 0)
+			return err_usage(e, "cluster target too long");
+		snprintf(path, sizeof(path), "/1.0/instances?target=%s", esc);
+	}
 	json_w_init(&w, INCUS_MAX_BODY);
 	new_json(&w, spec);
-	return begin_w(c, "POST", "/1.0/instances", &w, op, e);
+	return begin_w(c, "POST", path, &w, op, e);
 }
 
 int
@@ -783,6 +791,27 @@ incus_instance_move_pool(struct incus *c, const char *name, const char *pool,
 	json_w_key(&w, "migration");
 	json_w_bool(&w, 1);
 	inst_w_kv(&w, "pool", pool);
+	json_w_end(&w, '}');
+	return inst_send_w(c, "POST", path, &w, wait_s, e);
+}
+
+int
+incus_instance_move_member(struct incus *c, const char *name,
+    const char *member, int wait_s, struct box_err *e)
+{
+	struct json_w w;
+	char path[256], esc[160], q[200];
+
+	if (url_escape(member, esc, sizeof(esc)) < 0)
+		return err_usage(e, "cluster member name too long");
+	snprintf(q, sizeof(q), "?target=%s", esc);
+	if (incus_inst_path(path, sizeof(path), name, q) < 0)
+		return ODD_NAME(e, name);
+	json_w_init(&w, 4096);
+	json_w_obj(&w);
+	inst_w_kv(&w, "name", name);
+	json_w_key(&w, "migration");
+	json_w_bool(&w, 1);
 	json_w_end(&w, '}');
 	return inst_send_w(c, "POST", path, &w, wait_s, e);
 }

@@ -74,6 +74,7 @@ struct incus_instance {
 	char architecture[32];
 	char created_at[64];
 	char last_used_at[64];
+	char location[64];	/* the cluster member; "none" standalone */
 	char *description;	/* never NULL after a successful read */
 	int ephemeral, stateful;
 	char **profiles;
@@ -151,6 +152,7 @@ struct incus_instance_new {
 					 * (alias then unused), or NULL */
 	const char *copy_from;
 	int instance_only;
+	const char *target;	/* cluster member or "@group", or NULL */
 };
 
 enum { INCUS_SRC_NONE = 0, INCUS_SRC_IMAGE, INCUS_SRC_COPY };
@@ -202,6 +204,10 @@ int incus_instance_rename(struct incus *c, const char *name,
  * config (volatile MAC, stamps) stays; the daemon gives it a root disk
  * of its own on pool.
  */
+/* A stopped instance to another cluster member (POST ...?target=m,
+ * {"migration":true}); waits. */
+int incus_instance_move_member(struct incus *c, const char *name,
+    const char *member, int wait_s, struct box_err *e);
 int incus_instance_move_pool(struct incus *c, const char *name,
     const char *pool, int wait_s, struct box_err *e);
 

@@ -129,7 +129,8 @@ incus_kv_from_json(struct incus_kvs *m, const struct json_doc *d, int obj)
 	int k, rc;
 
 	incus_kv_free(m);
-	if (obj == JSON_NONE)
+	/* null: an instance on a cluster member that is down */
+	if (obj == JSON_NONE || json_type(d, obj) == JSON_NULL)
 		return 0;
 	if (json_type(d, obj) != JSON_OBJECT)
 		return -EBADMSG;
@@ -298,7 +299,7 @@ incus_dev_from_json(struct incus_devices *d, const struct json_doc *doc,
 	int k, rc = 0;
 
 	incus_dev_free(d);
-	if (obj == JSON_NONE)
+	if (obj == JSON_NONE || json_type(doc, obj) == JSON_NULL)
 		return 0;
 	if (json_type(doc, obj) != JSON_OBJECT)
 		return -EBADMSG;

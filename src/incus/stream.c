@@ -160,6 +160,7 @@ parse_reply(struct http_resp *h, struct incus_reply *r, struct box_err *e)
 	    sizeof(r->operation), NULL) == NULL)
 		return err_set(e, -EBOX_PROTO, "async reply without an "
 		    "operation");
+	incus_op_trim(r->operation);
 	return 0;
 }
 

@@ -20,6 +20,10 @@
 #define CONTRACT_OWN_POOL	"box"		/* box's btrfs pool on a loop file */
 #define CONTRACT_NFT_TABLE	"box"		/* inet box, bridge box */
 #define CONTRACT_NIC		"eth0"
+/* On an Incus cluster: the group of the members holding the contract
+ * (setup-host joins it once the member's firewall is read back; new
+ * boxes are placed with target=@box). */
+#define CONTRACT_GROUP		"box"
 /* inet box's regular chain for the boxes' egress policies (the forward
  * chain jumps to it), and dnsmasq's cache cap that those rely on. */
 #define CONTRACT_EGRESS_CHAIN	"egress"

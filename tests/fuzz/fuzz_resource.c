@@ -1,6 +1,6 @@
 /*
  * fuzz_resource - the typed resource parsers (src/incus/network.c, acl.c,
- * profile.c, storage.c, server.c) on arbitrary JSON.  Every parser reads the
+ * profile.c, storage.c, server.c, cluster.c) on arbitrary JSON.  Every parser reads the
  * top value; what one accepts must be whole (no NULL where a count says
  * there is an element), copy cleanly, and write back as JSON that parses.
  * A refusal must leave nothing to free (ASan's leak check sees it).
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "incus/acl.h"
+#include "incus/cluster.h"
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/server.h"
@@ -97,6 +98,18 @@ others(const struct json_doc *d)
 			    NULL)
 				__builtin_trap();
 		incus_profile_free(&p);
+	}
+	{
+		static struct incus_cluster k;
+
+		/* every member accepted has a name, NUL-terminated, and is
+		 * found again by it */
+		if (incus_members_from_json(&k, d, 0, "box") == 0)
+			for (i = 0; i < k.n; i++)
+				if (k.m[i].name[0] == '\0' ||
+				    incus_cluster_member(&k, k.m[i].name) ==
+				    NULL)
+					__builtin_trap();
 	}
 	if (incus_pool_from_json(&pool, d, 0) == 0)
 		incus_pool_free(&pool);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "incus/acl.h"
+#include "incus/cluster.h"
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/server.h"
@@ -337,4 +338,40 @@ TEST(resource_server_recorded)
 	CHECK(load(NULL, "{\"environment\":[]}", &d) == 0);
 	CHECK_INT(incus_server_from_json(&s, &d, 0), -EBADMSG);
 	json_free(&d);
+}
+
+TEST(resource_cluster_members_recorded)
+{
+	static struct incus_cluster k;
+	struct json_doc d;
+	char op[128];
+
+	/* recorded from ci/cluster.sh's cluster: m1..m3, all in group box */
+	CHECK_INT(load("cluster_members.json", NULL, &d), 0);
+	CHECK_INT(incus_members_from_json(&k, &d, 0, "box"), 0);
+	CHECK_INT((int)k.n, 3);
+	CHECK_STR(k.m[1].name, "m2");
+	CHECK_STR(k.m[1].status, "Online");
+	CHECK_INT(k.m[2].in_group, 1);
+	CHECK(incus_cluster_member(&k, "m3") == &k.m[2]);
+	CHECK(incus_cluster_member(&k, "m4") == NULL);
+	json_free(&d);
+	/* a member without a name, or a non-array, is refused */
+	CHECK_INT(load(NULL, "[{\"status\":\"Online\"}]", &d), 0);
+	CHECK_INT(incus_members_from_json(&k, &d, 0, "box"), -EBADMSG);
+	json_free(&d);
+	CHECK_INT(load(NULL, "{\"server_name\":\"m1\"}", &d), 0);
+	CHECK_INT(incus_members_from_json(&k, &d, 0, "box"), -EBADMSG);
+	json_free(&d);
+	/* where an instance is */
+	CHECK_INT(incus_cluster_local("", "m2"), 1);
+	CHECK_INT(incus_cluster_local("m1", "m1"), 1);
+	CHECK_INT(incus_cluster_local("m1", "m2"), 0);
+	/* a forwarded operation's URL loses its project query only */
+	snprintf(op, sizeof(op), "/1.0/operations/ab?project=default");
+	incus_op_trim(op);
+	CHECK_STR(op, "/1.0/operations/ab");
+	snprintf(op, sizeof(op), "/1.0/operations/ab?project=x&target=y");
+	incus_op_trim(op);
+	CHECK_STR(op, "/1.0/operations/ab?project=x&target=y");
 }

@@ -244,6 +244,9 @@ struct dr_opts {
 	int probe_boxes;	/* run the in-box checks in running boxes */
 	char probe_addr[64];	/* a public address:port (routing) */
 	char probe_name[128];	/* a public name (DNS) */
+	int rejoin;		/* a cluster member that holds the contract
+				   again rejoins group box (--fix) */
+	int members;		/* --members: a probe box on every member */
 	char *const *boxes;	/* only these boxes (NULL: every box) */
 	int nboxes;
 };

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "host/stack/firewall.h"
 #include "host/stack/pool.h"
 #include "incus/acl.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
@@ -377,6 +379,7 @@ dh_find_dnsmasq(struct dr_dnsmasq *dm)
 {
 	char path[64], buf[4096];
 	struct dirent *de;
+	struct stat self, ns;
 	ssize_t n;
 	DIR *d = opendir("/proc");
 	int pid, found = 0;
@@ -384,12 +387,21 @@ dh_find_dnsmasq(struct dr_dnsmasq *dm)
 	memset(dm, 0, sizeof(*dm));
 	if (d == NULL)
 		return 0;
+	/* only a dnsmasq of this network namespace serves this kernel's
+	 * bridge (a cluster member beside others on one machine, a test
+	 * world's namespaces) */
+	if (stat("/proc/self/ns/net", &self) < 0)
+		self.st_ino = 0;
 	while (!found && (de = readdir(d)) != NULL) {
 		pid = atoi(de->d_name);
 		if (pid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 		n = slurp(path, buf, sizeof(buf));
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		if (self.st_ino != 0 && (stat(path, &ns) < 0 ||
+		    ns.st_ino != self.st_ino || ns.st_dev != self.st_dev))
+			continue;
 		if (n > 0 && dr_dnsmasq_argv(buf, (size_t)n, BR, dm) &&
 		    !zombie(pid))
 			found = pid;
@@ -1187,8 +1199,8 @@ box_probe(struct dh_ctx *h, const struct incus_instance *in,
 	dr_box_probe_ns(&bt, h->r, h->o);
 }
 
-static void
-check_box(struct dh_ctx *h, const struct incus_instance *in)
+void
+dh_check_box(struct dh_ctx *h, const struct incus_instance *in)
 {
 	char subject[80], nicname[32], why[320];
 	const struct incus_device *nic;
@@ -1241,7 +1253,15 @@ check_boxes(struct dh_ctx *h)
 		    !wanted(h->o, l.v[i].name))
 			continue;
 		n++;
-		check_box(h, &l.v[i]);
+		if (!incus_cluster_local(h->self, l.v[i].location)) {
+			dr_add(h->r, "box.member", "cluster", DR_INFO, NULL,
+			    "box %s is on member %s: its layers are that "
+			    "member's kernel's (box doctor there, or box "
+			    "doctor --members)", l.v[i].name,
+			    l.v[i].location);
+			continue;
+		}
+		dh_check_box(h, &l.v[i]);
 	}
 	incus_instance_list_free(&l);
 	if (n == 0)
@@ -1282,6 +1302,15 @@ dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 	check_signature(&h);
 	dh_read_kernel(&h);
 	check_daemon(&h);
+	if (h.daemon) {
+		struct box_err ce;
+
+		err_clear(&ce);
+		if (incus_cluster_self(&h.c, h.self, sizeof(h.self), &ce) < 0)
+			dr_add(r, "cluster", "cluster", DR_WARN, NULL, "whether "
+			    "this daemon is a cluster member is not known: %s",
+			    ce.msg);
+	}
 	if (h.daemon && dh_read_network(&h) == 0) {
 		r->fresh = 1;
 		dr_add(r, "bridge", S_NET, DR_INFO, "box setup-host", "no box "
@@ -1299,6 +1328,8 @@ dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 		check_profile(&h);
 		check_ports(&h);
 		check_boxes(&h);
+		if (h.self[0] != '\0')
+			dh_check_cluster(&h);
 	} else if (!h.daemon && h.br_ifindex != 0) {
 		/* Without the daemon, the kernel layers can still be read. */
 		check_firewall(&h, &fw);

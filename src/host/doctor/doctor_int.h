@@ -41,7 +41,15 @@ struct dh_ctx {
 	int nports;		/* -1: unreadable */
 	int dnsmasq_pid;
 	struct dr_dnsmasq dm;	/* what its command line says */
+	char self[64];		/* on a cluster: this member ("" standalone) */
 };
+
+/* On a cluster: this member's place in group box, which goes with its
+ * firewall (doctor_cluster.c), and --members' probe box per member. */
+void dh_check_cluster(struct dh_ctx *h);
+/* One box on this host, checked and (probe_boxes) probed. */
+struct incus_instance;
+void dh_check_box(struct dh_ctx *h, const struct incus_instance *in);
 
 int dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o);
 /* Each box's egress policy and whether the kernel holds it

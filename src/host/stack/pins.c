@@ -8,6 +8,7 @@
 
 #include "box/lease.h"
 #include "host/stack/sysd.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/network.h"
 #include "net/nl.h"
@@ -183,10 +184,17 @@ pins_collect(struct incus *c, const char *bridge, uint32_t net,
 {
 	struct incus_instance_list list;
 	struct incus_leases l;
+	struct box_err ce;
+	char self[64];
 	size_t i, d;
 	int rc;
 
 	p->n = p->nconflict = 0;
+	/* on a cluster, only this member's instances are on this kernel
+	 * (a daemon that does not say is taken as standalone: all are) */
+	err_clear(&ce);
+	if (incus_cluster_self(c, self, sizeof(self), &ce) < 0)
+		self[0] = '\0';
 	if ((rc = incus_network_leases(c, bridge, &l, e)) < 0)
 		return rc;
 	if ((rc = incus_instance_list(c, NULL, INCUS_INST_ALL, &list, e)) < 0) {
@@ -196,6 +204,8 @@ pins_collect(struct incus *c, const char *bridge, uint32_t net,
 	for (i = 0; i < list.n; i++) {
 		const struct incus_instance *in = &list.v[i];
 
+		if (!incus_cluster_local(self, in->location))
+			continue;
 		for (d = 0; d < in->expanded_devices.n; d++)
 			if (on_bridge(&in->expanded_devices.v[d].kv, bridge))
 				add_nic(p, in, in->expanded_devices.v[d].name,
@@ -424,35 +434,55 @@ out:
 	return rc;
 }
 
-int
-pins_hook_text(const char *bin, char *buf, size_t cap)
+/* A path that goes into a shell script: absolute, nothing to quote. */
+static int
+plain_path(const char *p)
 {
 	size_t i;
+
+	if (p == NULL || p[0] != '/')
+		return 0;
+	for (i = 0; p[i] != '\0'; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		    (p[i] >= 'A' && p[i] <= 'Z') ||
+		    (p[i] >= '0' && p[i] <= '9') || p[i] == '/' ||
+		    p[i] == '_' || p[i] == '.' || p[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* dir: the daemon's directory when it is not the default one (a cluster
+ * member's own INCUS_DIR), said to the sync; NULL otherwise. */
+static int
+hook_text(const char *bin, const char *dir, char *buf, size_t cap)
+{
 	int w;
 
-	/* bin goes into a shell script: absolute, and nothing to quote */
-	if (bin == NULL || bin[0] != '/')
+	if (!plain_path(bin) || (dir != NULL && !plain_path(dir)))
 		return -EINVAL;
-	for (i = 0; bin[i] != '\0'; i++)
-		if (!((bin[i] >= 'a' && bin[i] <= 'z') ||
-		    (bin[i] >= 'A' && bin[i] <= 'Z') ||
-		    (bin[i] >= '0' && bin[i] <= '9') || bin[i] == '/' ||
-		    bin[i] == '_' || bin[i] == '.' || bin[i] == '-'))
-			return -EINVAL;
 	w = snprintf(buf, cap, "#!/bin/sh\n"
 	    "# box: dnsmasq runs this at every lease change (dhcp-script);\n"
 	    "# box binds each port of the bridge to its instance's pinned MAC\n"
 	    "# and address again.  Its arguments (from the box) are not used.\n"
-	    "exec %s firewall sync </dev/null >/dev/null 2>&1\n", bin);
+	    "exec %s%s%s%s firewall sync </dev/null >/dev/null 2>&1\n",
+	    dir ? "env INCUS_DIR=" : "", dir ? dir : "", dir ? " " : "", bin);
 	return w < 0 || (size_t)w >= cap ? -ENOSPC : 0;
+}
+
+int
+pins_hook_text(const char *bin, char *buf, size_t cap)
+{
+	return hook_text(bin, NULL, buf, cap);
 }
 
 int
 pins_install_hook(const char *bin, struct box_err *e)
 {
+	const char *dir = incus_daemon_dir();
 	char text[1024];
 
-	if (pins_hook_text(bin, text, sizeof(text)) < 0)
+	if (hook_text(bin, strcmp(dir, "/var/lib/incus") == 0 ? NULL : dir,
+	    text, sizeof(text)) < 0)
 		return err_set(e, -EINVAL, "the lease hook cannot name '%s'",
 		    bin);
 	return sysd_write_atomic(CONTRACT_DHCP_HOOK, text, strlen(text), 0755,

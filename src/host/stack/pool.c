@@ -18,6 +18,7 @@
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "host/stack/sysd.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/storage.h"
 #include "util/text.h"
@@ -352,11 +353,14 @@ create(struct incus *c, const char *name, const char *driver,
 	char size[32];
 	int rc;
 
-	if (size_gib > 0) {
-		snprintf(size, sizeof(size), "%uGiB", size_gib);
-		if (incus_kv_set(&p.config, "size", size) < 0)
-			return err_set(e, -ENOMEM, "out of memory");
-	}
+	snprintf(size, sizeof(size), "%uGiB", size_gib);
+	/* on a cluster the size is each member's (its pending part) */
+	if ((rc = incus_cluster_pending(c, 1, name, driver, size_gib > 0 ? "size" : NULL, size, e)) < 0)
+		return rc;
+	if (rc == 1)
+		size_gib = 0;
+	if (size_gib > 0 && incus_kv_set(&p.config, "size", size) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
 	rc = incus_pool_create(c, &p, e);
 	incus_kv_free(&p.config);
 	return rc;

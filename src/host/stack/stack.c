@@ -11,6 +11,7 @@
 #include "host/stack/egress_fw.h"
 #include "host/stack/subnet.h"
 #include "incus/acl.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "incus/network.h"
 #include "incus/profile.h"
@@ -397,7 +398,9 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 		/* PATCH merges: keys box does not own stay as the admin set
 		 * them. */
 		rc = incus_network_patch(c, STACK_BRIDGE, &want.config, e);
-	else
+	else if ((rc = incus_cluster_pending(c, 0, STACK_BRIDGE,
+	    "bridge", NULL, NULL, e)) >= 0)
+		/* on a cluster, each member's part is pending by now */
 		rc = incus_network_create(c, &want, e);
 	incus_kv_free(&want.config);
 	if (rc == 0)

@@ -17,6 +17,7 @@
 #include "host/stack/stack.h"
 #include "host/stack/sysd.h"
 #include "incus/api.h"
+#include "incus/cluster.h"
 #include "incus/instance.h"
 #include "model/names.h"
 
@@ -34,7 +35,7 @@ static const struct stack_obj objects[] = {
 
 /* Tagged instances, one at a time; the first failure stops the teardown. */
 static int
-delete_boxes(struct incus *c, int *left, struct box_err *e)
+delete_boxes(struct incus *c, const char *self, int *left, struct box_err *e)
 {
 	struct incus_instance_list l;
 	size_t i;
@@ -45,7 +46,8 @@ delete_boxes(struct incus *c, int *left, struct box_err *e)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < l.n && rc == 0; i++) {
-		if (!box_tagged(&l.v[i], NULL))
+		if (!box_tagged(&l.v[i], NULL) ||
+		    !incus_cluster_local(self, l.v[i].location))
 			continue;
 		if (!box_name_ok(l.v[i].name)) {
 			(*left)++;
@@ -82,7 +84,8 @@ delete_objects(struct incus *c, struct box_err *e)
 
 /* Nothing of the stack may survive; name whatever did. */
 static int
-assert_absent(struct incus *c, const char *loop, struct box_err *e)
+assert_absent(struct incus *c, const char *self, int shared,
+    const char *loop, struct box_err *e)
 {
 	char left[512] = "";
 	struct fw_status fw;
@@ -91,7 +94,7 @@ assert_absent(struct incus *c, const char *loop, struct box_err *e)
 	size_t i, k;
 	int boxes = 0;
 
-	for (i = 0; i < NOBJ; i++) {
+	for (i = 0; shared && i < NOBJ; i++) {
 		err_clear(&ignore);
 		if (stack_obj_exists(c, &objects[i], &ignore) == 1)
 			snprintf(left + strlen(left), sizeof(left) - strlen(left),
@@ -100,7 +103,8 @@ assert_absent(struct incus *c, const char *loop, struct box_err *e)
 	err_clear(&ignore);
 	if (incus_instance_list(c, NULL, 0, &l, &ignore) == 0) {
 		for (k = 0; k < l.n; k++)
-			boxes += box_tagged(&l.v[k], NULL);
+			boxes += box_tagged(&l.v[k], NULL) &&
+			    incus_cluster_local(self, l.v[k].location);
 		incus_instance_list_free(&l);
 	}
 	if (boxes > 0)
@@ -113,12 +117,13 @@ assert_absent(struct incus *c, const char *loop, struct box_err *e)
 		if (fw.bridge_table)
 			strcat(left, " nft:bridge/box");
 	}
-	if (pool_own_left(c, loop)) {
+	if (shared && pool_own_left(c, loop)) {
 		strcat(left, " storage-pools/" CONTRACT_OWN_POOL);
 		if (loop[0] != '\0' && strlen(left) + strlen(loop) + 2 <
-		    sizeof(left))
-			snprintf(left + strlen(left), sizeof(left) -
-			    strlen(left), " %s", loop);
+		    sizeof(left)) {
+			strcat(left, " ");
+			strcat(left, loop);
+		}
 	}
 	if (access(SYSD_UNIT_PATH, F_OK) == 0)
 		strcat(left, " " SYSD_UNIT_PATH);
@@ -130,21 +135,76 @@ assert_absent(struct incus *c, const char *loop, struct box_err *e)
 	return 0;
 }
 
+/*
+ * On a cluster: this member leaves group box (read back) before anything
+ * goes; the shared objects go only with --cluster, and only when no other
+ * member is left in the group.  *shared: remove them.
+ */
+static int
+leave_cluster(struct incus *c, const struct incus_cluster *k, int all,
+    int *shared, struct box_err *e)
+{
+	char others[512] = "";
+	size_t i;
+	int rc;
+
+	for (i = 0; i < k->n; i++)
+		if (k->m[i].in_group && strcmp(k->m[i].name, k->self) != 0)
+			snprintf(others + strlen(others), sizeof(others) -
+			    strlen(others), " %s", k->m[i].name);
+	if (all && others[0] != '\0') {
+		err_set(e, -EBUSY, "--cluster removes what every member "
+		    "shares, and members still hold the contract:%s", others);
+		err_fix(e, "box teardown-host on each of them first");
+		return -EBUSY;
+	}
+	if ((rc = incus_cluster_group_set(c, CONTRACT_GROUP, k->self, 0,
+	    e)) < 0)
+		return rc;
+	fprintf(stderr, "box: cluster  member %s left group %s (read back): "
+	    "no new box lands here\n", k->self, CONTRACT_GROUP);
+	*shared = all;
+	if (!all)
+		fprintf(stderr, "box: cluster  the shared objects (profile, "
+		    "bridge, ACL) stay%s%s; on the last member: box "
+		    "teardown-host --cluster\n", others[0] ? " for" : "",
+		    others);
+	return 0;
+}
+
 int
-stack_teardown(int purge, struct box_err *e)
+stack_teardown(int purge, int all, struct box_err *e)
 {
 	char *purge_cmd[] = { "apt-get", "purge", "-y", "incus", NULL };
+	struct incus_cluster k;
 	struct incus c;
 	char loop[512] = "";
-	int rc, left = 0, pooled = 0;
+	int rc, left = 0, pooled = 0, shared = 1;
 
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	rc = delete_boxes(&c, &left, e);
-	if (rc == 0)
+	/* a daemon that cannot say is taken as standalone, unless the
+	 * caller asked for the cluster's teardown */
+	if ((rc = incus_cluster_read(&c, CONTRACT_GROUP, &k, e)) < 0 &&
+	    !all) {
+		err_clear(e);
+		memset(&k, 0, sizeof(k));
+		rc = 0;
+	}
+	if (rc == 0 && !k.on && all)
+		rc = err_usage(e, "--cluster is for a member of an Incus "
+		    "cluster; this daemon is standalone");
+	if (rc == 0 && k.on)
+		rc = leave_cluster(&c, &k, all, &shared, e);
+	if (rc < 0) {
+		incus_close(&c);
+		return rc;
+	}
+	rc = delete_boxes(&c, k.self, &left, e);
+	if (rc == 0 && shared)
 		rc = delete_objects(&c, e);
-	if (rc == 0)
+	if (rc == 0 && shared)
 		rc = pool_remove_own(&c, &pooled, loop, sizeof(loop), e);
 	if (rc == 0 && pooled)
 		fprintf(stderr, "box: removed storage-pools/%s%s%s\n",
@@ -157,7 +217,7 @@ stack_teardown(int purge, struct box_err *e)
 	if (rc == 0)
 		rc = sysd_remove_unit(e);
 	if (rc == 0)
-		rc = assert_absent(&c, loop, e);
+		rc = assert_absent(&c, k.self, shared, loop, e);
 	incus_close(&c);
 	if (rc == 0 && purge) {
 		setenv("DEBIAN_FRONTEND", "noninteractive", 1);

@@ -11,7 +11,12 @@
 
 #include "util/err.h"
 
-/* Take it all apart; purge_incus: then apt-get purge incus. */
-int stack_teardown(int purge_incus, struct box_err *e);
+/*
+ * Take it all apart; purge_incus: then apt-get purge incus.  On a member
+ * of an Incus cluster: this member's part (it leaves group box first,
+ * read back; its boxes, its kernel layers), and the shared objects only
+ * with all (--cluster), refused while another member is in the group.
+ */
+int stack_teardown(int purge_incus, int all, struct box_err *e);
 
 #endif

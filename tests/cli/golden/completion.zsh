@@ -18,7 +18,7 @@ _box()
 		return
 	fi
 	case $words[2] in
-	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --egress --idle-stop --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --egress=- --idle-stop=-'; args='-' ;;
+	new|create|launch) opts='--name --template --from --cpu --memory --disk --vm --container --image --target --egress --idle-stop --json --help'; vals='--name=- --template=template --from=box --cpu=- --memory=- --disk=- --image=- --target=- --egress=- --idle-stop=-'; args='-' ;;
 	templates) opts='--json --help'; vals=''; args='' ;;
 	list|ls|ps) opts='--json --format --quiet -q --help'; vals='--format==table,json,csv'; args='' ;;
 	info|show) opts='--json --help'; vals=''; args='box' ;;
@@ -34,7 +34,7 @@ _box()
 	export) opts='--instance-only --force -f --help'; vals=''; args='box file' ;;
 	import) opts='--name --force -f --json --help'; vals='--name=-'; args='file' ;;
 	rename) opts='--help'; vals=''; args='box -' ;;
-	move) opts='--pool --help'; vals='--pool=-'; args='box' ;;
+	move) opts='--pool --target --help'; vals='--pool=- --target=-'; args='box' ;;
 	down|stop|halt) opts='--force -f --help'; vals=''; args='box+' ;;
 	start|up) opts='--force -f --help'; vals=''; args='box+' ;;
 	restart|reboot) opts='--force -f --help'; vals=''; args='box+' ;;
@@ -44,12 +44,12 @@ _box()
 	expose) opts='--list --json --remove --help'; vals='--remove=-'; args='box - -' ;;
 	incus) opts='--help'; vals=''; args='box' ;;
 	setup-host) opts='--pool --dry-run --json --help'; vals='--pool=-'; args='' ;;
-	teardown-host) opts='--purge-incus --yes -y --help'; vals=''; args='' ;;
+	teardown-host) opts='--purge-incus --cluster --yes -y --help'; vals=''; args='' ;;
 	migrate-host) opts='--box --all-boxes --retire-legacy --force -f --help'; vals='--box=box'; args='' ;;
 	firewall) opts='--subnet --conn-max --json --help'; vals='--subnet=- --conn-max=-'; args='=apply,show,sync,block - -' ;;
 	grant) opts='--gpu --accept-daemon-risk --help'; vals=''; args='-' ;;
 	revoke) opts='--purge --force -f --help'; vals=''; args='-' ;;
-	doctor|check) opts='--fix --pin-dns --json --help'; vals=''; args='box+' ;;
+	doctor|check) opts='--fix --pin-dns --members --json --help'; vals=''; args='box+' ;;
 	verify) opts='--json --help'; vals=''; args='box' ;;
 	whereami) opts='--json --help'; vals=''; args='' ;;
 	config) opts='--json --help'; vals=''; args='' ;;
