@@ -293,8 +293,12 @@ life_clone_up(struct incus *c, const char *name, int vm,
 			return rc;
 	}
 	step(p, stage, "address", "reading the address Incus pinned for it");
-	/* written as its NIC starts: there at once, or after a moment */
-	until = clock_ms() + 2000;
+	/*
+	 * Written as its NIC starts: there when the start returns (a moment
+	 * more at most); none by then is a NIC with no pin, or a box on
+	 * another cluster member, whose files are not this host's.
+	 */
+	until = clock_ms() + 300;
 	while ((rc = pinned(c, name, vm ? NULL : pre, addr, cap, net,
 	    sizeof(net), self, sizeof(self), &a, e)) == 0 &&
 	    clock_ms() < until && clock_ms() < deadline &&
