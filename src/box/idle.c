@@ -209,3 +209,27 @@ box_idle_sweep_once(void)
 	box_idle_sweep(&c);
 	incus_close(&c);
 }
+
+void
+box_idle_touch(struct incus *c, const struct incus_instance *in)
+{
+	const char *mk = incus_kv_get(&in->config, IDLE_MARK_KEY);
+	struct incus_kvs kv = { 0 };
+	struct idle_mark m = { 0, 0, 0, 0 };
+	struct box_err e;
+	char val[80];
+
+	if (incus_kv_get(&in->config, IDLE_KEY) == NULL)
+		return;
+	if (mk == NULL || idle_mark_parse(mk, &m) < 0)
+		m.cpu_ns = 0;	/* the next check finds CPU used: active */
+	m.last = m.at = (long long)time(NULL);
+	m.session = 0;		/* ended: idle from this moment on */
+	snprintf(val, sizeof(val), "%lld:%lld:%lld:%d", m.last, m.cpu_ns,
+	    m.at, m.session);
+	err_clear(&e);
+	if (incus_kv_set(&kv, IDLE_MARK_KEY, val) == 0)
+		incus_instance_patch(c, in->name, &kv, NULL, in->description,
+		    0, &e);
+	incus_kv_free(&kv);
+}

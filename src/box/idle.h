@@ -19,13 +19,15 @@
  * (Incus's last_used_at), its
  * counter went backwards (a restart), or it used more than
  * IDLE_CPU_PERMILLE of one CPU over min(the gap, its idle-stop).  The
- * first check of a box only marks it.  A session that opened and closed
- * between two checks is seen only through the CPU it used.
+ * first check of a box only marks it.  box's own sessions also mark
+ * their end (box_idle_touch); a session of another client that opened
+ * and closed between two checks is seen only through the CPU it used.
  */
 #ifndef BOX_IDLE_H
 #define BOX_IDLE_H
 
 #include "incus/api.h"
+#include "incus/instance.h"
 #include "util/err.h"
 
 #define IDLE_KEY	"user.box.idle-stop"
@@ -57,6 +59,13 @@ int idle_judge(struct idle_mark *m, int have, long long now,
  * left for the next check.
  */
 void box_idle_sweep(struct incus *c);
+/*
+ * A session of box's own (exec, shell, root, tmux) has just ended on in:
+ * when it has an idle-stop, its mark says it was active now, so a session
+ * that opened and closed between two checks is not missed.  Failures are
+ * ignored (the next check judges as before).
+ */
+void box_idle_touch(struct incus *c, const struct incus_instance *in);
 /* The same on a connection of its own (box new). */
 void box_idle_sweep_once(void);
 

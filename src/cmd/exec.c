@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/idle.h"
 #include "box/box.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
@@ -159,6 +160,7 @@ session_run_opts(const char *name, char *const *cmd, int ncmd, int flags,
     const struct session_opts *so, struct box_err *e)
 {
 	struct exec_status st;
+	struct incus_instance in;
 	struct box_info bi;
 	struct incus c;
 	int rc, interactive = isatty(0) && isatty(1);
@@ -175,8 +177,11 @@ session_run_opts(const char *name, char *const *cmd, int ncmd, int flags,
 	rc = incus_init(&c, e);
 	if (rc < 0)
 		return rc;
-	rc = box_resolve(&c, name, &bi, e);
-	if (rc == 0 && !bi.running) {
+	if ((rc = box_get(&c, name, 0, &in, &bi, e)) < 0) {
+		incus_close(&c);
+		return rc;
+	}
+	if (!bi.running) {
 		err_set(e, -EINVAL, "box '%s' is %s — it must be running",
 		    name, bi.status[0] ? bi.status : "not running");
 		err_fix(e, "box start %s", name);
@@ -185,6 +190,9 @@ session_run_opts(const char *name, char *const *cmd, int ncmd, int flags,
 	if (rc == 0)
 		rc = session_exec(&c, &bi, (flags & SESSION_ROOT) != 0, cmd,
 		    ncmd, interactive, so, &st, e);
+	/* a session seen by the idle check only while open: its end, too */
+	box_idle_touch(&c, &in);
+	incus_instance_free(&in);
 	incus_close(&c);
 	if (rc < 0)
 		return rc;

@@ -307,6 +307,20 @@ TEST(egress_plan_keeps_exactly_the_policys_names)
 	n = egfw_plan(&b, old, 5, fresh, 3, out, 1, &dropped);
 	CHECK_INT(n, 1);
 
+	/* Refreshed by the allow rule past its own timeout (a 60 s answer
+	 * with 3000 s left): sent back, the kernel would refuse expiration >
+	 * timeout, so the element's timeout grows to what it has left. */
+	old[1] = el4(0x0a000002, "b.test", 3000000);
+	old[1].timeout_ms = 60000;
+	old[2] = el4(0x0a000003, "files.pypi.org", 30000);
+	old[2].timeout_ms = 60000;
+	n = egfw_plan(&b, old + 1, 2, fresh, 0, out, 8, NULL);
+	CHECK_INT(n, 2);
+	CHECK_INT(out[0].timeout_ms, 3000000);
+	CHECK_INT(out[0].expires_ms, 3000000);
+	CHECK_INT(out[1].timeout_ms, 60000);	/* within its own: as it was */
+	CHECK_INT(out[1].expires_ms, 30000);
+
 	/* An open policy covers nothing: the set empties. */
 	b.pol.mode = EGRESS_OPEN;
 	CHECK_INT(egfw_plan(&b, old, 5, fresh, 3, out, 8, NULL), 0);

@@ -362,6 +362,15 @@ egfw_plan(const struct egfw_box *b, const struct nft_set_elem *old,
 		}
 		out[k] = *o;
 		out[k].dlen = 0;
+		/*
+		 * The allow rule's update restarts an element's clock at the
+		 * SET's timeout (an hour), not its own: an answer held for its
+		 * 60 s TTL then has more time left than its timeout, and the
+		 * kernel refuses such an element (ERANGE) when it is sent back
+		 * as it was dumped.  It keeps the time the kernel gave it.
+		 */
+		if (out[k].timeout_ms && out[k].expires_ms > out[k].timeout_ms)
+			out[k].timeout_ms = out[k].expires_ms;
 		k++;
 	}
 	for (i = 0; i < nfresh; i++) {
