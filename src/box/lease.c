@@ -3,6 +3,7 @@
  * read, never written, and anything in them that does not parse counts as
  * absent (no address), never as a guess.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -309,6 +310,59 @@ lease_read_pin(const char *net, const char *inst, const char *dev,
 	if (rc < 0)
 		return rc;
 	pin->state = 1;
+	return 0;
+}
+
+int
+lease_read_pin_hw(const char *net, const char *inst, const char *dev,
+    const char *hw, struct lease_pin *pin)
+{
+	unsigned char mac[6];
+
+	pin->state = 0;
+	pin->addr = 0;
+	if (hw == NULL || strlen(hw) != 17 || mac_parse(hw, mac) < 0)
+		return -EINVAL;
+	return lease_read_pin(net, inst, dev, mac, pin);
+}
+
+int
+lease_pin_holder(const char *net, const char *self, uint32_t addr,
+    char *who, size_t cap)
+{
+	char dir[512], path[800], m[18], *text, *dot;
+	unsigned char mac[6];
+	struct dirent *d;
+	uint32_t a;
+	ssize_t n;
+	DIR *dp;
+	int seen = 0, rc;
+
+	who[0] = '\0';
+	if ((rc = lease_path(net, "dnsmasq.hosts", dir, sizeof(dir))) < 0)
+		return rc;
+	if ((dp = opendir(dir)) == NULL)
+		return -errno;
+	while ((d = readdir(dp)) != NULL && seen++ < LEASE_PINS_MAX) {
+		if (!segment_ok(d->d_name) || strcmp(d->d_name, self) == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if ((n = slurp_capped(path, &text, 4096)) < 0)
+			continue;
+		/* "MAC,IP[,name]": the file's own MAC, then its address */
+		a = 0;
+		snprintf(m, sizeof(m), "%.17s", text);
+		rc = mac_parse(m, mac) == 0 ?
+		    mac_static_parse(text, (size_t)n, mac, &a) : -EINVAL;
+		free(text);
+		if (rc == 0 && a == addr) {
+			snprintf(who, cap, "%s", d->d_name);
+			if ((dot = strrchr(who, '.')) != NULL)
+				*dot = '\0';
+			break;
+		}
+	}
+	closedir(dp);
 	return 0;
 }
 

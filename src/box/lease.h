@@ -73,6 +73,20 @@ int lease_read(const char *net, struct leases *l);
 int lease_read_pin(const char *net, const char *inst, const char *dev,
     const unsigned char mac[6], struct lease_pin *pin);
 
+/* The same, the MAC as Incus writes it ("10:66:6a:..."): -EINVAL if not. */
+int lease_read_pin_hw(const char *net, const char *inst, const char *dev,
+    const char *hw, struct lease_pin *pin);
+
+/*
+ * Another NIC's pin on net holding addr (host order): the instance part
+ * of its file's name ("<inst>" or "<project>_<inst>") into who, "" when
+ * none.  self ("<inst>.<dev>") is skipped; at most LEASE_PINS_MAX files
+ * are read.  0, or -errno when the directory cannot be read.
+ */
+#define LEASE_PINS_MAX 4096
+int lease_pin_holder(const char *net, const char *self, uint32_t addr,
+    char *who, size_t cap);
+
 /*
  * The lease time of the IPv4 range in Incus's record of the network's
  * dnsmasq (dnsmasq.pid: its arguments): 0 and *secs (0 = infinite), or

@@ -205,7 +205,7 @@ life_snapshot(struct incus *c, const char *name, const char *label,
 
 int
 life_mark(struct incus *c, const char *name, const char *label,
-    const char *pool, const char *meaning)
+    const char *pool, const char *known, const char *meaning)
 {
 	char knob[64], drv[32];
 	const char *v;
@@ -226,11 +226,16 @@ life_mark(struct incus *c, const char *name, const char *label,
 		return 0;
 	}
 	err_clear(&le);
-	if (life_pool_driver(c, pool, drv, sizeof(drv), &le) < 0) {
+	drv[0] = '\0';
+	if (known != NULL && known[0] != '\0')
+		snprintf(drv, sizeof(drv), "%s", known);
+	else if (life_pool_driver(c, pool, drv, sizeof(drv), &le) < 0) {
+		drv[0] = '\0';
 		life_say("warning: could not read storage pool %s's driver "
 		    "(%s); taking the '%s' snapshot anyway", pool, le.msg,
 		    label);
-	} else if (strcmp(drv, "dir") == 0) {
+	}
+	if (strcmp(drv, "dir") == 0) {
 		life_say("skipping the '%s' snapshot: storage pool '%s' uses "
 		    "the dir driver, which has no copy-on-write (every "
 		    "snapshot is a full copy of the disk).", label, pool);

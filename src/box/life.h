@@ -90,10 +90,11 @@ int life_snapshot(struct incus *c, const char *name, const char *label,
 /*
  * An automatic snapshot (pristine, bootstrapped): skipped, loudly, when
  * BOX_SNAPSHOT_<LABEL>=0 or the pool has no copy-on-write (dir); a failure
- * is a warning, never fatal.  1 when taken, 0 when not.
+ * is a warning, never fatal.  drv is the pool's driver when the caller has
+ * read it already ("" or NULL: read here).  1 when taken, 0 when not.
  */
 int life_mark(struct incus *c, const char *name, const char *label,
-    const char *pool, const char *meaning);
+    const char *pool, const char *drv, const char *meaning);
 
 /*
  * Write data[0..n) into box name at path through the files API, as root:

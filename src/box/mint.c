@@ -231,6 +231,8 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 	SET("user.box.schema", MINT_SCHEMA);
 	SET("user.box.version", BOX_VERSION);
 	SET("user.box.image", p->image);
+	if (p->fingerprint != NULL)
+		SET("user.box.image.fingerprint", p->fingerprint);
 	SET("user.box.mode", p->vm ? "vm" : "container");
 	SET("user.box.mode.asked", p->mode_asked);
 	SET("user.box.created", p->created);
@@ -287,6 +289,7 @@ mint_spec(const struct mint_plan *p, struct mint_spec *s, struct box_err *e)
 		s->n.alias = p->image + 7;
 	} else {
 		s->n.alias = p->image;
+		s->n.fingerprint = p->fingerprint;
 	}
 	return 0;
 }

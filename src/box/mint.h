@@ -72,6 +72,9 @@ struct mint_plan {
 	const char *created, *user_data;
 	const char *owner;		/* the minting uid (user.box.owner) */
 	const char *egress;		/* user.box.egress, or NULL: open */
+	/* a local image: the fingerprint its alias named, created from and
+	 * stamped (user.box.image.fingerprint); NULL: by alias */
+	const char *fingerprint;
 	const char *target;		/* cluster placement, or NULL */
 	const char *idle_stop;		/* user.box.idle-stop (s), or NULL */
 	int vm, autostart;

@@ -41,6 +41,7 @@
 #include "box/each.h"
 #include "box/conf.h"
 #include "box/egress.h"
+#include "box/identity.h"
 #include "box/input.h"
 #include "box/life.h"
 #include "box/mint.h"
@@ -48,6 +49,7 @@
 #include "box/place.h"
 #include "box/template.h"
 #include "box/tier.h"
+#include "box/waits.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/exec.h"
@@ -59,6 +61,14 @@
 #include "util/text.h"
 
 #define DEFAULT_BUDGET_S 600
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
 
 /* How cloud-init finished, when it did not fail. */
 enum { CI_DONE, CI_ABSENT, CI_DISABLED, CI_DEGRADED };
@@ -76,6 +86,7 @@ struct run {
 	const char *egress;	/* --egress, or NULL */
 	int fork, slow;		/* box fork (--slow) */
 	struct box_mint_out *out;	/* what the verb prints at the end */
+	char drv[32];		/* the pool's driver, "" when unread */
 	char target[80];	/* on a cluster: a member or "@box" */
 };
 
@@ -243,8 +254,8 @@ user_name_ok(const char *u)
  * stamped, and said.  *user receives the user in force.
  */
 static int
-settle_user(struct run *r, const char *want, int kind, const char **user,
-    struct box_err *e)
+settle_user(struct run *r, const char *want, int kind, int known,
+    const char **user, struct box_err *e)
 {
 	static const char probe[] =
 	    "while IFS=: read -r n _; do\n"
@@ -260,7 +271,11 @@ settle_user(struct run *r, const char *want, int kind, const char **user,
 		return 0;
 	err_clear(&le);
 	rc = -EINVAL;
-	if (user_name_ok(want)) {
+	if (known >= 0) {
+		/* cloud-init's last probe read /etc/passwd already */
+		snprintf(out, sizeof(out), "%s", known ? "present" : "absent");
+		rc = code = 0;
+	} else if (user_name_ok(want)) {
 		snprintf(script, sizeof(script), "set -- '%s'\n%s", want,
 		    probe);
 		rc = life_sh(&r->c, r->name, script, out, sizeof(out), 20000,
@@ -378,39 +393,82 @@ cloud_init_modules(struct run *r, char *buf, size_t cap)
 	text_shown_in(buf, cap);
 }
 
+/*
+ * The probe prints cloud-init's status (or "absent"), then whether the
+ * template's user ($1) is in /etc/passwd as read after that status
+ * ("user:present", "user:absent", "user:-" for none asked), then the
+ * module cloud-init's log names last.
+ */
 static int
-cloud_init(struct run *r, const char *user, int *kind, char *mods,
-    size_t mcap, struct box_err *e)
+cloud_init(struct run *r, const char *user, int agent_first, int *kind,
+    int *known, char *mods, size_t mcap, struct box_err *e)
 {
 	static const char probe[] =
-	    "command -v cloud-init >/dev/null 2>&1 || { echo absent; exit 0; }\n"
+	    "u() { [ -n \"$1\" ] || { echo user:-; return; }\n"
+	    "  while IFS=: read -r n _; do\n"
+	    "    [ \"$n\" = \"$1\" ] && { echo user:present; return; }\n"
+	    "  done </etc/passwd; echo user:absent; }\n"
+	    "command -v cloud-init >/dev/null 2>&1 || { echo absent; u \"$1\";"
+	    " exit 0; }\n"
 	    "out=$(cloud-init status 2>&1); rc=$?\n"
 	    "s=$(printf '%s\\n' \"$out\" | sed -n 's/^status:[[:space:]]*//p'"
 	    " | head -n 1)\n"
 	    "echo \"${s:-unknown}|$rc\"\n"
+	    "u \"$1\"\n"
 	    "sed -n 's/.*Running module \\([a-z0-9_-]*\\).*/\\1/p' "
 	    "/var/log/cloud-init.log 2>/dev/null | tail -n 1\n";
-	char out[1024], status[64], modline[64], *nl, *bar;
+	char script[sizeof(probe) + 80], out[1024], status[64], modline[64];
+	char *nl, *bar;
 	struct box_err le;
-	int code, rc;
+	int code, rc, answered = !agent_first;
 
+	*known = -1;
+	snprintf(script, sizeof(script), "set -- '%s'\n%s",
+	    strcmp(user, "root") != 0 && user_name_ok(user) ? user : "",
+	    probe);
+	err_clear(&le);
 	for (;;) {
 		if (life_interrupted())
 			return err_set(e, -EINTR, "interrupted");
+		if (clock_ms() >= r->deadline && !answered) {
+			/* as life_wait_agent says it */
+			err_set(e, -ETIMEDOUT, "no command ran in %s before "
+			    "the time ran out%s%s%s", r->name, le.msg[0] ?
+			    " (last answer: " : "", le.msg, le.msg[0] ? ")" :
+			    "");
+			return -ETIMEDOUT;
+		}
 		if (clock_ms() >= r->deadline)
 			return err_set(e, -ETIMEDOUT, "cloud-init had not "
 			    "finished when the time ran out");
 		err_clear(&le);
-		rc = life_sh(&r->c, r->name, probe, out, sizeof(out), 20000,
+		rc = life_sh(&r->c, r->name, script, out, sizeof(out), 20000,
 		    &code, &le);
 		if (rc < 0) {
 			progress_note(&r->p, le.msg);
-			sleep(1);
+			if (answered)
+				sleep(1);
+			else
+				sleep_ms(500);
 			continue;
+		}
+		if (!answered) {
+			/* the agent answers: now cloud-init is waited for */
+			answered = 1;
+			stage(r, "cloud-init", "waiting for cloud-init");
 		}
 		nl = strchr(out, '\n');
 		if (nl != NULL)
 			*nl++ = '\0';
+		*known = -1;
+		if (nl != NULL && strncmp(nl, "user:present\n", 13) == 0)
+			*known = 1;
+		else if (nl != NULL && strncmp(nl, "user:absent\n", 12) == 0)
+			*known = 0;
+		if (nl != NULL)
+			nl = strchr(nl, '\n');
+		if (nl != NULL)
+			nl++;
 		snprintf(status, sizeof(status), "%.63s", out);
 		if (strcmp(status, "absent") == 0) {
 			progress_clear(&r->p);
@@ -527,14 +585,22 @@ struct fresh_args {
 	int mode;
 };
 
-/* The local image alias: exists, and of which type. */
+/*
+ * The local image alias: exists, of which type, and the fingerprint it
+ * names into fp (64 hex digits, else "": the create then goes by alias).
+ */
 static int
-local_image(struct run *r, const char *alias, int *type, struct box_err *e)
+local_image(struct run *r, const char *alias, int *type, char *fp,
+    size_t fcap, struct box_err *e)
 {
 	char t[32];
 	int rc;
 
-	rc = incus_instance_image_type(&r->c, alias, t, sizeof(t), e);
+	rc = incus_instance_image_type(&r->c, alias, t, sizeof(t), fp, fcap,
+	    e);
+	if (rc == 0 && (strlen(fp) != 64 ||
+	    strspn(fp, "0123456789abcdef") != 64))
+		fp[0] = '\0';
 	if (rc == -ENOENT) {
 		err_clear(e);
 		err_set(e, -ENOENT, "no local image '%s'", alias);
@@ -569,7 +635,7 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	struct mint_spec spec;
 	char mods[256] = "";
 	const char *user;
-	int rc, kind = CI_DONE;
+	int rc, kind = CI_DONE, known = -1;
 
 	stage(r, "create", "creating the instance");
 	rc = mint_spec(plan, &spec, e);
@@ -579,30 +645,40 @@ mint_stages(struct run *r, const struct template *t, struct mint_plan *plan,
 	}
 	if (rc < 0)
 		return failed(r, rc, e);
-	pin_fingerprint(r);
+	if (plan->fingerprint == NULL)
+		pin_fingerprint(r);
 	if ((rc = egress_before_start(r, plan->egress, e)) < 0)
 		return failed(r, rc, e);
 	stage(r, "start", "starting it");
 	if ((rc = start(r, e)) < 0)
 		return failed(r, rc, e);
+	/*
+	 * A container's first cloud-init probe is the agent's: it is retried
+	 * until a command runs (a VM's agent comes up later, waited for on
+	 * its own); the probe that sees cloud-init settled reads the user.
+	 */
 	stage(r, "agent", "waiting for the instance to answer");
-	if ((rc = life_wait_agent(&r->c, r->name, r->deadline, &r->p, e)) < 0)
-		return failed(r, rc, e);
-	stage(r, "cloud-init", "waiting for cloud-init");
-	if ((rc = cloud_init(r, t->user, &kind, mods, sizeof(mods), e)) < 0)
+	if (plan->vm) {
+		if ((rc = life_wait_agent(&r->c, r->name, r->deadline, &r->p,
+		    e)) < 0)
+			return failed(r, rc, e);
+		stage(r, "cloud-init", "waiting for cloud-init");
+	}
+	if ((rc = cloud_init(r, t->user, !plan->vm, &kind, &known, mods,
+	    sizeof(mods), e)) < 0)
 		return failed(r, rc, e);
 	progress_clear(&r->p);
 	r->stage = "user";
-	if ((rc = settle_user(r, t->user, kind, &user, e)) < 0)
+	if ((rc = settle_user(r, t->user, kind, known, &user, e)) < 0)
 		return failed(r, rc, e);
-	life_mark(&r->c, r->name, "pristine", plan->pool,
+	life_mark(&r->c, r->name, "pristine", plan->pool, r->drv,
 	    "the guest right after cloud-init, before anything converged");
 	if (t->role[0] != '\0') {
 		r->stage = "bootstrap";
 		r->deadline = clock_ms() + (long long)r->budget_s * 1000;
 		if ((rc = bootstrap(r, t->role, e)) < 0)
 			return failed(r, rc, e);
-		life_mark(&r->c, r->name, "bootstrapped", plan->pool,
+		life_mark(&r->c, r->name, "bootstrapped", plan->pool, r->drv,
 		    "converged by rig and untouched since");
 	}
 	life_say("minted %s in %.1fs%s%s%s", r->name,
@@ -713,6 +789,7 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	struct mint_plan plan;
 	const char *alias, *image, *repo, *ref, *disk_asked;
 	char pool[64], note[256], created[32], mem[32], dsk[32], owner[16];
+	char fp[80] = "";
 	int rc, remote, vm, itype = 0, uses_rig;
 	char *ud = NULL;
 
@@ -767,8 +844,11 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 		}
 		goto out;
 	}
-	if (!remote && (rc = local_image(r, alias, &itype, e)) < 0)
+	if (!remote && (rc = local_image(r, alias, &itype, fp, sizeof(fp),
+	    e)) < 0)
 		goto out;
+	if (fp[0] != '\0')
+		plan.fingerprint = fp;
 	if ((rc = host_caps(r, &host, e)) < 0)
 		goto out;
 	if ((rc = mint_mode(a->mode, itype, &t, &host, &vm, note,
@@ -777,13 +857,16 @@ fresh(struct run *r, const struct fresh_args *a, struct box_err *e)
 	plan.vm = vm;
 	if (note[0] != '\0' && (a->mode == MINT_CT || !said_before(note)))
 		life_say("%s", note);
-	if (!vm) {
-		char drv[32];
+	{
 		struct box_err le;
 
+		/* read once: the quota here, the pristine snapshot's choice */
 		err_clear(&le);
-		plan.quota = life_pool_driver(&r->c, pool, drv, sizeof(drv),
-		    &le) == 0 && incus_driver_quota(drv);
+		if (life_pool_driver(&r->c, pool, r->drv, sizeof(r->drv),
+		    &le) < 0)
+			r->drv[0] = '\0';
+		plan.quota = !vm && r->drv[0] != '\0' &&
+		    incus_driver_quota(r->drv);
 	}
 	if (!vm && !plan.quota && disk_asked != NULL)
 		life_say("note: --disk/BOX_DISK sizes a VM's disk; a container "
@@ -803,22 +886,28 @@ out:
 	return rc;
 }
 
+/* How many snapshots came along, and whether pristine is among them. */
 static void
-clone_snapshots_note(struct run *r, const char *snap)
+clone_snapshots_count(struct run *r, int *n, int *pristine)
 {
 	struct incus_snapshot_list l;
 	struct box_err le;
 	size_t s;
-	int n = 0, pristine = 0;
 
+	*n = *pristine = 0;
 	err_clear(&le);
 	if (incus_snapshot_list(&r->c, r->name, &l, &le) == 0) {
-		n = (int)l.n;
+		*n = (int)l.n;
 		for (s = 0; s < l.n; s++)
 			if (strcmp(l.v[s].name, "pristine") == 0)
-				pristine = 1;
+				*pristine = 1;
 	}
 	incus_snapshot_list_free(&l);
+}
+
+static void
+clone_snapshots_note(int n, int pristine, const char *snap)
+{
 	if (n > 0)
 		life_say("it brought its source's %d snapshot%s along%s", n,
 		    n == 1 ? "" : "s", pristine ? " (pristine among them: "
@@ -836,20 +925,15 @@ clone_snapshots_note(struct run *r, const char *snap)
  * full copy while it runs).  *cow says which; the source keeps running.
  */
 static int
-fork_pool(struct run *r, const char *src, int slow, int *cow,
+fork_pool(struct run *r, const struct incus_instance *in, int slow, int *cow,
     struct box_err *e)
 {
-	struct incus_instance in;
 	char pool[64], drv[32];
 	const char *p;
 	int rc;
 
-	rc = incus_instance_get(&r->c, src, 0, &in, e);
-	if (rc < 0)
-		return rc;
-	p = incus_dev_key(&in.expanded_devices, "root", "pool");
+	p = incus_dev_key(&in->expanded_devices, "root", "pool");
 	snprintf(pool, sizeof(pool), "%s", p != NULL ? p : "");
-	incus_instance_free(&in);
 	if ((rc = life_pool_driver(&r->c, pool, drv, sizeof(drv), e)) < 0)
 		return rc;
 	*cow = incus_driver_cow(drv, NULL);
@@ -858,30 +942,65 @@ fork_pool(struct run *r, const char *src, int slow, int *cow,
 	if (!slow) {
 		err_set(e, -EOPNOTSUPP, "box %s is on pool %s (%s): no "
 		    "copy-on-write snapshot, so a fork would copy every byte "
-		    "of the running box", src, pool, drv);
+		    "of the running box", in->name, pool, drv);
 		err_fix(e, "box fork %s %s --slow (a full copy while it runs), "
 		    "or put boxes on a copy-on-write pool: box setup-host "
-		    "--pool btrfs", src, r->name);
+		    "--pool btrfs", in->name, r->name);
 		return -EOPNOTSUPP;
 	}
 	life_say("pool %s (%s) has no copy-on-write: --slow copies all of "
 	    "%s while it runs (files it writes meanwhile may be caught "
-	    "half-written)", pool, drv, src);
+	    "half-written)", pool, drv, in->name);
 	return 0;
 }
 
+/* What is the source's alone (box/door.h): anything for the edit to drop. */
+static int
+has_doors(const struct incus_instance *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->devices.n; i++)
+		if (door_source_only(in->devices.v[i].name,
+		    &in->devices.v[i].kv))
+			return 1;
+	for (i = 0; i < in->config.n; i++)
+		if (door_source_key(in->config.v[i].key))
+			return 1;
+	return 0;
+}
+
+/*
+ * Clone (and fork).  The copy is made in one request that carries its
+ * stamps and its profile (a value "" removes a key the source had), so
+ * only a source with doors of its own needs the rewrite (GET + PUT) that
+ * drops them.  Its machine identity is written by a child (box/identity.h)
+ * while its egress policy goes into the kernel.  The clone is left as its
+ * source box is: a stopped box's clone stays stopped (an incus copy's end
+ * state; box start brings it up), a running box's clone (and a fork) is
+ * started and its address read from the pin Incus writes at the start.
+ * A fork of a running container on a copy-on-write pool copies the
+ * running instance itself (instance only: the daemon's copy is a
+ * copy-on-write snapshot of the live volume, the source never stopped and,
+ * on btrfs, never frozen); a VM, or --slow on dir, goes through a snapshot
+ * of its own, removed after.
+ */
 static int
 clone(struct run *r, const char *from, struct box_err *e)
 {
 	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
 	char src[128], snap[128], pool[64], now[32], addr[64], via[256];
 	const char *slash = strchr(from, '/'), *asked = from;
-	int forksnap = 0;
+	int forksnap = 0, direct = 0, vm, up, nsnap = 0, pristine = 0;
+	int leased = 0, have_cin = 0, rc, i;
 	struct incus_instance_new spec;
+	struct incus_instance sin, cin;
+	struct incus_kvs cfg = { 0 };
+	struct life_identity id;
 	struct box_info bi;
 	struct mint_kv kv;
 	struct life_edit ed;
-	int rc;
+	long long t;
 
 	snap[0] = '\0';
 	snprintf(src, sizeof(src), "%.*s", slash ? (int)(slash - from) :
@@ -893,7 +1012,7 @@ clone(struct run *r, const char *from, struct box_err *e)
 		    from);
 	if ((rc = life_require_stack(&r->c, pool, sizeof(pool), e)) < 0)
 		return rc;
-	if ((rc = box_resolve(&r->c, src, &bi, e)) < 0)
+	if ((rc = box_get(&r->c, src, 0, &sin, &bi, e)) < 0)
 		return rc;
 	if (snap[0] != '\0') {
 		struct incus_snapshot sn;
@@ -906,7 +1025,7 @@ clone(struct run *r, const char *from, struct box_err *e)
 			err_fix(e, "box info %s lists its snapshots", src);
 		}
 		if (rc < 0)
-			return rc;
+			goto out;
 	}
 	if ((rc = life_exists(&r->c, r->name, e)) != 0) {
 		if (rc > 0) {
@@ -915,20 +1034,24 @@ clone(struct run *r, const char *from, struct box_err *e)
 			err_fix(e, "pick another name (box list shows the "
 			    "boxes)");
 		}
-		return rc;
+		goto out;
 	}
+	vm = strcmp(bi.type, "virtual-machine") == 0;
+	/* a VM's identity is regenerated inside: it always comes up */
+	up = bi.running || vm;
 	if (r->fork && bi.running) {
 		int cow = 0;
-		long long t;
 
-		if ((rc = fork_pool(r, src, r->slow, &cow, e)) < 0)
-			return rc;
-		if (cow) {
+		if ((rc = fork_pool(r, &sin, r->slow, &cow, e)) < 0)
+			goto out;
+		if (cow && !vm && snap[0] == '\0') {
+			direct = 1;
+		} else if (cow) {
 			snprintf(snap, sizeof(snap), "fork-%lld", clock_ms());
 			t = clock_ms();
 			if ((rc = life_snapshot(&r->c, src, snap, e)) < 0) {
 				err_context(e, "snapshotting %s", src);
-				return rc;
+				goto out;
 			}
 			forksnap = 1;
 			life_say("snapshot of running %s in %lld ms (it never "
@@ -940,13 +1063,34 @@ clone(struct run *r, const char *from, struct box_err *e)
 		life_say("%s is not running: the fork is a clone", src);
 	life_say("%s %s into %s", r->fork ? "forking" : "cloning", from,
 	    r->name);
+	text_utc(now, sizeof(now), time(NULL));
+	rc = mint_clone_stamps(&kv, now, asked);
+	if (rc == 0 && r->egress != NULL)
+		rc = mint_kv_add(&kv, EGRESS_KEY, r->egress);
+	if (rc < 0) {
+		rc = err_set(e, -E2BIG, "--egress: too long for a clone's "
+		    "stamp (set it after: box egress %s allow ...)", r->name);
+		goto out;
+	}
+	for (i = 0; i < kv.n; i++)
+		if (incus_kv_set(&cfg, kv.k[i], kv.v[i]) < 0) {
+			rc = err_set(e, -ENOMEM, "out of memory");
+			goto out;
+		}
 	memset(&spec, 0, sizeof(spec));
 	spec.name = r->name;
 	spec.target = r->target[0] != '\0' ? r->target : NULL;
 	spec.source = INCUS_SRC_COPY;
 	spec.copy_from = from;
+	spec.instance_only = direct;
+	spec.config = &cfg;
+	spec.profiles = profiles;
 	stage(r, "copy", "copying");
+	t = clock_ms();
 	rc = create(r, &spec, e);
+	if (direct && rc == 0)
+		life_say("copied running %s copy-on-write in %lld ms (it never "
+		    "stopped)", src, clock_ms() - t);
 	if (forksnap) {
 		struct box_err le;
 
@@ -957,47 +1101,90 @@ clone(struct run *r, const char *from, struct box_err *e)
 			life_say("warning: could not remove the fork's snapshot "
 			    "%s/%s: %s", src, snap, le.msg);
 	}
-	if (rc < 0)
-		return failed(r, rc, e);
-	stage(r, "re-stamp", "re-stamping");
-	text_utc(now, sizeof(now), time(NULL));
-	memset(&ed, 0, sizeof(ed));
-	if (mint_clone_stamps(&kv, now, asked) < 0)
-		return failed(r, err_set(e, -E2BIG, "stamp too long"), e);
-	if (r->egress != NULL && mint_kv_add(&kv, EGRESS_KEY, r->egress) < 0)
-		return failed(r, err_set(e, -E2BIG, "--egress: too long for a "
-		    "clone's stamp (set it after: box egress %s allow ...)",
-		    r->name), e);
-	ed.set = mint_kv_list(&kv);
-	ed.drop_device = door_source_only;
-	ed.drop_cfg = door_source_key;
-	ed.profiles = profiles;
-	if ((rc = life_edit(&r->c, r->name, &ed, e)) < 0)
-		return failed(r, rc, e);
-	if (ed.dropped > 0) {
-		progress_clear(&r->p);
-		life_say("left behind %d device%s that are the source's alone "
-		    "(its exposures, its pinned address); open doors with box "
-		    "expose", ed.dropped, ed.dropped == 1 ? "" : "s");
+	if (rc < 0) {
+		rc = failed(r, rc, e);
+		goto out;
 	}
-	if ((rc = egress_clone(r, e)) < 0)
-		return failed(r, rc, e);
-	rc = life_copy_up(&r->c, r->name, strcmp(bi.type,
-	    "virtual-machine") == 0, r->deadline, &r->p, &r->stage, addr,
-	    sizeof(addr), e);
-	if (rc < 0)
-		return failed(r, rc, e);
+	/* the identity (a container's, before it ever boots) beside the rest */
+	if (!vm)
+		life_identity_begin(&id, r->name, up);
+	r->stage = "re-stamp";
+	if (snap[0] != '\0' || has_doors(&sin)) {
+		/* a snapshot's doors are its own: read the copy to know */
+		memset(&ed, 0, sizeof(ed));
+		ed.drop_device = door_source_only;
+		ed.drop_cfg = door_source_key;
+		rc = life_edit(&r->c, r->name, &ed, e);
+		if (rc == 0 && ed.dropped > 0) {
+			progress_clear(&r->p);
+			life_say("left behind %d device%s that are the source's "
+			    "alone (its exposures, its pinned address); open "
+			    "doors with box expose", ed.dropped, ed.dropped ==
+			    1 ? "" : "s");
+		}
+	}
+	if (rc == 0)
+		rc = egress_clone(r, e);
+	if (rc == 0 && !direct && !forksnap)
+		clone_snapshots_count(r, &nsnap, &pristine);
+	if (rc == 0 && up) {
+		struct box_err le;
+
+		/* its MAC and NICs for the pin, read while the child works */
+		err_clear(&le);
+		have_cin = incus_instance_get(&r->c, r->name, 0, &cin,
+		    &le) == 0;
+	}
+	if (!vm) {
+		struct box_err le;
+		long long left = r->deadline - clock_ms();
+		int irc;
+
+		err_clear(&le);
+		irc = life_identity_join(&id, left > 0 ? (int)(left < 600000 ?
+		    left : 600000) : 1, &le);
+		if (rc == 0 && irc < 0) {
+			*e = le;
+			err_context(e, "giving it a machine identity of its own");
+			r->stage = "identity";
+			rc = irc;
+		}
+	}
+	if (rc < 0) {
+		rc = failed(r, rc, e);
+		goto out;
+	}
+	if (up) {
+		rc = life_clone_up(&r->c, r->name, vm, have_cin ? &cin : NULL,
+		    r->deadline, &r->p, &r->stage, addr, sizeof(addr), &leased,
+		    e);
+		if (rc < 0) {
+			rc = failed(r, rc, e);
+			goto out;
+		}
+	}
 	progress_clear(&r->p);
-	life_say("%s %s → %s at %s — isolation and auth state carry over "
-	    "from the source", r->fork ? "forked" : "cloned", asked,
-	    r->name, addr);
-	if (!forksnap)
-		clone_snapshots_note(r, snap[0] ? snap : NULL);
+	if (up)
+		life_say("%s %s → %s at %s%s — isolation and auth state carry "
+		    "over from the source", r->fork ? "forked" : "cloned",
+		    asked, r->name, addr, leased ? "" : " (pinned: its DHCP "
+		    "lease follows as it boots)");
+	else
+		life_say("cloned %s → %s, stopped as %s is (box start %s brings "
+		    "it up) — isolation and auth state carry over from the "
+		    "source", asked, r->name, src, r->name);
+	if (!direct && !forksnap)
+		clone_snapshots_note(nsnap, pristine, snap[0] ? snap : NULL);
 	mint_ready(r->name, bi.template_, r->out->ready,
 	    sizeof(r->out->ready));
-	return 0;
+	rc = 0;
+out:
+	if (have_cin)
+		incus_instance_free(&cin);
+	incus_kv_free(&cfg);
+	incus_instance_free(&sin);
+	return rc;
 }
-
 int
 box_mint(const struct box_mint_req *q, struct box_mint_out *out,
     struct box_err *e)

@@ -106,7 +106,9 @@ cmd_new(int argc, char **argv, struct box_err *e)
 		    "box or one of its snapshots instead: re-stamped as a "
 		    "clone, its source's doors left behind, a machine "
 		    "identity (and so a DHCP lease) of its own; resources, "
-		    "mode and image come from the source"),
+		    "mode and image come from the source; left as its source "
+		    "box is: a stopped box's clone stays stopped (box start), "
+		    "a running box's is started"),
 		OPT_STR("--cpu", "n", &cpu, OC_NONE, "CPUs: a count (2) or a "
 		    "set to pin (0-3); --cpu, --memory and --disk are checked "
 		    "before anything is made, and win over "

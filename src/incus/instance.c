@@ -609,7 +609,10 @@ new_json(struct json_w *w, const struct incus_instance_new *s)
 			inst_w_kv(w, "protocol", s->protocol ? s->protocol :
 			    "simplestreams");
 		}
-		inst_w_kv(w, "alias", s->alias);
+		if (s->fingerprint != NULL)
+			inst_w_kv(w, "fingerprint", s->fingerprint);
+		else
+			inst_w_kv(w, "alias", s->alias);
 	} else if (s->source == INCUS_SRC_COPY) {
 		inst_w_kv(w, "type", "copy");
 		inst_w_kv(w, "source", s->copy_from);
@@ -655,7 +658,7 @@ incus_instance_create_begin(struct incus *c,
 
 int
 incus_instance_image_type(struct incus *c, const char *alias, char *type,
-    size_t cap, struct box_err *e)
+    size_t cap, char *fp, size_t fcap, struct box_err *e)
 {
 	struct incus_reply r;
 	char path[700], esc[600];
@@ -669,6 +672,9 @@ incus_instance_image_type(struct incus *c, const char *alias, char *type,
 	if (rc == 0 && (rc = inst_field(&r.doc, r.metadata, "type", type, cap,
 	    e)) < 0)
 		type[0] = '\0';
+	if (rc == 0 && fp != NULL && (rc = inst_field(&r.doc, r.metadata,
+	    "target", fp, fcap, e)) < 0)
+		fp[0] = '\0';
 	incus_reply_free(&r);
 	return rc;
 }

@@ -148,6 +148,8 @@ struct incus_instance_new {
 	 * pulled) or INCUS_SRC_COPY (copy_from "box" or "box/snap") */
 	int source;
 	const char *alias, *server, *protocol;
+	const char *fingerprint;	/* a local image by its fingerprint
+					 * (alias then unused), or NULL */
 	const char *copy_from;
 	int instance_only;
 	const char *target;	/* cluster member or "@group", or NULL */
@@ -157,10 +159,11 @@ enum { INCUS_SRC_NONE = 0, INCUS_SRC_IMAGE, INCUS_SRC_COPY };
 
 /*
  * The type ("container" / "virtual-machine") of the local image an
- * instance would be made from, by its alias: -ENOENT when there is none.
+ * instance would be made from, by its alias, and (fp not NULL) the
+ * fingerprint the alias names: -ENOENT when there is none.
  */
 int incus_instance_image_type(struct incus *c, const char *alias,
-    char *type, size_t cap, struct box_err *e);
+    char *type, size_t cap, char *fp, size_t fcap, struct box_err *e);
 
 /* The POST body for spec (exposed for tests): 0 with *body malloc'd. */
 int incus_instance_new_body(const struct incus_instance_new *spec,

@@ -153,6 +153,8 @@ reaches ${P}a "http://$W_PROBE_NAME/" "after down/start: probe.test"
 refused ${P}a "http://$W_OTHER_NAME/" "after down/start: other.test dropped"
 
 run 0 "ready" "clone" -- new --name ${P}c --from ${P}a
+# the clone returns with the address Incus pinned; its lease follows
+wait_ipv4 ${P}c 60 >/dev/null
 expect_contains "$($BOX egress ${P}c show)" "allow:$W_PROBE_NAME" "the clone inherits the policy"
 expect_eq "$(held ${P}c)" "true" "the kernel holds the clone's policy (its own MAC)"
 reaches ${P}c "http://$W_PROBE_NAME/" "clone: probe.test"

@@ -252,14 +252,18 @@ expect_eq "$(cfg ${P}b user.box.template)/$(cfg ${P}b user.box.image)" "blank/bo
 mid_b=$(sh_in ${P}b 'cat /etc/machine-id')
 [ -n "$mid_b" ] && [ "$mid_b" != 0123456789abcdef0123456789abcdef ] &&
     ok "the clone has its own machine-id" || fail "machine-id: '$mid_b'"
-addr_b=$(addr_of ${P}b)
+# the clone returns with the address Incus pinned for it; its lease follows
+expect_contains "$_out" "(pinned: its DHCP lease follows" "the clone says its pinned address at once"
+said_b=$(echo "$_out" | sed -n 's/.* at \([0-9.]*\) (pinned.*/\1/p')
+addr_b=$(wait_ipv4 ${P}b 30)
 [ -n "$addr_b" ] && [ "$addr_b" != "$addr_a" ] && ok "the clone holds its own address ($addr_b vs $addr_a)" ||
     fail "addresses: clone '$addr_b', source '$addr_a'"
+expect_eq "$said_b" "$addr_b" "the address the clone said is the lease it got"
 run 0 "ready — 'box shell ${P}c'" "clone of a snapshot" -- new --name ${P}c --from ${P}a/s1
 expect_contains "$_out" "starts with no snapshots" "a snapshot's copy has none"
 expect_eq "$(cfg ${P}c user.box.origin.from)" "${P}a/s1" "origin.from names the snapshot"
 expect_eq "$(sh_in ${P}c 'cat /root/state')" "before" "the snapshot's disk came along"
-addr_c=$(addr_of ${P}c)
+addr_c=$(wait_ipv4 ${P}c 30)
 [ -n "$addr_c" ] && [ "$addr_c" != "$addr_a" ] && [ "$addr_c" != "$addr_b" ] &&
     ok "the snapshot clone holds its own address" || fail "addresses: $addr_a $addr_b $addr_c"
 

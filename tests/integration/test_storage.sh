@@ -12,8 +12,14 @@
 #     never restarted), the fork has its own machine id, hostname, MAC and
 #     address, and the source's egress policy; refused on dir without --slow
 #   - box move takes a stopped box onto the pool, identity kept
+#   - a stopped box's clone stays stopped (stamped, its policy carried)
+#     and boots with an identity of its own; the fork's lease is the
+#     address it reported (Incus's pin)
 #   - teardown-host removes box's pool and its loop file and proves it;
 #     Incus's "default" pool stays.
+#   - on a terminal (a real pty), setup-host asks before it makes box's
+#     own pool: n keeps dir, y makes it, Enter alone is yes; a second run
+#     with the pool in use does not ask
 # It leaves the stack built on "default" (dir), as the other scripts expect.
 set -u
 cd "$(dirname "$0")/../.."
@@ -128,6 +134,7 @@ st1=$(inbox ${P}q 'cut -d" " -f22 /proc/1/stat')
 mid1=$(inbox ${P}q 'cat /etc/machine-id')
 ip1=$(wait_ipv4 ${P}q 30)
 out=$($BOX fork ${P}q ${P}f </dev/null 2>&1); rc=$?
+forkout=$out
 expect_eq "$rc" 0 "box fork of a running box exits 0"
 [ "$rc" = 0 ] || echo "$out"
 expect_contains "$out" "it never stopped" "it says the source never stopped"
@@ -143,6 +150,27 @@ ip2=$(wait_ipv4 ${P}f 30)
 expect_eq "$(api GET /1.0/instances/${P}f | json "j['metadata']['config'].get('user.box.egress', '')")" "allow:example.test" "the fork carries its source's egress policy"
 expect_eq "$(root_pool ${P}f)" box "the fork is on pool box"
 expect_eq "$(api GET /1.0/instances/${P}q/snapshots | json "' '.join(sorted(s.rsplit('/', 1)[1] for s in j['metadata']))")" pristine "the fork's snapshot is gone from the source"
+
+# --- a stopped box's clone stays stopped, with its own identity (the clone row) -------
+$BOX down ${P}q --force >/dev/null 2>&1
+t=$(date +%s%N)
+out=$($BOX new --name ${P}c --from ${P}q </dev/null 2>&1); rc=$?
+echo "# clone of a stopped box on btrfs: $((($(date +%s%N) - t) / 1000000)) ms"
+expect_eq "$rc" 0 "box new --from a stopped box exits 0"
+[ "$rc" = 0 ] || echo "$out"
+expect_contains "$out" "stopped as ${P}q is" "it says the clone stays stopped, as its source is"
+expect_eq "$(api GET /1.0/instances/${P}c | json "j['metadata']['status']")" Stopped "the clone of a stopped box is stopped (an incus copy's end state)"
+expect_eq "$(api GET /1.0/instances/${P}c | json "j['metadata']['config'].get('user.box.origin', '') + '/' + j['metadata']['config'].get('user.box.origin.from', '') + '/' + j['metadata']['config'].get('user.box.mode.asked', '-')")" "clone/${P}q/-" "  stamped in the copy request: origin, origin.from, mode.asked removed"
+expect_eq "$(api GET /1.0/instances/${P}c | json "j['metadata']['config'].get('user.box.egress', '')")" "allow:example.test" "  it carries its source's egress policy"
+expect_eq "$(api GET /1.0/instances/${P}c | json "','.join(j['metadata']['profiles'])")" box-net "  on the box-net profile alone"
+run 0 "started ${P}c" "box start brings the clone up" -- start ${P}c
+mid3=$(inbox ${P}c 'cat /etc/machine-id')
+[ -n "$mid3" ] && [ "$mid3" != "$mid1" ] && [ "$mid3" != "$mid2" ] && ok "  it booted with a machine id of its own" || fail "machine ids: clone '$mid3', source '$mid1', fork '$mid2'"
+ip3=$(wait_ipv4 ${P}c 30)
+[ -n "$ip3" ] && [ "$ip3" != "$ip1" ] && [ "$ip3" != "$ip2" ] && ok "  it holds a lease of its own ($ip3)" || fail "addresses: clone '$ip3', source '$ip1', fork '$ip2'"
+pin=$(cut -d, -f2 /var/lib/incus/networks/boxnet/dnsmasq.hosts/${P}f.eth0 2>/dev/null)
+expect_eq "$pin" "$ip2" "the fork's lease is the address Incus pinned for it (what fork reported)"
+expect_contains "$(echo "$forkout" | grep forked)" "at $ip2 (pinned" "fork said that address at once"
 
 # --- teardown removes box's pool and its loop file ------------------------------------
 out=$($BOX teardown-host --yes 2>&1); rc=$?
@@ -164,4 +192,57 @@ expect_contains "$o" "WROTE1100" "on dir the same write past 1GiB succeeds (no l
 expect_contains "$($BOX info ${P}d 2>/dev/null | grep '^DISK')" "no limit (pool default)" "box info says a dir box has no limit"
 run 1 "--slow" "fork on dir is refused, naming --slow" -- fork ${P}d ${P}d2
 expect_eq "$(api GET /1.0/instances/${P}d2 | json "str(j.get('error_code'))")" 404 "  and made nothing"
+
+# --- on a terminal, setup-host asks before it makes box's own pool ----------------------
+# ask ANSWER cmd...: cmd on a pseudo-terminal (stdin and stderr both a
+# terminal, as a person runs it); its [Y/n] answered with ANSWER ("y", "n",
+# or "" for Enter alone); the transcript on stdout, the command's status.
+ask()
+{
+	python3 -c '
+import os, pty, select, sys
+answer, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+	os.execvp(argv[0], argv)
+out, sent = b"", False
+while True:
+	r, _, _ = select.select([fd], [], [], 120)
+	if not r:
+		break
+	try:
+		d = os.read(fd, 4096)
+	except OSError:
+		break
+	if not d:
+		break
+	out += d
+	if not sent and b"[Y/n]" in out:
+		os.write(fd, answer.encode() + b"\n")
+		sent = True
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(st))' "$@"
+}
+out=$(ask n $BOX setup-host); rc=$?
+expect_eq "$rc" 0 "on a terminal, answered n: setup-host exits 0"
+expect_contains "$out" "no copy-on-write pool here" "  it asked (the terminal consent)"
+expect_contains "$out" "create box's own btrfs pool 'box' (" "  naming the pool and its size"
+pool_gone && ok "  answered n: no pool made" || fail "  answered n: a pool appeared"
+expect_eq "$(prof_pool)" default "  answered n: boxes stay on default (dir)"
+out=$(ask y $BOX setup-host); rc=$?
+expect_eq "$rc" 0 "on a terminal, answered y: setup-host exits 0"
+[ "$rc" = 0 ] || echo "$out"
+expect_contains "$out" "creating box's own btrfs pool 'box'" "  answered y: it makes box's own pool"
+expect_eq "$(api GET /1.0/storage-pools/box | json "j['metadata']['driver']")" btrfs "  pool box is btrfs"
+expect_eq "$(prof_pool)" box "  box-net's root disk names pool box"
+out=$(ask y $BOX setup-host); rc=$?
+case $out in *"[Y/n]"*) fail "with box's own pool in use it asked again" ;; *) ok "with box's own pool in use it does not ask again" ;; esac
+$BOX teardown-host --yes >/dev/null 2>&1
+pool_gone && ok "teardown removed it again" || fail "pool box survived teardown"
+$BOX setup-host --pool dir </dev/null >/dev/null 2>&1
+out=$(ask "" $BOX setup-host); rc=$?
+expect_eq "$rc" 0 "on a terminal, Enter alone: setup-host exits 0"
+expect_contains "$out" "creating box's own btrfs pool 'box'" "  Enter alone is yes (the question offers the better)"
+expect_eq "$(prof_pool)" box "  box-net's root disk names pool box"
 summary

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "box/incus_env.h"
 #include "box/lease.h"
@@ -156,4 +157,68 @@ TEST(lease_paths_honour_incus_dir)
 	CHECK_STR(p, "/var/lib/incus/networks/boxnet/dnsmasq.pid");
 	CHECK_INT(lease_path("../etc", "x", p, sizeof(p)), -EINVAL);
 	CHECK_INT(lease_path("a/b", "x", p, sizeof(p)), -EINVAL);
+}
+
+/*
+ * A copy's pinned address is checked against every other pin on its
+ * network (box/waits.c): the holder is named, its own file and anything
+ * that is not a pin are passed over.
+ */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+TEST(lease_pin_holder_names_another_pin)
+{
+	char root[] = "/tmp/box-pins.XXXXXX", d[256], who[64], cmd[300];
+	struct lease_pin pin;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(d, sizeof(d), "%s/networks", root);
+	CHECK_INT(mkdir(d, 0700), 0);
+	snprintf(d, sizeof(d), "%s/networks/boxnet", root);
+	CHECK_INT(mkdir(d, 0700), 0);
+	snprintf(d, sizeof(d), "%s/networks/boxnet/dnsmasq.hosts", root);
+	CHECK_INT(mkdir(d, 0700), 0);
+	put(d, "new.eth0", "10:66:6a:36:4c:08,10.88.0.7\n");
+	put(d, "old.eth0", "10:66:6a:f2:1f:30,10.88.0.5,old\n");
+	put(d, "p_other.eth0", "10:66:6a:00:00:01,10.88.0.9\n");
+	put(d, "junk.eth0", "not a pin\n");
+	setenv("INCUS_DIR", root, 1);
+	incus_env_apply(NULL, NULL);
+	CHECK_INT(lease_read_pin_hw("boxnet", "new", "eth0",
+	    "10:66:6a:36:4c:08", &pin), 0);
+	CHECK_INT(pin.state, 1);
+	CHECK(pin.addr == (10u << 24 | 88u << 16 | 7));
+	CHECK_INT(lease_read_pin_hw("boxnet", "new", "eth0", "10:66:6a",
+	    &pin), -EINVAL);
+	CHECK_INT(lease_pin_holder("boxnet", "new.eth0", pin.addr, who,
+	    sizeof(who)), 0);
+	CHECK_STR(who, "");
+	CHECK_INT(lease_pin_holder("boxnet", "new.eth0",
+	    10u << 24 | 88u << 16 | 5, who, sizeof(who)), 0);
+	CHECK_STR(who, "old");
+	CHECK_INT(lease_pin_holder("boxnet", "new.eth0",
+	    10u << 24 | 88u << 16 | 9, who, sizeof(who)), 0);
+	CHECK_STR(who, "p_other");
+	/* its own file is not another holder */
+	CHECK_INT(lease_pin_holder("boxnet", "old.eth0",
+	    10u << 24 | 88u << 16 | 5, who, sizeof(who)), 0);
+	CHECK_STR(who, "");
+	CHECK_INT(lease_pin_holder("nonet", "new.eth0", pin.addr, who,
+	    sizeof(who)), -ENOENT);
+	unsetenv("INCUS_DIR");
+	incus_env_apply(NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK_INT(system(cmd), 0);
 }

@@ -13,6 +13,7 @@
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/certificate.h"
+#include "incus/cluster.h"
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/project.h"
@@ -34,6 +35,20 @@ static const char *const project_gone[] = {
 	"restricted.devices.disk.paths",
 };
 #define NPROJECT_GONE (sizeof(project_gone) / sizeof(project_gone[0]))
+
+/* On an Incus cluster the tier's boxes land only on the members of group
+ * box (restricted.cluster.groups; targeting one member stays blocked). */
+#define GROUPS_KEY	"restricted.cluster.groups"
+
+static int
+on_cluster(struct incus *c)
+{
+	struct box_err e;
+	char self[64];
+
+	err_clear(&e);
+	return incus_cluster_self(c, self, sizeof(self), &e) > 0;
+}
 
 /* The GPU rule the project must hold: what the grant recorded. */
 static const char *
@@ -170,6 +185,8 @@ grant_create_project(struct incus *c, const struct grant_user *u, int gpu,
 	for (i = 0; i < NPROJECT_KEYS && rc == 0; i++)
 		rc = incus_kv_set(&cfg, project_keys[i].key,
 		    project_keys[i].value);
+	if (rc == 0 && on_cluster(c))
+		rc = incus_kv_set(&cfg, GROUPS_KEY, CONTRACT_GROUP);
 	if (rc == 0)
 		rc = incus_project_create(c, u->project, desc, &cfg, e);
 	else
@@ -253,6 +270,8 @@ project_config(struct incus *c, const struct grant_user *u, int gpu,
 	if (rc == 0)
 		rc = incus_kv_set(&p.config, "restricted.devices.gpu",
 		    gpu ? "allow" : "block");
+	if (rc == 0 && on_cluster(c))
+		rc = incus_kv_set(&p.config, GROUPS_KEY, CONTRACT_GROUP);
 	if (rc == 0)
 		rc = incus_project_put(c, &p, e);
 	else
@@ -381,6 +400,13 @@ grant_project_check(struct incus *c, const char *project, char *bad,
 			note(bad, cap, line);
 			problems++;
 		}
+	if (on_cluster(c) && strcmp(incus_kv_or(&p.config, GROUPS_KEY, ""),
+	    CONTRACT_GROUP) != 0) {
+		note(bad, cap, GROUPS_KEY " is not '" CONTRACT_GROUP "' (the "
+		    "tier's boxes could land on a member without the "
+		    "contract)");
+		problems++;
+	}
 	if (strcmp(incus_kv_or(&p.config, "restricted.devices.gpu", "block"),
 	    gpu_rule(&p.config)) != 0) {
 		snprintf(line, sizeof(line), "restricted.devices.gpu is not "
