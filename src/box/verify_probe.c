@@ -16,7 +16,6 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
-#include <netdb.h>
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -49,7 +48,8 @@ struct probe {
 	char a[64], s[64], n[128], tok[48];
 	int port;
 	int qid;		/* a name's DNS query id (0: the box's resolver) */
-	uint32_t dns;		/* ask this server (host order), 0: getaddrinfo */
+	uint32_t dns;		/* ask this server (host order), 0: the first
+				   IPv4 nameserver of /etc/resolv.conf */
 	pid_t pid;
 	int fd;
 	char out[VERIFY_VERDICT];
@@ -150,9 +150,8 @@ p_tcp(const struct probe *p, int ms, char *out, size_t cap)
 static void
 p_name(const struct probe *p, int ms, char *out, size_t cap)
 {
-	struct addrinfo hints, *res = NULL;
 	struct sockaddr_in sa;
-	char port[8], a[INET_ADDRSTRLEN], v[VERIFY_VERDICT], why[64];
+	char a[INET_ADDRSTRLEN], v[VERIFY_VERDICT], why[64];
 	uint32_t x;
 	int rc;
 
@@ -173,20 +172,18 @@ p_name(const struct probe *p, int ms, char *out, size_t cap)
 		say(out, cap, "%s (%s is %s)", v, p->n, a);
 		return;
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(port, sizeof(port), "%d", p->port);
-	rc = getaddrinfo(p->n, port, &hints, &res);
-	if (rc != 0 || res == NULL) {
-		say(out, cap, "none (%s does not resolve: %s)", p->n,
-		    gai_strerror(rc));
+	rc = dr_dns_resolve(p->n, ms, &x, why, sizeof(why));
+	if (rc != 1) {
+		say(out, cap, "none (%s does not resolve: %s)", p->n, rc == 0 ?
+		    "no address" : why);
 		return;
 	}
-	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, a,
-	    sizeof(a));
-	tcp_sa(res->ai_addr, res->ai_addrlen, ms, v, sizeof(v));
-	freeaddrinfo(res);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)p->port);
+	sa.sin_addr.s_addr = htonl(x);
+	inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
+	tcp_sa((struct sockaddr *)&sa, sizeof(sa), ms, v, sizeof(v));
 	say(out, cap, "%s (%s is %s)", v, p->n, a);
 }
 

@@ -236,6 +236,11 @@ int dr_dns_ask(uint32_t server, const char *name, int timeout_ms,
 int dr_dns_ask_id(uint32_t server, const char *name, uint16_t id,
     int timeout_ms, uint32_t *a, char *why, size_t cap);
 
+/* name asked of the first IPv4 nameserver /etc/resolv.conf names, the
+ * same verdicts as dr_dns_ask */
+int dr_dns_resolve(const char *name, int timeout_ms, uint32_t *a,
+    char *why, size_t cap);
+
 /* ---------------------------------------------------------------- running */
 
 struct dr_opts {

@@ -15,7 +15,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,22 +217,17 @@ probe_route(struct dr_report *r, const struct dr_opts *o)
 static int
 probe_dns(struct dr_report *r, const struct dr_opts *o)
 {
-	struct addrinfo hints, *res = NULL;
-	char a[INET_ADDRSTRLEN] = "?";
+	char a[INET_ADDRSTRLEN] = "?", why[96];
+	uint32_t x;
 	int rc;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	rc = getaddrinfo(o->probe_name, NULL, &hints, &res);
-	if (rc != 0) {
+	rc = dr_dns_resolve(o->probe_name, ROUTE_MS, &x, why, sizeof(why));
+	if (rc != 1) {
 		dr_add(r, "dns", SUBJ, DR_FAIL, NULL, "%s by name: does not "
-		    "resolve (%s)", o->probe_name, gai_strerror(rc));
+		    "resolve (%s)", o->probe_name, rc == 0 ? "no address" : why);
 		return 0;
 	}
-	inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)res->ai_addr)->
-	    sin_addr, a, sizeof(a));
-	freeaddrinfo(res);
+	ip4_fmt(x, a, sizeof(a));
 	dr_add(r, "dns", SUBJ, DR_PASS, NULL, "%s by name: %s", o->probe_name,
 	    a);
 	return 1;
