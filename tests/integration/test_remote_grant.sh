@@ -90,8 +90,10 @@ incus network show boxnet >/dev/null 2>&1 ||
 
 # --- incus-user, two granted users, a box each for bxr2 and the admin -------
 if ! pgrep -x incus-user >/dev/null 2>&1; then
+	# 3-9 closed: a lock the runner holds (flock(1) passes it down) must
+	# not live on in the daemon
 	setsid /usr/libexec/incus/incus-user --group incus \
-	    >"$T/incus-user.log" 2>&1 </dev/null &
+	    >"$T/incus-user.log" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	started_iu=$!
 	for _i in 1 2 3 4 5 6 7 8 9 10; do
 		[ -S $US ] && break
@@ -159,7 +161,8 @@ AllowStreamLocalForwarding yes
 Match User root
 	AuthorizedKeysFile $T/ak/root
 EOF
-ip netns exec $NS /usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log" &
+ip netns exec $NS /usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log" \
+    3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 sshd_pid=$!
 printf '[%s]:%s %s\n' $R4 $PORT "$(cut -d' ' -f1-2 "$T/hostkey.pub")" >"$T/known_hosts"
 for k in u1 root; do
