@@ -531,7 +531,6 @@ static int
 replace(struct incus *c, const char *tmp, const char *name,
     const char **stage, char *addr, size_t cap, struct box_err *e)
 {
-	struct incus_instance in;
 	struct progress p;
 	long long deadline;
 	int rc, forced;
@@ -540,11 +539,7 @@ replace(struct incus *c, const char *tmp, const char *name,
 	if ((rc = life_stop(c, tmp, LIFE_GRACE_S, &forced, e)) < 0)
 		return rc;
 	*stage = "remove the old box";
-	if ((rc = box_get(c, name, 0, &in, NULL, e)) < 0)
-		return rc;
-	rc = box_remove(c, &in, e);
-	incus_instance_free(&in);
-	if (rc < 0)
+	if ((rc = box_remove(c, name, 0, e)) < 0)
 		return rc;
 	life_say("removed the old %s (the new one had imported cleanly)", name);
 	*stage = "rename";
