@@ -829,9 +829,9 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	if ((rc = egress_sync_box(&c, target, e)) < 0)
 		goto fail;
 	progress_start(&p, "");
-	rc = (!vm && vd.v.id_template ? life_up_fresh : life_copy_up)(&c,
-	    target, vm, clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr,
-	    sizeof(addr), e);
+	rc = life_copy_up(&c, target, vm, vd.v.id_template != 0,
+	    clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr, sizeof(addr),
+	    e);
 	progress_clear(&p);
 	if (rc < 0)
 		goto fail;
