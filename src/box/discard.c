@@ -32,9 +32,34 @@ box_discard(struct incus *c, const char *name, const char *what,
 }
 
 int
-box_remove(struct incus *c, const struct incus_instance *in,
+box_remove(struct incus *c, const char *name, int stopped,
     struct box_err *e)
 {
-	door_forget(c, &in->devices);
-	return life_delete(c, in->name, e);
+	struct incus_instance in;
+	int rc;
+
+	if ((rc = box_get(c, name, 0, &in, NULL, e)) < 0)
+		return rc;
+	if (stopped && box_runs(&in)) {
+		incus_instance_free(&in);
+		return 1;
+	}
+	door_forget(c, &in.devices);
+	rc = life_delete(c, in.name, e);
+	incus_instance_free(&in);
+	return rc;
+}
+
+int
+box_remove_each(struct incus *c, const struct box_info *bi, void *arg,
+    struct box_err *e)
+{
+	int rc, stopped = arg != NULL && *(const int *)arg;
+
+	rc = box_remove(c, bi->name, stopped, e);
+	if (rc == 1)
+		life_say("kept %s: it runs again", bi->name);
+	else if (rc == 0)
+		life_say("removed %s", bi->name);
+	return rc < 0 ? rc : 0;
 }

@@ -6,6 +6,7 @@
 #ifndef BOX_DISCARD_H
 #define BOX_DISCARD_H
 
+#include "box/box.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 
@@ -21,11 +22,22 @@ void box_discard(struct incus *c, const char *name, const char *what,
     const char *pending);
 
 /*
- * Remove the box in (as read by box_get()): first the ACL rules its NAT
+ * Remove the box name (read by box_get()): first the ACL rules its NAT
  * doors opened (best effort: they would only match an address that is
  * gone), then the instance and its snapshots.  The caller has asked.
+ * With stopped, a box that runs (started since the caller listed it) is
+ * kept: 1.  0 when removed, < 0 when it could not be.
  */
-int box_remove(struct incus *c, const struct incus_instance *in,
+int box_remove(struct incus *c, const char *name, int stopped,
+    struct box_err *e);
+
+/*
+ * The box_pick_run() step of rm and prune: box_remove() bi's box, said
+ * ("removed <name>").  arg NULL or pointing to 0: whatever it is doing
+ * (rm); pointing to 1: only while it is stopped (prune), one that runs
+ * again kept and said.
+ */
+int box_remove_each(struct incus *c, const struct box_info *bi, void *arg,
     struct box_err *e);
 
 #endif

@@ -606,7 +606,6 @@ static int
 replace(struct incus *c, const char *tmp, const char *name,
     const char **stage, char *addr, size_t cap, struct box_err *e)
 {
-	struct incus_instance in;
 	struct progress p;
 	long long deadline;
 	int rc, forced;
@@ -615,11 +614,7 @@ replace(struct incus *c, const char *tmp, const char *name,
 	if ((rc = life_stop(c, tmp, LIFE_GRACE_S, &forced, e)) < 0)
 		return rc;
 	*stage = "remove the old box";
-	if ((rc = box_get(c, name, 0, &in, NULL, e)) < 0)
-		return rc;
-	rc = box_remove(c, &in, e);
-	incus_instance_free(&in);
-	if (rc < 0)
+	if ((rc = box_remove(c, name, 0, e)) < 0)
 		return rc;
 	life_say("removed the old %s (the new one had imported cleanly)", name);
 	*stage = "rename";
@@ -917,9 +912,9 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	if ((rc = egress_sync_box(&c, target, e)) < 0)
 		goto fail;
 	progress_start(&p, "");
-	rc = (!vm && vd.v.id_template ? life_up_fresh : life_copy_up)(&c,
-	    target, vm, clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr,
-	    sizeof(addr), e);
+	rc = life_copy_up(&c, target, vm, vd.v.id_template != 0,
+	    clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr, sizeof(addr),
+	    e);
 	progress_clear(&p);
 	if (rc < 0)
 		goto fail;

@@ -203,6 +203,18 @@ said(const char *s)
 
 /* --- the processes ------------------------------------------------------ */
 
+/* The forward's socket, the master's and their directory (signal-safe). */
+static void
+unlink_ours(void)
+{
+	if (R.sock[0] != '\0')
+		unlink(R.sock);
+	if (R.ctl[0] != '\0')
+		unlink(R.ctl);
+	if (R.dir[0] != '\0')
+		rmdir(R.dir);
+}
+
 static void
 on_signal(int sig)
 {
@@ -219,12 +231,7 @@ on_signal(int sig)
 			waitpid(R.pid, NULL, 0);
 		}
 	}
-	if (R.sock[0] != '\0')
-		unlink(R.sock);
-	if (R.ctl[0] != '\0')
-		unlink(R.ctl);
-	if (R.dir[0] != '\0')
-		rmdir(R.dir);
+	unlink_ours();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -273,6 +280,32 @@ dest_args(char **argv, int n, char *port, size_t pcap)
 	argv[n++] = R.u.host;
 	argv[n] = NULL;
 	return n;
+}
+
+/* argv = ssh, then head (NULL-ended), then dest_args' tail; returns argc. */
+static int
+ssh_argv(char **argv, char *const *head, char *port, size_t pcap)
+{
+	int n = 0;
+
+	argv[n++] = "ssh";
+	while (*head != NULL)
+		argv[n++] = *head++;
+	return dest_args(argv, n, port, pcap);
+}
+
+/*
+ * argv for a command on the remote through the master, up to the command
+ * itself (ctlopt: the caller's room for the ControlPath option); argc.
+ */
+static int
+mux_argv(char **argv, char *ctlopt, size_t ccap, char *port, size_t pcap)
+{
+	char *head[] = { "-T", "-o", "ControlMaster=no", "-o", ctlopt, "-o",
+	    "BatchMode=yes", NULL };
+
+	snprintf(ctlopt, ccap, "ControlPath=%s", R.ctl);
+	return ssh_argv(argv, head, port, pcap);
 }
 
 static int
@@ -376,35 +409,18 @@ static int
 start_master(struct box_err *e)
 {
 	char fwd[400], ctlopt[160], cto[40], port[8], *argv[40];
-	int p[2], n = 0, rc, status;
+	char *head[] = { "-N", "-T", "-o", "ControlMaster=yes", "-o", ctlopt,
+	    "-o", "ControlPersist=no", "-o", "BatchMode=yes", "-o",
+	    "ExitOnForwardFailure=yes", "-o", "StreamLocalBindUnlink=yes",
+	    "-o", cto, "-o", "ServerAliveInterval=15", "-L", fwd, NULL };
+	int p[2], rc, status;
 	long long end;
 	struct stat st;
 
 	snprintf(fwd, sizeof(fwd), "%s:%s", R.sock, R.rsock);
 	snprintf(ctlopt, sizeof(ctlopt), "ControlPath=%s", R.ctl);
 	snprintf(cto, sizeof(cto), "ConnectTimeout=%d", io_seconds());
-	argv[n++] = "ssh";
-	argv[n++] = "-N";
-	argv[n++] = "-T";
-	argv[n++] = "-o";
-	argv[n++] = "ControlMaster=yes";
-	argv[n++] = "-o";
-	argv[n++] = ctlopt;
-	argv[n++] = "-o";
-	argv[n++] = "ControlPersist=no";
-	argv[n++] = "-o";
-	argv[n++] = "BatchMode=yes";
-	argv[n++] = "-o";
-	argv[n++] = "ExitOnForwardFailure=yes";
-	argv[n++] = "-o";
-	argv[n++] = "StreamLocalBindUnlink=yes";
-	argv[n++] = "-o";
-	argv[n++] = cto;
-	argv[n++] = "-o";
-	argv[n++] = "ServerAliveInterval=15";
-	argv[n++] = "-L";
-	argv[n++] = fwd;
-	dest_args(argv, n, port, sizeof(port));
+	ssh_argv(argv, head, port, sizeof(port));
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return err_set(e, -errno, "pipe: %s", strerror(errno));
 	R.pid = spawn(argv, -1, -1, p[1], 1);
@@ -470,20 +486,11 @@ static int
 mux_run(const char *cmd, char *out, size_t cap, struct box_err *e)
 {
 	char ctlopt[160], port[8], *argv[24];
-	int p[2], q[2], n = 0, status;
+	int p[2], q[2], n, status;
 	long long end;
 	pid_t pid;
 
-	snprintf(ctlopt, sizeof(ctlopt), "ControlPath=%s", R.ctl);
-	argv[n++] = "ssh";
-	argv[n++] = "-T";
-	argv[n++] = "-o";
-	argv[n++] = "ControlMaster=no";
-	argv[n++] = "-o";
-	argv[n++] = ctlopt;
-	argv[n++] = "-o";
-	argv[n++] = "BatchMode=yes";
-	n = dest_args(argv, n, port, sizeof(port));
+	n = mux_argv(argv, ctlopt, sizeof(ctlopt), port, sizeof(port));
 	argv[n++] = (char *)cmd;
 	argv[n] = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -698,7 +705,7 @@ remote_run(int argc, char **argv, struct box_err *e)
 	char ctlopt[160], port[8], out[OUT_MAX], dest[300], hint[320];
 	char *av[24], *cmd = NULL;
 	size_t n = 0, cap = 0;
-	int p[2], q[2], k = 0, i, rc, status;
+	int p[2], q[2], k, i, rc, status;
 	pid_t pid;
 
 	remote_url_dest(&R.u, dest, sizeof(dest));
@@ -724,16 +731,7 @@ remote_run(int argc, char **argv, struct box_err *e)
 			free(cmd);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
-	snprintf(ctlopt, sizeof(ctlopt), "ControlPath=%s", R.ctl);
-	av[k++] = "ssh";
-	av[k++] = "-T";
-	av[k++] = "-o";
-	av[k++] = "ControlMaster=no";
-	av[k++] = "-o";
-	av[k++] = ctlopt;
-	av[k++] = "-o";
-	av[k++] = "BatchMode=yes";
-	k = dest_args(av, k, port, sizeof(port));
+	k = mux_argv(av, ctlopt, sizeof(ctlopt), port, sizeof(port));
 	av[k++] = cmd;
 	av[k] = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(q, O_CLOEXEC) < 0) {
@@ -799,12 +797,7 @@ remote_close(void)
 	}
 	if (R.active)
 		relay();
-	if (R.sock[0] != '\0')
-		unlink(R.sock);
-	if (R.ctl[0] != '\0')
-		unlink(R.ctl);
-	if (R.dir[0] != '\0')
-		rmdir(R.dir);
+	unlink_ours();
 	R.sock[0] = R.ctl[0] = R.dir[0] = '\0';
 	R.active = 0;
 }

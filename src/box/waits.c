@@ -198,20 +198,55 @@ step(struct progress *p, const char **stage, const char *name,
 	}
 }
 
-int
-life_copy_up(struct incus *c, const char *name, int vm, long long deadline,
-    struct progress *p, const char **stage, char *addr, size_t cap,
+/*
+ * Start it; then wait for its guest agent to run a command (when agent)
+ * and give a VM a machine identity of its own (online: it runs).
+ */
+static int
+start_steps(struct incus *c, const char *name, int vm, int agent,
+    long long deadline, struct progress *p, const char **stage,
     struct box_err *e)
 {
 	int rc;
 
-	if (!vm) {
-		step(p, stage, "identity", "giving it a machine identity of "
-		    "its own");
-		if ((rc = life_new_machine_id_offline(c, name, e)) < 0)
+	step(p, stage, "start", "starting it");
+	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
+		return rc;
+	if (agent) {
+		step(p, stage, "agent", "waiting for the instance to answer");
+		if ((rc = life_wait_agent(c, name, deadline, p, e)) < 0)
 			return rc;
 	}
-	return life_up_fresh(c, name, vm, deadline, p, stage, addr, cap, e);
+	if (vm) {
+		step(p, stage, "identity", "giving it a machine identity of "
+		    "its own");
+		if ((rc = life_new_machine_id_online(c, name, deadline, p,
+		    e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* An address of its own from DHCP, which no other instance holds: done. */
+static int
+lease_steps(struct incus *c, const char *name, long long deadline,
+    struct progress *p, const char **stage, char *addr, size_t cap,
+    struct box_err *e)
+{
+	char who[128];
+	int rc;
+
+	step(p, stage, "address", "waiting for an address of its own");
+	if ((rc = life_wait_address(c, name, deadline, p, addr, cap, e)) < 0)
+		return rc;
+	if ((rc = life_address_holder(c, name, addr, who, sizeof(who), e)) < 0)
+		return rc;
+	if (who[0] != '\0')
+		return err_set(e, -EADDRINUSE, "%s came up on %s, which %s "
+		    "holds too", name, addr, who);
+	if (p != NULL)
+		progress_clear(p);
+	return 0;
 }
 
 /*
@@ -279,19 +314,8 @@ life_clone_up(struct incus *c, const char *name, int vm,
 	int rc;
 
 	*leased = 0;
-	step(p, stage, "start", "starting it");
-	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
+	if ((rc = start_steps(c, name, vm, vm, deadline, p, stage, e)) < 0)
 		return rc;
-	if (vm) {
-		step(p, stage, "agent", "waiting for the instance to answer");
-		if ((rc = life_wait_agent(c, name, deadline, p, e)) < 0)
-			return rc;
-		step(p, stage, "identity", "giving it a machine identity of "
-		    "its own");
-		if ((rc = life_new_machine_id_online(c, name, deadline, p,
-		    e)) < 0)
-			return rc;
-	}
 	step(p, stage, "address", "reading the address Incus pinned for it");
 	/*
 	 * Written as its NIC starts: there when the start returns (a moment
@@ -319,50 +343,26 @@ life_clone_up(struct incus *c, const char *name, int vm,
 		return 0;
 	}
 	/* no pin (a NIC off a managed network, no filtering): its lease */
-	step(p, stage, "address", "waiting for an address of its own");
-	if ((rc = life_wait_address(c, name, deadline, p, addr, cap, e)) < 0)
+	if ((rc = lease_steps(c, name, deadline, p, stage, addr, cap, e)) < 0)
 		return rc;
-	if ((rc = life_address_holder(c, name, addr, who, sizeof(who), e)) < 0)
-		return rc;
-	if (who[0] != '\0')
-		return err_set(e, -EADDRINUSE, "%s came up on %s, which %s "
-		    "holds too", name, addr, who);
 	*leased = 1;
-	if (p != NULL)
-		progress_clear(p);
 	return 0;
 }
 
 int
-life_up_fresh(struct incus *c, const char *name, int vm, long long deadline,
-    struct progress *p, const char **stage, char *addr, size_t cap,
-    struct box_err *e)
+life_copy_up(struct incus *c, const char *name, int vm, int id_done,
+    long long deadline, struct progress *p, const char **stage, char *addr,
+    size_t cap, struct box_err *e)
 {
-	char who[128];
 	int rc;
 
-	step(p, stage, "start", "starting it");
-	if ((rc = life_state(c, name, "start", 0, 0, e)) < 0)
-		return rc;
-	step(p, stage, "agent", "waiting for the instance to answer");
-	if ((rc = life_wait_agent(c, name, deadline, p, e)) < 0)
-		return rc;
-	if (vm) {
+	if (!vm && !id_done) {
 		step(p, stage, "identity", "giving it a machine identity of "
 		    "its own");
-		if ((rc = life_new_machine_id_online(c, name, deadline, p,
-		    e)) < 0)
+		if ((rc = life_new_machine_id_offline(c, name, e)) < 0)
 			return rc;
 	}
-	step(p, stage, "address", "waiting for an address of its own");
-	if ((rc = life_wait_address(c, name, deadline, p, addr, cap, e)) < 0)
+	if ((rc = start_steps(c, name, vm, 1, deadline, p, stage, e)) < 0)
 		return rc;
-	if ((rc = life_address_holder(c, name, addr, who, sizeof(who), e)) < 0)
-		return rc;
-	if (who[0] != '\0')
-		return err_set(e, -EADDRINUSE, "%s came up on %s, which %s "
-		    "holds too", name, addr, who);
-	if (p != NULL)
-		progress_clear(p);
-	return 0;
+	return lease_steps(c, name, deadline, p, stage, addr, cap, e);
 }

@@ -46,15 +46,11 @@ int life_address_holder(struct incus *c, const char *self, const char *addr,
 /*
  * Bring up a fresh copy (clone, import) of a box: a machine identity of its
  * own, started, answering, holding an address on its bridge that no other
- * instance holds.  *stage names the step that failed.
+ * instance holds.  *stage names the step that failed.  id_done: a
+ * container's identity is already arranged (box/import_id.h); a VM's is
+ * regenerated inside either way.
  */
-int life_copy_up(struct incus *c, const char *name, int vm,
-    long long deadline, struct progress *p, const char **stage, char *addr,
-    size_t cap, struct box_err *e);
-
-/* life_copy_up() after the identity: a container's is already arranged
- * (box/import_id.h), a VM's is still regenerated inside. */
-int life_up_fresh(struct incus *c, const char *name, int vm,
+int life_copy_up(struct incus *c, const char *name, int vm, int id_done,
     long long deadline, struct progress *p, const char **stage, char *addr,
     size_t cap, struct box_err *e);
 

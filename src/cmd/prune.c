@@ -26,29 +26,6 @@
 #include "util/opt.h"
 #include "util/text.h"
 
-static int
-prune_one(struct incus *c, const struct box_info *bi, void *arg,
-    struct box_err *e)
-{
-	struct incus_instance in;
-	int rc;
-
-	(void)arg;
-	if ((rc = box_get(c, bi->name, 0, &in, NULL, e)) < 0)
-		return rc;
-	/* started since it was listed: not stopped any more, kept */
-	if (box_runs(&in)) {
-		incus_instance_free(&in);
-		life_say("kept %s: it runs again", bi->name);
-		return 0;
-	}
-	rc = box_remove(c, &in, e);
-	incus_instance_free(&in);
-	if (rc == 0)
-		life_say("removed %s", bi->name);
-	return rc;
-}
-
 /* Seconds since the box last ran (Incus's last_used_at, else created). */
 static long long
 idle_for(const struct incus_instance *in, long long now)
@@ -74,7 +51,7 @@ cmd_prune(int argc, char **argv, struct box_err *e)
 	long min_s = 0;
 	long long now = (long long)time(NULL), age;
 	size_t i;
-	int rc, force, json, shown = 0, k;
+	int rc, force, json, shown = 0, k, stopped = 1;
 	const struct opt rows[] = {
 		OPT_ARG("<pattern>", 0, OPT_ANY, OC_BOX, "only boxes whose "
 		    "names match ('test-*'); default every stopped box"),
@@ -129,7 +106,7 @@ cmd_prune(int argc, char **argv, struct box_err *e)
 		goto free;
 	}
 	rc = box_pick_run(&c, &p, "remove (with their snapshots)", force, 0,
-	    prune_one, NULL, e);
+	    box_remove_each, &stopped, e);
 	if (rc == 0)
 		rc = egress_sync_if(&c, 0, e);
 	if (rc == 0 && json) {

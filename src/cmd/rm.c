@@ -10,29 +10,11 @@
 #include "box/box.h"
 #include "box/discard.h"
 #include "box/each.h"
-#include "box/life.h"
 #include "cmd/cmd.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/prompt.h"
-
-static int
-rm_one(struct incus *c, const struct box_info *bi, void *arg,
-    struct box_err *e)
-{
-	struct incus_instance in;
-	int rc;
-
-	(void)arg;
-	if ((rc = box_get(c, bi->name, 0, &in, NULL, e)) < 0)
-		return rc;
-	rc = box_remove(c, &in, e);
-	incus_instance_free(&in);
-	if (rc == 0)
-		life_say("removed %s", bi->name);
-	return rc;
-}
 
 int
 cmd_rm(int argc, char **argv, struct box_err *e)
@@ -61,12 +43,12 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		snprintf(q, sizeof(q), "delete %s and all its snapshots",
 		    p.v[0].name);
 		if ((rc = consent_or_force(q, force, "--force", e)) == 0)
-			rc = box_pick_run(&c, &p, "delete", 1, 0, rm_one, NULL,
-			    e);
+			rc = box_pick_run(&c, &p, "delete", 1, 0,
+			    box_remove_each, NULL, e);
 	} else {
 		p.wide = 1;	/* several: one question for all of them */
 		rc = box_pick_run(&c, &p, "delete (with their snapshots)",
-		    force, 0, rm_one, NULL, e);
+		    force, 0, box_remove_each, NULL, e);
 	}
 	/* their sets and resolver lines go with them (when they had any) */
 	if (rc == 0 && p.n > 0)
