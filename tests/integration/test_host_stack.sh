@@ -55,7 +55,9 @@ max-cache-ttl=300
 dhcp-ignore=tag:!known
 script-on-renewal
 dhcp-script=/usr/local/libexec/box/box-dhcp-hook
-server=127.0.0.1" "dnsmasq pinned to BOX_DNS, never the host's resolvers or /etc/hosts; no DHCP names; only pinned clients; the lease hook"
+server=127.0.0.1
+port=0
+dhcp-option=option:dns-server,0.0.0.0" "dnsmasq pinned to BOX_DNS, never the host's resolvers or /etc/hosts; no DHCP names; only pinned clients; the lease hook; DHCP only (port=0: box's resolver is the default), naming the gateway as resolver"
 expect_eq "$(cfg security.acls)" "box-isolate" "ACL on the network"
 expect_eq "$(cfg security.acls.default.ingress.action)" "drop" "inbound dropped by default"
 gw=${addr%/24}
@@ -127,6 +129,17 @@ expect_contains "$unit" "RequiredBy=incus.service incus-startup.service" "Incus 
 expect_eq "$(stat -c '%U:%G %a' /usr/local/libexec/box /usr/local/libexec/box/box-firewall | tr '\n' ' ')" "root:root 755 root:root 755 " "the copy and its directory belong to root, writable by root alone"
 cmp -s "$BOX" /usr/local/libexec/box/box-firewall && ok "the copy is this binary" || fail "the copy differs from $BOX"
 case $unit in *"/home/"*|*"$(pwd)"*) fail "the unit names a path under a home or this checkout" ;; *) ok "the unit names no home or checkout path" ;; esac
+# box's resolver's unit (the default): no systemd runs here, so nothing
+# starts it; its content is checked against the template setup-host fills
+# in, and its ExecStart against the command line of the resolver
+# setup-host started detached in its place.
+runit=$(cat /etc/systemd/system/box-resolver.service 2>/dev/null)
+expect_eq "$runit" "$(sed -e 's|@BOX@|/usr/local/libexec/box/box-firewall|' -e "s|@GATEWAY@|$gw|" -e 's|@UPSTREAMS@|--upstream 127.0.0.1|' host/box-resolver.service)" \
+    "box-resolver.service is the template with the boot copy, the gateway and BOX_DNS filled in"
+expect_contains "$runit" "Restart=always" "...restarted when it dies"
+rpid=$(cat /run/box-resolver.pid 2>/dev/null)
+expect_eq "$(tr '\0' ' ' </proc/${rpid:-0}/cmdline 2>/dev/null)" "$(echo "$runit" | sed -n 's/^ExecStart=//p') " \
+    "the detached resolver (no systemd here) runs exactly the unit's ExecStart"
 
 # --- idempotence, and the expose doors survive a re-run ------------------------
 api_wait PUT /1.0/network-acls/box-isolate "$(api GET /1.0/network-acls/box-isolate | json "json.dumps({'description': j['metadata']['description'], 'egress': j['metadata']['egress'], 'ingress': [{'action': 'allow', 'destination': '$gw/32', 'protocol': 'tcp', 'destination_port': '38000', 'state': 'enabled', 'description': 'box expose test'}]})")" >/dev/null
@@ -144,7 +157,7 @@ n=$(api GET /1.0/network-acls/box-isolate | json "len(j['metadata']['ingress'])"
 expect_eq "$n" 1 "an expose door in the ACL survives setup-host"
 
 # drift is converged, every key, and said
-api_wait PATCH /1.0/networks/boxnet '{"config":{"dns.mode":"managed","ipv6.address":"fd42:b0c5:7e57:1::1/64","ipv6.nat":"true","raw.dnsmasq":"no-resolv\nserver=127.0.0.1"}}' >/dev/null
+api_wait PATCH /1.0/networks/boxnet '{"config":{"dns.mode":"managed","ipv6.address":"fd42:b0c5:7e57:1::1/64","ipv6.nat":"true","raw.dnsmasq":"no-resolv\nserver=127.0.0.1\nport=0"}}' >/dev/null
 out=$($BOX setup-host 2>&1)
 expect_eq "$(cfg dns.mode)" "none" "drifted dns.mode converged back"
 expect_eq "$(cfg ipv6.address)" "none" "an IPv6 address on an existing boxnet is removed"
@@ -224,6 +237,8 @@ done
 expect_eq "$(nft_box)" "" "no box nft table remains"
 [ ! -e /etc/systemd/system/box-firewall.service ] && [ ! -e /usr/local/libexec/box/box-firewall ] &&
     ok "teardown removed the unit and the boot copy" || fail "the unit or the boot copy survived teardown"
+[ ! -e /etc/systemd/system/box-resolver.service ] && [ ! -e /run/box-resolver.pid ] && ! kill -0 "${rpid:-0}" 2>/dev/null &&
+    ok "teardown stopped box's resolver and removed its unit" || fail "box's resolver or its unit survived teardown"
 out=$($BOX teardown-host --yes 2>&1); rc=$?
 expect_eq "$rc" 0 "teardown on a clean host is a no-op"
 

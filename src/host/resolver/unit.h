@@ -20,6 +20,12 @@
 #define RSVD_PIDFILE	"/run/box-resolver.pid"
 #define RSVD_LOG	"/var/log/box-resolver.log"
 #define RSVD_HOST_TEXT	"box resolver: answering"
+/* What the boxes lose when dnsmasq serves their DNS (BOX_RESOLVER=dnsmasq,
+ * the fallback): setup-host's warning and doctor's WARN say it. */
+#define RSVD_LOST	"no view per box (an allowlisted box resolves any " \
+	"name: DNS carries data out), one cache for all (a box reads its " \
+	"siblings' lookups), no budget per box (one box's flood denies DNS " \
+	"to all), CH answers (version.bind), no refusal log by name"
 
 enum rsvd_mode { RSVD_SYSTEMD = 1, RSVD_DETACHED = 2 };
 

@@ -389,7 +389,7 @@ egress_sync_report(struct incus *c, struct egfw_report *rep,
 	struct egfw_box *b = NULL;
 	struct egfw_report more;
 	struct box_err quiet;
-	uint32_t net = 0;
+	uint32_t net = 0, ns;
 	size_t n = 0;
 	int rc, changed = 0;
 
@@ -405,13 +405,15 @@ egress_sync_report(struct incus *c, struct egfw_report *rep,
 	err_clear(&quiet);
 	if (stack_bridge_net(c, &net, &quiet) < 0)
 		net = 0;
-	rc = egfw_apply(b, n, net ? net | 1 : 0, rep, e);
+	ns = stack_name_server(c, net);	/* box's resolver answers the host
+					   no names: its upstream, then */
+	rc = egfw_apply(b, n, ns, rep, e);
 	if (rc == 0)
 		rc = sync_dnsmasq(c, b, n, &changed, e);
 	/* The resolver fed the sets by its old lines until it restarted:
 	 * what it added meanwhile is judged again, and its flows ended. */
 	if (rc == 0 && changed) {
-		rc = egfw_refill(b, n, net ? net | 1 : 0, &more, e);
+		rc = egfw_refill(b, n, ns, &more, e);
 		if (rep != NULL) {
 			rep->removed += more.removed;
 			rep->flows_ended += more.flows_ended;
