@@ -29,6 +29,8 @@
 #include "box/egress.h"
 #include "box/life.h"
 #include "host/stack/contract.h"
+#include "host/stack/ptr.h"
+#include "host/stack/stack.h"
 #include "incus/exec.h"
 #include "incus/json.h"
 #include "incus/network.h"
@@ -214,8 +216,10 @@ first_literal(const char *list, char *out, size_t cap)
 /* --- the targets --------------------------------------------------------- */
 
 static int
-plan_egress(struct plan *p, struct box_err *e)
+plan_egress(struct incus *c, struct plan *p, struct box_err *e)
 {
+	uint32_t ns, x, g = 0;
+	char a[16];
 	char h[128], ref[128];
 	int port;
 	struct target *t;
@@ -258,6 +262,19 @@ plan_egress(struct plan *p, struct box_err *e)
 	    "not allow, %s:%d", h, port);
 	snprintf(t->n, sizeof(t->n), "%s", h);
 	t->port = port;
+	/* Box's resolver does not name it to the box (the view), so the
+	 * kernel's layer is probed by its address, asked by this host of
+	 * the name server it uses for the boxes' names. */
+	ns = parse4h(p->gw, &g) == 0 ? stack_name_server(c, g & 0xffffff00u)
+	    : 0;
+	if (ns != 0 && ns != g &&
+	    ptr_ask_a(ns, h, 1500, &x, NULL, 1) > 0) {
+		fmt4h(x, a, sizeof(a));
+		t = add(p, "refusedaddr", "egress", "tcp", 0, "that name's "
+		    "address, %s:%d (the view aside)", a, port);
+		snprintf(t->a, sizeof(t->a), "%s", a);
+		t->port = port;
+	}
 	return 0;
 }
 
@@ -617,7 +634,7 @@ plan_build(struct incus *c, const char *name, struct plan *p,
 		err_context(e, "reading this host's addresses and routes");
 		goto out;
 	}
-	if ((rc = plan_egress(p, e)) < 0 || (rc = plan_host(p, ad, nad, e)) <
+	if ((rc = plan_egress(c, p, e)) < 0 || (rc = plan_host(p, ad, nad, e)) <
 	    0 || (rc = plan_lan(p, ad, nad, rt, nrt, e)) < 0 ||
 	    (rc = plan_siblings(c, p, sib, sizeof(sib), e)) < 0 ||
 	    (rc = plan_forged(p, sib, e)) < 0)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
@@ -54,6 +55,24 @@ struct tab {
 	struct rsv_box *v;
 	size_t n;
 	int idx[256];
+	uint32_t kick;		/* the last kick asked before it was read */
+};
+
+/*
+ * A kick (RSVD_KICK_NAME, asked by the host after `box egress` changed a
+ * policy): answered once a table read after it arrived, so the change
+ * holds in the resolver when `box egress` returns.
+ */
+#define NKICK		4
+#define KICK_MS		3000
+struct kick {
+	int used;
+	uint32_t seq;
+	uint64_t t;
+	struct dns_query q;
+	struct sockaddr_in from;
+	int conn;
+	uint32_t conn_gen;
 };
 
 struct pend {
@@ -143,11 +162,14 @@ struct rsv {
 	pthread_cond_t cv;
 	struct tab *next;
 	int want, stop, have_next;
+	uint32_t kick_seq;		/* kicks asked so far */
+	struct kick kick[NKICK];
 	unsigned char out[DNS_MAXMSG + 2];
 	unsigned char in[DNS_MAXMSG + 2];
 };
 
 static void unpark(struct rsv *r, int all);
+static void kicks_answer(struct rsv *r, int expired);
 
 static void
 tab_free(struct tab *t)
@@ -190,6 +212,7 @@ refresher(void *arg)
 {
 	struct rsv *r = arg;
 	struct timespec ts;
+	uint32_t kick;
 	int failing = 0;
 
 	for (;;) {
@@ -211,6 +234,7 @@ refresher(void *arg)
 			pthread_mutex_unlock(&r->mu);
 			return NULL;
 		}
+		kick = r->kick_seq;	/* this read starts after these */
 		pthread_mutex_unlock(&r->mu);
 		err_clear(&e);
 		if (rsv_gather(r->c->bridge, &v, &n, &e) < 0) {
@@ -229,6 +253,7 @@ refresher(void *arg)
 		failing = 0;
 		if ((t = tab_build(r->c, v, n)) == NULL)
 			continue;
+		t->kick = kick;
 		pthread_mutex_lock(&r->mu);
 		tab_free(r->next);
 		r->next = t;
@@ -266,6 +291,7 @@ take_table(struct rsv *r)
 		tab_free(r->tab);
 		r->tab = t;
 		unpark(r, 1);
+		kicks_answer(r, 0);
 	}
 }
 
@@ -794,6 +820,65 @@ unpark(struct rsv *r, int all)
 	}
 }
 
+/* Park the host's kick and ask for a table read after it. */
+static void
+kick_park(struct rsv *r, const struct dns_query *q,
+    const struct sockaddr_in *from, int conn, uint32_t cgen)
+{
+	struct kick *k = NULL;
+	int i;
+
+	for (i = 0; i < NKICK && k == NULL; i++)
+		if (!r->kick[i].used)
+			k = &r->kick[i];
+	if (k == NULL) {
+		reply_own(r, q, 1, 0, DNS_R_SERVFAIL, -1, NULL, conn, cgen,
+		    from);
+		return;
+	}
+	k->used = 1;
+	k->t = r->now;
+	k->q = *q;
+	k->conn = conn;
+	k->conn_gen = cgen;
+	memset(&k->from, 0, sizeof(k->from));
+	if (from != NULL)
+		k->from = *from;
+	pthread_mutex_lock(&r->mu);
+	k->seq = ++r->kick_seq;
+	pthread_mutex_unlock(&r->mu);
+	r->last_req = 0;
+	want_refresh(r);
+}
+
+/* Answer the kicks the table covers (REFUSED, the host's usual, with
+ * the text saying it was read), and, with expired, SERVFAIL the ones
+ * no read covered within KICK_MS (the daemon did not answer). */
+static void
+kicks_answer(struct rsv *r, int expired)
+{
+	int i;
+
+	for (i = 0; i < NKICK; i++) {
+		struct kick *k = &r->kick[i];
+		int done = r->tab != NULL &&
+		    (int32_t)(r->tab->kick - k->seq) >= 0;
+
+		if (!k->used || (!done && !(expired &&
+		    r->now - k->t >= KICK_MS)))
+			continue;
+		k->used = 0;
+		if (k->conn >= 0 && (r->conn[k->conn].fd < 0 ||
+		    r->conn[k->conn].gen != k->conn_gen))
+			continue;
+		reply_own(r, &k->q, 1, 0, done ? DNS_R_REFUSED :
+		    DNS_R_SERVFAIL, DNS_EDE_PROHIBITED, done ? RSVD_HOST_TEXT
+		    "; the boxes were read again" : RSVD_HOST_TEXT "; the "
+		    "boxes could not be read", k->conn, k->conn_gen,
+		    k->from.sin_family != 0 ? &k->from : NULL);
+	}
+}
+
 static void
 query(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
     const struct sockaddr_in *from, int conn)
@@ -832,6 +917,10 @@ query_as(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 	if (rc < 0) {
 		reply_own(r, &p->q, 0, 0, DNS_R_FORMERR, -1, NULL, conn, cgen,
 		    from);
+		return;
+	}
+	if (cl == CL_HOST && strcasecmp(p->q.q.name, RSVD_KICK_NAME) == 0) {
+		kick_park(r, &p->q, from, conn, cgen);
 		return;
 	}
 	if (cl == CL_HOST) {
@@ -1245,6 +1334,7 @@ resolver_run(const struct rsv_conf *c, struct box_err *e)
 			unpark(r, 0);
 		if (r->now - r->last_sweep >= 100) {
 			sweep_conns(r);
+			kicks_answer(r, 1);
 			r->last_sweep = r->now;
 		}
 	}

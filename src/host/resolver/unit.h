@@ -49,6 +49,16 @@ int rsvd_remove(struct box_err *e);
  */
 int rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap);
 
+/*
+ * The host's kick: after a policy changed, ask gw:53 for RSVD_KICK_NAME;
+ * box's resolver answers once it has read the boxes again (their
+ * policies with it), so what the change allows or takes away holds in
+ * DNS when this returns.  1 read, 0 not box's resolver or it could not
+ * read them (why), -ETIMEDOUT nobody answered within timeout_ms.
+ */
+#define RSVD_KICK_NAME	"kick.box.invalid"
+int rsvd_kick(uint32_t gw, int timeout_ms, char *why, size_t cap);
+
 /* The detached resolver's pid (its pid file, checked against its
  * command line), or 0. */
 int rsvd_detached_pid(void);

@@ -13,6 +13,7 @@
 #include "box/box.h"
 #include "box/lease.h"
 #include "box/remote.h"
+#include "host/resolver/unit.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/instance.h"
@@ -382,6 +383,23 @@ mark_shrunk(struct egfw_box *b, size_t n)
 	free(text);
 }
 
+/*
+ * When box's resolver serves the boxes (the host's name server is then
+ * not the gateway), have it read the policies again before returning: a
+ * name allowed or denied now is answered or refused from the next query
+ * on, not from its next periodic read.
+ */
+static void
+kick_resolver(uint32_t net, uint32_t ns, struct egfw_report *rep)
+{
+	rep->resolver = 0;
+	rep->resolver_why[0] = '\0';
+	if (net == 0 || ns == (net | 1))
+		return;
+	rep->resolver = rsvd_kick(net | 1, 3000, rep->resolver_why,
+	    sizeof(rep->resolver_why)) == 1 ? 1 : -1;
+}
+
 int
 egress_sync_report(struct incus *c, struct egfw_report *rep,
     struct box_err *e)
@@ -421,6 +439,8 @@ egress_sync_report(struct incus *c, struct egfw_report *rep,
 	}
 	if (rc == 0)
 		rc = save_state(b, n, e);
+	if (rc == 0 && rep != NULL)
+		kick_resolver(net, ns, rep);
 	free(b);
 	return rc;
 }
