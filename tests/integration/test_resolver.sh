@@ -245,8 +245,10 @@ expect_eq "$(field "$r" ttl) $(seen ttl2.ttl.test)" "300 2" "no cache: c sees th
 UPSTREAM=$MUTE
 start_rsv
 lat() { inns "$PB" python3 $Q lat "$GW" "$1" "${2:-40}" udp "${3:-2}" | awk '{ print $2 }'; }
-# x2 M BASE: 1 when M <= 2 * BASE (milliseconds, fractional)
-x2() { awk -v m="$1" -v b="$2" 'BEGIN { print (m <= 2 * b) ? 1 : 0 }'; }
+# x2 M BASE: 1 when M <= 2 * BASE, or within 5 ms of it (milliseconds,
+# fractional): a sub-millisecond median doubles when the machine's other
+# work takes a core; the attack it guards against costs seconds.
+x2() { awk -v m="$1" -v b="$2" 'BEGIN { print (m <= 2 * b || m <= b + 5) ? 1 : 0 }'; }
 idle=$(lat "i%d.fast.test")
 echo "# b's idle median: $idle ms"
 inns "$PC" python3 $Q flood "$GW" "f%d.slow.test" 14 >"$T/flood.out" 2>&1 &
@@ -266,7 +268,7 @@ thold=$(tcp_lat "t%d.hold.fast.test")
 wait $hp
 echo "# b's TCP lookups (a connection each): idle median $tidle ms, during c's hold of 40 ($(cat "$T/hold.out")): $thold ms"
 expect_eq "$(field "$r" rcode)" 0 "b resolves over TCP while c holds 40 connections"
-expect_eq "$(x2 "$thold" "$tidle")" 1 "b's TCP lookups during the hold within 2x idle"
+expect_eq "$(x2 "$thold" "$tidle")" 1 "b's TCP lookups during the hold within 2x idle (or 5 ms): $thold ms, idle $tidle ms"
 
 # --- 4. the defences removed ----------------------------------------------------------
 UPSTREAM=$W_OTHER
