@@ -59,7 +59,7 @@ T=$(mktemp -d /run/h26g-remote.XXXXXX)
 chmod 711 "$T"
 T0=$(date +%s)
 at() { echo "# $(($(date +%s) - T0)) s: $*"; }
-sshd_pid= started_iu= fwd_pid= sshd_miss= sshd_dead=
+sshd_pid= started_iu= fwd_pid= sshd_miss= sshd_dead= sshd_nous=
 
 purge_user()
 {
@@ -75,7 +75,7 @@ purge_user()
 cleanup()
 {
 	[ -n "$fwd_pid" ] && kill "$fwd_pid" 2>/dev/null
-	for _p in "$sshd_pid" "$sshd_miss" "$sshd_dead"; do
+	for _p in "$sshd_pid" "$sshd_miss" "$sshd_dead" "$sshd_nous"; do
 		[ -n "$_p" ] && kill "$_p" 2>/dev/null
 	done
 	cleanup_prefix $P >/dev/null 2>&1
@@ -177,16 +177,17 @@ EOF
 ip netns exec $NS /usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log" \
     3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 sshd_pid=$!
-# sshd_over PORT FILE: one more sshd on PORT, in a mount namespace of its
-# own where FILE is bind-mounted over the admin's socket (this host's
-# mounts are not touched: private propagation); 3-9 closed, as above
+# sshd_over PORT FILE [SOCKET]: one more sshd on PORT, in a mount
+# namespace of its own where FILE is bind-mounted over SOCKET (the admin's
+# by default; this host's mounts are not touched: private propagation);
+# 3-9 closed, as above
 sshd_over()
 {
 	sed -e "s/^Port .*/Port $1/" -e "s|^PidFile .*|PidFile $T/sshd.$1.pid|" \
 	    "$T/sshd_config" >"$T/sshd_config.$1"
 	ip netns exec $NS unshare -m --propagation private sh -c \
 	    'mount --bind "$1" "$2" && exec /usr/sbin/sshd -D -e -f "$3"' sh \
-	    "$2" $AS "$T/sshd_config.$1" 2>"$T/sshd.$1.log" \
+	    "$2" "${3:-$AS}" "$T/sshd_config.$1" 2>"$T/sshd.$1.log" \
 	    3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 }
 : >"$T/notsock"
@@ -196,7 +197,9 @@ sshd_over 2223 "$T/notsock"
 sshd_miss=$!
 sshd_over 2224 "$T/dead.sock"
 sshd_dead=$!
-for _p in $PORT 2223 2224; do
+sshd_over 2225 "$T/notsock" $US
+sshd_nous=$!
+for _p in $PORT 2223 2224 2225; do
 	printf '[%s]:%s %s\n' $R4 $_p "$(cut -d' ' -f1-2 "$T/hostkey.pub")"
 done >"$T/known_hosts"
 for k in u1 root; do
@@ -354,6 +357,14 @@ for pr in "2223 has no Incus socket at $AS" "2224 nothing answers on $AS"; do
 	expect_eq "$rc/$(grep -c "^${P}u1 " "$T/out")" 0/1 \
 	    "  control: the same sshd with BOX_REMOTE_SOCKET=$US given lists ${P}u1"
 done
+
+# the fall-back taken, and incus-user's socket missing there (:2225): said
+"$BOX" --remote "ssh://$U1@$R4:2225" list </dev/null >"$T/out" 2>&1; rc=$?
+expect_eq "$rc" 1 "$U1 to the sshd on :2225 (no $US there), no BOX_REMOTE_SOCKET: refused"
+expect_contains "$(cat "$T/out")" "may not open $AS, so box tried incus-user's socket" "  said: the fall-back was tried"
+expect_contains "$(cat "$T/out")" "has no Incus socket at $US" "  and what it found: no $US"
+BOX_REMOTE_SOCKET=$AS H26G_SSH_CONFIG=$T/cfg_root "$BOX" --remote "ssh://root@$R4:2225" list </dev/null >"$T/out" 2>&1; rc=$?
+expect_eq "$rc/$(grep -c "^${P}adm " "$T/out")" 0/1 "  control: root through the same sshd lists ${P}adm"
 
 # raw, without box: the login's own forward and curl
 # rawfwd CONFIG USER SOCKET: ssh -L $T/raw.sock to SOCKET there, until it is up
