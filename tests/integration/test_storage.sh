@@ -197,33 +197,7 @@ expect_eq "$(api GET /1.0/instances/${P}d2 | json "str(j.get('error_code'))")" 4
 # ask ANSWER cmd...: cmd on a pseudo-terminal (stdin and stderr both a
 # terminal, as a person runs it); its [Y/n] answered with ANSWER ("y", "n",
 # or "" for Enter alone); the transcript on stdout, the command's status.
-ask()
-{
-	python3 -c '
-import os, pty, select, sys
-answer, argv = sys.argv[1], sys.argv[2:]
-pid, fd = pty.fork()
-if pid == 0:
-	os.execvp(argv[0], argv)
-out, sent = b"", False
-while True:
-	r, _, _ = select.select([fd], [], [], 120)
-	if not r:
-		break
-	try:
-		d = os.read(fd, 4096)
-	except OSError:
-		break
-	if not d:
-		break
-	out += d
-	if not sent and b"[Y/n]" in out:
-		os.write(fd, answer.encode() + b"\n")
-		sent = True
-_, st = os.waitpid(pid, 0)
-sys.stdout.write(out.decode(errors="replace"))
-sys.exit(os.waitstatus_to_exitcode(st))' "$@"
-}
+ask() { pty_prompt '[Y/n]' "$@"; }
 out=$(ask n $BOX setup-host); rc=$?
 expect_eq "$rc" 0 "on a terminal, answered n: setup-host exits 0"
 expect_contains "$out" "no copy-on-write pool here" "  it asked (the terminal consent)"
