@@ -5,6 +5,9 @@
 #
 #   setup-host on each member: shared objects once, each member's own
 #     kernel layers, then group 'box' (read back)
+#   grant on a member: refused before anything changes (incus-user cannot
+#     serve a clustered daemon: its STARTTLS pin is cluster.crt, the
+#     socket presents server.crt; the fingerprints are compared)
 #   placement: new lands only on group members; --target pins one and is
 #     refused for a member outside the group; LOCATION / location
 #   the contract from inside a box on every member: the internet (its
@@ -61,6 +64,7 @@ cleanup()
 {
 	for p in $LISTENERS; do kill "$p" 2>/dev/null; done
 	$CL down >/dev/null 2>&1
+	id bxcg1 >/dev/null 2>&1 && userdel -r bxcg1 >/dev/null 2>&1
 }
 trap cleanup EXIT INT TERM
 
@@ -130,6 +134,38 @@ expect_eq "$(inc 2 network list -f csv | grep -c '^boxnet,bridge,YES,10.88.0.1/2
 nft list table inet box 2>/dev/null | grep -q "172.30.26" &&
     fail "the host's own firewall names the cluster's LAN" ||
     ok "the host's own stack is not touched (no cluster address in its table inet box)"
+
+# --- grant on a cluster: refused, nothing changed, and why ----------------------
+# incus-user (Incus 6.0.4) reaches the daemon's unix socket by STARTTLS and
+# pins cluster.crt when the member has one; the socket presents the
+# member's own server.crt, so no request of a user it serves gets through.
+# box grant says so before it changes anything (standalone, test_grant.sh
+# grants the same way: there the socket presents server.crt, the pin).
+id bxcg1 >/dev/null 2>&1 && userdel -r bxcg1 >/dev/null 2>&1
+useradd -m -s /bin/sh bxcg1 || fail "useradd bxcg1"
+GU=$(id -u bxcg1)
+out=$(as 1 grant bxcg1 --accept-daemon-risk 2>&1); rc=$?
+expect_eq "$rc" 1 "grant bxcg1 on cluster member m1: refused"
+expect_contains "$out" "incus-user cannot serve a user of a cluster" "  naming incus-user's limit"
+getent group incus | cut -d: -f4 | tr ',' '\n' | grep -qx bxcg1 &&
+    fail "  bxcg1 was put into 'incus'" || ok "  bxcg1 is not in 'incus' (group database)"
+# the lists are live (default and boxnet in them), and hold neither
+pl=$(inc 1 project list -f csv -c n) nl=$(inc 1 network list -f csv)
+expect_eq "$(echo "$pl" | grep -c '^default')$(echo "$pl" | grep -c "^user-$GU\$")/$(echo "$nl" | grep -c '^boxnet,')$(echo "$nl" | grep -c "^incusbr-$GU,")" \
+    "10/10" "  no project user-$GU, no bridge incusbr-$GU (beside default and boxnet)"
+fp() { openssl x509 -in "/var/lib/incus-m1/$1" -noout -fingerprint -sha256 | sed 's/.*=//; s/://g' | tr A-F a-f; }
+got=$($CL exec 1 timeout 10 python3 -c '
+import socket, ssl, hashlib
+s = socket.socket(socket.AF_UNIX); s.settimeout(5)
+s.connect("/var/lib/incus-m1/unix.socket"); s.sendall(b"STARTTLS\n")
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT); ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+print(hashlib.sha256(ctx.wrap_socket(s).getpeercert(binary_form=True)).hexdigest())' 2>&1)
+expect_eq "$got" "$(fp server.crt)" "  the why: m1's socket presents its server.crt on STARTTLS"
+[ -n "$got" ] && [ "$got" != "$(fp cluster.crt)" ] &&
+    ok "  which is not cluster.crt, the certificate incus-user pins on a member" ||
+    fail "  the socket presents cluster.crt ($got): incus-user could serve users here, the refusal is stale"
+userdel -r bxcg1 >/dev/null 2>&1
 
 # --- placement ----------------------------------------------------------------
 for i in 1 2 3; do

@@ -94,8 +94,10 @@ ok "world: the internet at $W_INET, the LAN at $W_LAN, a host listener on :$W_HO
 
 # incus-user as this machine runs it (no systemd): by hand, on its socket.
 if ! pgrep -x incus-user >/dev/null 2>&1; then
+	# 3-9 closed: a lock the runner holds (flock(1) passes it down) must
+	# not live on in the daemon
 	setsid /usr/libexec/incus/incus-user --group incus \
-	    >"$tmp/incus-user.log" 2>&1 </dev/null &
+	    >"$tmp/incus-user.log" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	started_iu=$!
 	for _i in 1 2 3 4 5 6 7 8 9 10; do
 		[ -S /var/lib/incus/unix.socket.user ] && break

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "box/tier.h"
+#include "incus/cluster.h"
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/grant_cut.h"
@@ -210,8 +211,24 @@ static int
 preflight(struct incus *c, const struct grant_user *u, int accept, char *how,
     size_t cap, struct box_err *e)
 {
+	char self[64];
 	int rc, created;
 
+	/*
+	 * incus-user reaches a cluster member's socket by STARTTLS pinned to
+	 * cluster.crt, and the socket presents the member's server.crt: no
+	 * user gets through (Incus 6.0.4; test_cluster.sh shows both).
+	 */
+	if ((rc = incus_cluster_self(c, self, sizeof(self), e)) < 0)
+		return rc;
+	if (rc > 0) {
+		err_set(e, -EOPNOTSUPP, "this daemon is cluster member %s, "
+		    "and incus-user cannot serve a user of a cluster (it pins "
+		    "cluster.crt; the daemon's socket presents server.crt), so "
+		    "%s is not granted", self, u->name);
+		err_fix(e, "grant %s on a standalone host", u->name);
+		return -EOPNOTSUPP;
+	}
 	rc = grant_network_exists(c, CONTRACT_BRIDGE, e);
 	if (rc < 0)
 		return rc;
