@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,7 +69,9 @@
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/backup.h"
+#include "incus/image.h"
 #include "incus/instance.h"
+#include "incus/kv.h"
 #include "incus/storage.h"
 #include "incus/stream.h"
 #include "util/clock.h"
@@ -227,14 +230,15 @@ check_sum(const char *file, int fd, long long size, const char *want,
 /*
  * A restricted project's upload (box/reframe.h): the file read, hashed and
  * vetted exactly as from_file does for any upload, unpacked here,
- * re-framed without the volatile.* keys the daemon refuses there, and pushed
- * chunked.  The last chunk goes only after the hash and the vet said yes
- * (from_file's last read); until then the daemon has no whole body.
+ * re-framed as an image of the container's root filesystem and pushed
+ * chunked to /1.0/images.  The last chunk goes only after the hash and the
+ * vet said yes (from_file's last read); until then the daemon has no whole
+ * body.
  */
 struct rf {
 	struct src *s;
 	struct stream_push k;
-	struct reframe r;
+	struct reframe *r;
 	struct box_err *e;
 };
 
@@ -255,14 +259,15 @@ rf_src(void *ctx, unsigned char *buf, size_t cap)
 static int
 rf_sink(void *ctx, const unsigned char *p, size_t n)
 {
-	return reframe_feed(&((struct rf *)ctx)->r, p, n);
+	return reframe_feed(((struct rf *)ctx)->r, p, n);
 }
 
 static int
-push_reframed(struct incus *c, struct src *s, const char *name,
-    const char *pool, char *op, size_t opcap, struct box_err *e)
+push_image(struct incus *c, struct src *s, struct reframe *r, char *op,
+    size_t opcap, struct box_err *e)
 {
 	static unsigned char buf[1 << 16];
+	static struct utsname u;
 	unsigned char magic[2] = { 0, 0 };
 	struct rf f;
 	ssize_t n;
@@ -270,35 +275,102 @@ push_reframed(struct incus *c, struct src *s, const char *name,
 
 	memset(&f, 0, sizeof(f));
 	f.s = s;
+	f.r = r;
 	f.e = e;
 	if (pread(s->fd, magic, 2, 0) != 2)
 		return err_set(e, -EIO, "reading the file's first bytes");
-	if ((rc = incus_backup_import_begin(c, name, pool, &f.k, e)) < 0)
+	if (uname(&u) < 0)
+		return err_set(e, -errno, "uname: %s", strerror(errno));
+	if ((rc = incus_image_push_begin(c, &f.k, e)) < 0)
 		return rc;
-	reframe_init(&f.r, rf_out, &f);
+	reframe_init(r, rf_out, &f, u.machine, (long long)time(NULL));
 	if (magic[0] == 0x1f && magic[1] == 0x8b)
 		rc = gz_stream(rf_src, &f, rf_sink, &f);
 	else {
 		while ((n = from_file(s, buf, sizeof(buf))) > 0 &&
-		    (rc = reframe_feed(&f.r, buf, (size_t)n)) == 0)
+		    (rc = reframe_feed(r, buf, (size_t)n)) == 0)
 			;
 		if (n < 0)
 			rc = (int)n;
 	}
 	if (rc == 0)
-		rc = reframe_end(&f.r);
-	if (rc == 0 && f.r.lines > 0)
-		life_say("left out %u volatile.* line%s the daemon refuses in "
-		    "a restricted project (it makes the box a new instance: "
-		    "a uuid, a MAC, an id map of its own)",
-		    f.r.lines, f.r.lines == 1 ? "" : "s");
-	reframe_free(&f.r);
+		rc = reframe_end(r);
+	if (rc == 0 && r->members == 0)
+		rc = err_set(e, -EPROTONOSUPPORT, "a granted user imports "
+		    "container exports only (this one has no "
+		    "backup/container/rootfs)");
 	if (rc == 0)
 		return incus_backup_import_end(&f.k, op, opcap, e);
 	stream_push_abort(&f.k);
 	/* a withheld body (the hash, the vet) is worded by the caller */
 	if (e->code == 0 && !s->bad && !s->vetbad)
-		err_set(e, rc, "re-framing the export: %s", err_str(rc));
+		err_set(e, rc, "re-framing the export as an image: %s",
+		    err_str(rc));
+	return rc;
+}
+
+/*
+ * The box from the uploaded image (fp), under target: the box-net
+ * profile, the container's own config from the file but its volatile.*
+ * keys, its root disk's size.  Then the image goes; the box made from it
+ * is re-homed and vetted as any import.
+ */
+static int
+from_image(struct incus *c, struct reframe *r, const char *target,
+    const char *pool, const char *fp, struct box_err *e)
+{
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
+	struct incus_instance_new spec;
+	struct incus_kvs cfg, root;
+	struct incus_devices dev;
+	struct incus_reply rep;
+	struct incus_op iop;
+	struct box_err le;
+	char size[64];
+	int rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&root, 0, sizeof(root));
+	memset(&dev, 0, sizeof(dev));
+	rc = r->ct == NULL ? -EBOX_PROTO : vet_export_ct_config(r->ct, r->ctn,
+	    &cfg, size, sizeof(size));
+	if (rc < 0) {
+		err_set(e, rc, "the export's backup/container/backup.yaml "
+		    "could not be read");
+		goto out;
+	}
+	if (size[0] != '\0' && ((rc = incus_kv_set(&root, "type", "disk")) < 0 ||
+	    (rc = incus_kv_set(&root, "path", "/")) < 0 ||
+	    (rc = incus_kv_set(&root, "pool", pool)) < 0 ||
+	    (rc = incus_kv_set(&root, "size", size)) < 0 ||
+	    (rc = incus_dev_set(&dev, "root", &root)) < 0)) {
+		err_set(e, rc, "out of memory");
+		goto out;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.name = target;
+	spec.type = "container";
+	spec.profiles = profiles;
+	spec.config = &cfg;
+	spec.devices = &dev;
+	spec.source = INCUS_SRC_IMAGE;
+	spec.fingerprint = fp;
+	if ((rc = incus_instance_create_begin(c, &spec, &iop, e)) == 0) {
+		rc = life_wait_op(c, iop.url, clock_ms() + IMPORT_RESTORE_S *
+		    1000LL, NULL, &rep, e);
+		incus_reply_free(&rep);
+	}
+	if (rc == 0 && r->snaps > 0)
+		life_say("left behind %u snapshot%s: a granted user's import "
+		    "makes the box from an image of its current disk (Incus "
+		    "refuses a backup restore in a restricted project)",
+		    r->snaps, r->snaps == 1 ? "" : "s");
+out:
+	err_clear(&le);
+	incus_image_delete(c, fp, LIFE_OP_S, &le);
+	incus_kv_free(&cfg);
+	incus_kv_free(&root);
+	incus_dev_free(&dev);
 	return rc;
 }
 
@@ -306,7 +378,7 @@ static int
 upload(struct incus *c, const char *file, int fd, long long size,
     const char *want, struct vet_bg *bg, struct vet_verdict *vd,
     const char *recorded, int *vetbad, const char *name, const char *pool,
-    char *op, size_t opcap, struct box_err *e)
+    struct reframe *img, char *op, size_t opcap, struct box_err *e)
 {
 	struct src s;
 	int rc;
@@ -320,8 +392,8 @@ upload(struct incus *c, const char *file, int fd, long long size,
 	s.recorded = recorded;
 	sha256_init(&s.sha, -1);
 	progress_start(&s.p, "uploading");
-	if (tier_get() == TIER_RESTRICTED)
-		rc = push_reframed(c, &s, name, pool, op, opcap, e);
+	if (img != NULL)
+		rc = push_image(c, &s, img, op, opcap, e);
 	else
 		rc = incus_backup_import(c, name, pool, size, from_file, &s,
 		    op, opcap, e);
@@ -396,7 +468,10 @@ provenance_of(struct stamps *st, const struct incus_kvs *cfg, const char *now)
 
 /*
  * Incus's own MAC addresses and host-side interface names (a restored
- * box carries its snapshot's), and our pin key, stay behind.
+ * box carries its snapshot's), and our pin key, stay behind; so does the
+ * "create" trigger the daemon arms on a box made from an image (a
+ * granted user's import: the image has no templates, and the vet refuses
+ * the key; without it nothing is rendered).
  */
 static int
 drop_key(const char *key)
@@ -404,7 +479,7 @@ drop_key(const char *key)
 	size_t n = strlen(key);
 
 	if (door_source_key(key) || strncmp(key, CLAIMED, sizeof(CLAIMED) - 1)
-	    == 0)
+	    == 0 || strcmp(key, "volatile.apply_template") == 0)
 		return 1;
 	return strncmp(key, "volatile.", 9) == 0 && n > 16 &&
 	    (strcmp(key + n - 7, ".hwaddr") == 0 ||
@@ -681,6 +756,9 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	struct box_info old;
 	int sum;
 	static struct vet_verdict vd;
+	static struct reframe rf;
+	struct reframe *img = tier_get() == TIER_RESTRICTED ? &rf : NULL;
+	char fp[INCUS_IMAGE_FP] = "";
 	struct vet_bg bg = { 0, -1, -1 };
 	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0,
 	    overlap, vetbad = 0, force = qr->force;
@@ -785,7 +863,7 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	stage = "upload";
 	rc = upload(&c, file, fd, (long long)st.st_size, sum == 0 ? want :
 	    NULL, overlap ? &bg : NULL, &vd, as_name != NULL ? NULL : recorded,
-	    &vetbad, target, pool, op, sizeof(op), e);
+	    &vetbad, target, pool, img, op, sizeof(op), e);
 	if (vetbad) {
 		/* withheld: the daemon should hold nothing; make sure */
 		rc = verdict_refuse(&vd, file, -1, 0, NULL, e);
@@ -811,8 +889,13 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	rc = life_wait_op(&c, op, clock_ms() + IMPORT_RESTORE_S * 1000LL,
 	    &p, &r, e);
 	progress_clear(&p);
+	if (rc == 0 && img != NULL)
+		rc = incus_image_op_fp(&r, fp, e);
 	incus_reply_free(&r);
 	if (rc < 0)
+		goto fail;
+	stage = "create";
+	if (img != NULL && (rc = from_image(&c, &rf, target, pool, fp, e)) < 0)
 		goto fail;
 	stage = "re-stamp";
 	if ((rc = rehome(&c, target, &vm, e)) < 0)
@@ -869,6 +952,7 @@ fail:
 			life_say("%s is untouched", name);
 	}
 out:
+	reframe_free(&rf);
 	vet_bg_cancel(&bg);
 	incus_close(&c);
 out_fd:

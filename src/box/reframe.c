@@ -1,4 +1,4 @@
-/* reframe.c - an export's tar re-framed for a restricted project (see
+/* reframe.c - a container export re-framed as a private image (see
  * reframe.h). */
 #include "box/reframe.h"
 
@@ -10,127 +10,40 @@
 #include "box/vet_export.h"
 #include "util/err.h"
 
-enum { ST_HDR = 0, ST_PASS, ST_GATHER, ST_SKIP };
+enum { ST_HDR = 0, ST_DATA, ST_END };
+enum { K_PASS, K_SKIP, K_PAX, K_LNAME, K_LLINK, K_CT };
+
+#define ROOTFS		"backup/container/rootfs"
+#define ROOTFS_N	(sizeof(ROOTFS) - 1)
 
 void
-reframe_init(struct reframe *r, reframe_out out, void *ctx)
+reframe_init(struct reframe *r, reframe_out out, void *ctx, const char *arch,
+    long long when)
 {
 	memset(r, 0, sizeof(*r));
 	r->out = out;
 	r->ctx = ctx;
+	r->arch = arch;
+	r->when = when;
+}
+
+static void
+clear_ext(struct reframe *r)
+{
+	free(r->pax);
+	free(r->lname);
+	free(r->llink);
+	r->pax = r->lname = r->llink = NULL;
+	r->paxn = 0;
 }
 
 void
 reframe_free(struct reframe *r)
 {
-	free(r->doc);
-	r->doc = NULL;
-}
-
-static size_t
-indent_of(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && *q == ' ')
-		q++;
-	return (size_t)(q - p);
-}
-
-/* Is v[0..n) a scalar that ends on its own line? */
-static int
-scalar_whole(const char *v, size_t n)
-{
-	size_t i, q = 0, bs;
-
-	if (n == 0)
-		return 0;
-	if (v[0] == '\'') {
-		for (i = 0; i < n; i++)
-			q += v[i] == '\'';
-		return n >= 2 && v[n - 1] == '\'' && q % 2 == 0;
-	}
-	if (v[0] == '"') {
-		if (n < 2 || v[n - 1] != '"')
-			return 0;
-		for (bs = 0, i = n - 1; i > 1 && v[i - 1] == '\\'; i--)
-			bs++;
-		return bs % 2 == 0;
-	}
-	/* plain: nothing that opens a block, a flow, an alias or a tag */
-	return strchr("|>&*!%@`{[#,?-", v[0]) == NULL &&
-	    memchr(v, '\t', n) == NULL;
-}
-
-/* Is line l[0..n) (no newline) a whole "volatile.<key>: scalar"? */
-static int
-volatile_line(const char *l, size_t n)
-{
-	size_t i = indent_of(l, l + n);
-
-	if (n - i < 10 || memcmp(l + i, "volatile.", 9) != 0)
-		return 0;
-	for (; i < n && l[i] != ':'; i++)
-		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= '0' &&
-		    l[i] <= '9') || l[i] == '.' || l[i] == '_' || l[i] == '-'))
-			return 0;
-	if (i >= n || i + 1 >= n || l[i + 1] != ' ')
-		return 0;
-	return scalar_whole(l + i + 2, n - i - 2);
-}
-
-size_t
-reframe_drop_volatile(char *doc, size_t n, unsigned *dropped)
-{
-	char *end = doc + n, *p = doc, *w = doc, *nl, *q;
-	size_t len, ind;
-
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		len = (size_t)((nl != NULL ? nl : end) - p);
-		if (volatile_line(p, len)) {
-			/* the next line that holds anything is no deeper */
-			ind = indent_of(p, p + len);
-			for (q = nl; q != NULL && q + 1 < end; ) {
-				char *l = q + 1, *e2 = memchr(l, '\n',
-				    (size_t)(end - l));
-				size_t ll = (size_t)((e2 != NULL ? e2 : end) - l);
-
-				if (indent_of(l, l + ll) == ll) {	/* blank */
-					q = e2;
-					continue;
-				}
-				if (indent_of(l, l + ll) > ind)
-					goto keep;
-				break;
-			}
-			(*dropped)++;
-			p = nl != NULL ? nl + 1 : end;
-			continue;
-		}
-keep:
-		len += nl != NULL;
-		memmove(w, p, len);
-		w += len;
-		p += len;
-	}
-	return (size_t)(w - doc);
-}
-
-/* The member's name as a header alone gives it (no trailing slash). */
-static void
-hdr_name(const unsigned char *h, char *out, size_t cap)
-{
-	size_t n;
-
-	if (memcmp(h + 257, "ustar\0", 6) == 0 && h[345] != '\0')
-		snprintf(out, cap, "%.155s/%.100s", (const char *)h + 345,
-		    (const char *)h);
-	else
-		snprintf(out, cap, "%.100s", (const char *)h);
-	n = strlen(out);
-	while (n > 0 && out[n - 1] == '/')
-		out[--n] = '\0';
+	clear_ext(r);
+	free(r->buf);
+	free(r->ct);
+	r->buf = r->ct = NULL;
 }
 
 static unsigned long long
@@ -139,72 +52,282 @@ padded(unsigned long long n)
 	return (n + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
 }
 
-/* The gathered document out, with its header's size and checksum new. */
+static void
+sum_header(unsigned char *h)
+{
+	unsigned sum = 0;
+	size_t i;
+	char num[8];
+
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < TAR_BLOCK; i++)
+		sum += h[i];
+	snprintf(num, sizeof(num), "%06o", sum & 0777777u);
+	memcpy(h + 148, num, 7);	/* six digits, a NUL, the space */
+}
+
+/* A member box writes whole: metadata.yaml, a PAX header. */
 static int
-emit_doc(struct reframe *r)
+own(struct reframe *r, const char *name, char type, const void *body,
+    size_t n)
 {
 	static const unsigned char zero[TAR_BLOCK];
-	unsigned sum = 0;
-	size_t i, n;
-	char num[32];
+	unsigned char h[TAR_BLOCK];
+	char num[16];
 	int rc;
 
-	n = reframe_drop_volatile(r->doc, r->dn, &r->lines);
-	if (n != r->dn)
-		r->docs++;
-	/* n <= VET_DOC_MAX: 11 octal digits and a NUL hold it */
+	memset(h, 0, sizeof(h));
+	snprintf((char *)h, 100, "%s", name);
+	memcpy(h + 100, "0000644", 7);
+	memcpy(h + 108, "0000000", 7);
+	memcpy(h + 116, "0000000", 7);
 	snprintf(num, sizeof(num), "%011llo", (unsigned long long)n &
 	    077777777777ull);
-	memcpy(r->hdr + 124, num, 12);
-	memset(r->hdr + 148, ' ', 8);
-	for (i = 0; i < TAR_BLOCK; i++)
-		sum += r->hdr[i];
-	snprintf(num, sizeof(num), "%06o", sum & 0777777u);
-	memcpy(r->hdr + 148, num, 7);	/* six digits, a NUL, the space */
-	if ((rc = r->out(r->ctx, r->hdr, TAR_BLOCK)) < 0 ||
-	    (n > 0 && (rc = r->out(r->ctx, r->doc, n)) < 0))
+	memcpy(h + 124, num, 12);
+	snprintf(num, sizeof(num), "%011llo", (unsigned long long)r->when &
+	    077777777777ull);
+	memcpy(h + 136, num, 12);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar\0" "00", 8);
+	sum_header(h);
+	if ((rc = r->out(r->ctx, h, TAR_BLOCK)) < 0 ||
+	    (n > 0 && (rc = r->out(r->ctx, body, n)) < 0))
 		return rc;
 	if (padded(n) > n)
 		rc = r->out(r->ctx, zero, (size_t)(padded(n) - n));
 	return rc < 0 ? rc : 0;
 }
 
-/* A whole header in r->hdr: pass it, or start gathering its document. */
+static int
+begin(struct reframe *r)
+{
+	char m[256];
+	int n = snprintf(m, sizeof(m), "architecture: %.64s\ncreation_date: "
+	    "%lld\nproperties:\n  description: box import\n", r->arch,
+	    r->when);
+
+	r->began = 1;
+	return own(r, "metadata.yaml", '0', m, (size_t)n);
+}
+
+/* One "len key=value\n" record at *at of p[0..n), read as the vet reads
+ * them: 0 with it, 1 at the end, -EBOX_PROTO when malformed. */
+struct rec {
+	const char *p, *k, *v;
+	size_t n, kn, vn;
+};
+
+static int
+pax_next(const char *p, size_t n, size_t *at, struct rec *x)
+{
+	size_t i = *at, j = i, l = 0;
+	const char *eq;
+
+	if (i >= n)
+		return 1;
+	while (j < n && p[j] >= '0' && p[j] <= '9' && l < VET_PAX_MAX)
+		l = l * 10 + (size_t)(p[j++] - '0');
+	if (j == i || j >= n || p[j] != ' ' || l > n - i || l < j - i + 3 ||
+	    p[i + l - 1] != '\n')
+		return -EBOX_PROTO;
+	x->p = p + i;
+	x->n = l;
+	x->k = p + j + 1;
+	if ((eq = memchr(x->k, '=', (size_t)(p + i + l - 1 - x->k))) == NULL)
+		return -EBOX_PROTO;
+	x->kn = (size_t)(eq - x->k);
+	x->v = eq + 1;
+	x->vn = (size_t)(p + i + l - 1 - x->v);
+	*at = i + l;
+	return 0;
+}
+
+/* The PAX record key into out (cap bytes): 1, 0 when there is none. */
+static int
+pax_get(const struct reframe *r, const char *key, char *out, size_t cap)
+{
+	struct rec x;
+	size_t at = 0;
+	int rc;
+
+	while ((rc = pax_next(r->pax, r->paxn, &at, &x)) == 0)
+		if (x.kn == strlen(key) && memcmp(x.k, key, x.kn) == 0) {
+			if (x.vn == 0 || x.vn >= cap ||
+			    memchr(x.v, '\0', x.vn) != NULL)
+				return -EBOX_PROTO;
+			memcpy(out, x.v, x.vn);
+			out[x.vn] = '\0';
+			return 1;
+		}
+	return rc < 0 ? rc : 0;
+}
+
+/* Append the record "key=v" (its length counts its own digits). */
+static size_t
+rec_put(char *b, size_t at, const char *key, const char *v)
+{
+	size_t body = strlen(key) + strlen(v) + 3, len = body + 1;
+
+	while ((size_t)snprintf(NULL, 0, "%zu", len) + body != len)
+		len = (size_t)snprintf(NULL, 0, "%zu", len) + body;
+	return at + (size_t)sprintf(b + at, "%zu %s=%s\n", len, key, v);
+}
+
+/* A kept member's headers out: name, link as they are to be. */
+static int
+write_member(struct reframe *r, const char *name, const char *link,
+    int had_path, int had_link)
+{
+	unsigned char h[TAR_BLOCK];
+	size_t nn = strlen(name), ln = strlen(link), bn = 0, at = 0;
+	struct rec x;
+	char *b;
+	int rc;
+
+	if ((b = malloc(r->paxn + nn + ln + 64)) == NULL)
+		return -ENOMEM;
+	if (nn > 100 || had_path)
+		bn = rec_put(b, bn, "path", name);
+	if (ln > 100 || had_link)
+		bn = rec_put(b, bn, "linkpath", link);
+	while ((rc = pax_next(r->pax, r->paxn, &at, &x)) == 0)
+		if (!(x.kn == 4 && memcmp(x.k, "path", 4) == 0) &&
+		    !(x.kn == 8 && memcmp(x.k, "linkpath", 8) == 0)) {
+			memcpy(b + bn, x.p, x.n);
+			bn += x.n;
+		}
+	if (rc == 1)
+		rc = bn > 0 ? own(r, "././@PaxHeader", 'x', b, bn) : 0;
+	free(b);
+	if (rc < 0)
+		return rc;
+	memcpy(h, r->hdr, TAR_BLOCK);
+	memset(h, 0, 100);
+	memcpy(h, name, nn < 100 ? nn : 100);
+	memset(h + 157, 0, 100);
+	memcpy(h + 157, link, ln < 100 ? ln : 100);
+	memcpy(h + 257, "ustar\0" "00", 8);
+	memset(h + 345, 0, TAR_BLOCK - 345);
+	sum_header(h);
+	r->members++;
+	return r->out(r->ctx, h, TAR_BLOCK);
+}
+
+/* The member's data all read. */
+static void
+data_done(struct reframe *r)
+{
+	char **to = r->kind == K_LNAME ? &r->lname : r->kind == K_LLINK ?
+	    &r->llink : r->kind == K_CT ? &r->ct : r->kind == K_PAX ?
+	    &r->pax : NULL;
+
+	r->state = ST_HDR;
+	if (to == NULL)
+		return;
+	free(*to);
+	r->buf[r->bn] = '\0';
+	*to = r->buf;
+	if (r->kind == K_PAX)
+		r->paxn = r->bn;
+	if (r->kind == K_CT)
+		r->ctn = r->bn;
+	r->buf = NULL;
+}
+
+/* The member's data next: size bytes (and padding) to pass, skip or
+ * gather as kind. */
+static int
+data(struct reframe *r, int kind, unsigned long long size)
+{
+	r->kind = kind;
+	r->left = padded(size);
+	r->bn = 0;
+	r->bcap = (size_t)size;
+	if (kind != K_PASS && kind != K_SKIP &&
+	    (r->buf = malloc((size_t)size + 1)) == NULL)
+		return -ENOMEM;
+	r->state = ST_DATA;
+	if (r->left == 0)
+		data_done(r);
+	return 0;
+}
+
+/* A whole header in r->hdr. */
 static int
 take_header(struct reframe *r)
 {
 	static const unsigned char zero[TAR_BLOCK];
-	char name[300];
+	const unsigned char *h = r->hdr;
+	char name[VET_NAME_MAX + 8], link[VET_NAME_MAX + 8], num[24];
+	unsigned char t = h[156];
+	int rc, kind, pp, pl;
 	long long size;
-	unsigned char t = r->hdr[156];
-	int ext = r->ext;
+	size_t n;
 
-	if (memcmp(r->hdr, zero, TAR_BLOCK) == 0)
-		return r->out(r->ctx, r->hdr, TAR_BLOCK);	/* end blocks */
-	size = tar_num(r->hdr + 124, 12);
-	if (size < 0)
-		return -EBOX_PROTO;
-	r->ext = t == 'x' || t == 'L' || t == 'K';
-	r->global |= t == 'g';
-	hdr_name(r->hdr, name, sizeof(name));
-	if ((t == '0' || t == '\0') && !ext && !r->global &&
-	    tar_header_bad(r->hdr) == NULL &&
-	    (unsigned long long)size <= VET_DOC_MAX &&
-	    vet_export_doc_kind(name) >= 0) {
-		free(r->doc);
-		if ((r->doc = malloc((size_t)size + 1)) == NULL)
-			return -ENOMEM;
-		r->dn = 0;
-		r->dsize = (size_t)size;
-		r->left = (unsigned long long)size;
-		r->pad = padded((unsigned long long)size) - (unsigned long long)size;
-		r->state = ST_GATHER;
-		return r->left == 0 && r->pad == 0 ? (r->state = ST_HDR,
-		    emit_doc(r)) : 0;
+	if (memcmp(h, zero, TAR_BLOCK) == 0) {
+		r->state = ST_END;	/* what follows is the vet's to judge */
+		return 0;
 	}
-	r->left = padded((unsigned long long)size);
-	r->state = r->left > 0 ? ST_PASS : ST_HDR;
-	return r->out(r->ctx, r->hdr, TAR_BLOCK);
+	if (tar_header_bad(h) != NULL || (size = tar_num(h + 124, 12)) < 0 ||
+	    t == 'g')
+		return -EBOX_PROTO;
+	if (t == 'x' || t == 'L' || t == 'K') {
+		if ((unsigned long long)size > (t == 'x' ? VET_PAX_MAX :
+		    VET_NAME_MAX - 1))
+			return -EBOX_PROTO;
+		return data(r, t == 'x' ? K_PAX : t == 'L' ? K_LNAME :
+		    K_LLINK, (unsigned long long)size);
+	}
+	/* the name, the link target and the size as the vet reads them */
+	if ((pp = pax_get(r, "path", name, VET_NAME_MAX)) < 0 ||
+	    (pl = pax_get(r, "linkpath", link, VET_NAME_MAX)) < 0 ||
+	    (rc = pax_get(r, "size", num, 19)) < 0)
+		return -EBOX_PROTO;
+	if (rc == 1) {
+		char *end;
+
+		size = strtoll(num, &end, 10);
+		if (*end != '\0' || num[0] < '0' || num[0] > '9')
+			return -EBOX_PROTO;
+	}
+	if (r->lname != NULL)
+		snprintf(name, sizeof(name), "%s", r->lname);
+	else if (pp == 0 && memcmp(h + 257, "ustar\0", 6) == 0 && h[345])
+		snprintf(name, sizeof(name), "%.155s/%.100s", (const char *)h +
+		    345, (const char *)h);
+	else if (pp == 0)
+		snprintf(name, sizeof(name), "%.100s", (const char *)h);
+	if (r->llink != NULL)
+		snprintf(link, sizeof(link), "%s", r->llink);
+	else if (pl == 0)
+		snprintf(link, sizeof(link), "%.100s", (const char *)h + 157);
+	for (n = strlen(name); n > 0 && name[n - 1] == '/'; )
+		name[--n] = '\0';
+	if (strncmp(name, ROOTFS, ROOTFS_N) != 0 ||
+	    (name[ROOTFS_N] != '\0' && name[ROOTFS_N] != '/')) {
+		kind = K_SKIP;
+		if (r->ct == NULL && (t == '0' || t == '\0') &&
+		    strcmp(name, "backup/container/backup.yaml") == 0
+		    && size <= (long long)VET_DOC_MAX)
+			kind = K_CT;
+		if (t == '5' && strncmp(name, "backup/snapshots/", 17) == 0 &&
+		    name[17] != '\0' && strchr(name + 17, '/') == NULL)
+			r->snaps++;
+		clear_ext(r);
+		return data(r, kind, (unsigned long long)size);
+	}
+	/* rootfs[/...] under its new name; a hard link's target too */
+	memmove(name, name + ROOTFS_N - 6, strlen(name + ROOTFS_N - 6) + 1);
+	if (t == '1') {
+		if (strncmp(link, ROOTFS "/", ROOTFS_N + 1) != 0)
+			return -EBOX_PROTO;
+		memmove(link, link + ROOTFS_N - 6, strlen(link + ROOTFS_N - 6) +
+		    1);
+	}
+	rc = write_member(r, name, link, pp || r->lname != NULL,
+	    pl || r->llink != NULL);
+	clear_ext(r);
+	return rc < 0 ? rc : data(r, K_PASS, (unsigned long long)size);
 }
 
 int
@@ -214,46 +337,29 @@ reframe_feed(struct reframe *r, const void *buf, size_t n)
 	size_t k;
 	int rc;
 
-	while (n > 0 && r->rc == 0) {
-		switch (r->state) {
-		case ST_HDR:
+	if (!r->began && r->rc == 0 && (rc = begin(r)) < 0)
+		r->rc = rc;
+	while (n > 0 && r->rc == 0 && r->state != ST_END) {
+		if (r->state == ST_HDR) {
 			k = TAR_BLOCK - r->hn < n ? TAR_BLOCK - r->hn : n;
 			memcpy(r->hdr + r->hn, p, k);
-			r->hn += k;
-			if (r->hn == TAR_BLOCK) {
+			if ((r->hn += k) == TAR_BLOCK) {
 				r->hn = 0;
 				if ((rc = take_header(r)) < 0)
 					r->rc = rc;
 			}
-			break;
-		case ST_PASS:
+		} else {
 			k = r->left < n ? (size_t)r->left : n;
-			if ((rc = r->out(r->ctx, p, k)) < 0)
+			if (r->kind == K_PASS && (rc = r->out(r->ctx, p, k)) < 0)
 				r->rc = rc;
+			if (r->buf != NULL) {	/* the data, not its padding */
+				size_t c = r->bcap - r->bn < k ? r->bcap - r->bn : k;
+
+				memcpy(r->buf + r->bn, p, c);
+				r->bn += c;
+			}
 			if ((r->left -= k) == 0)
-				r->state = ST_HDR;
-			break;
-		case ST_GATHER:
-			k = r->left < n ? (size_t)r->left : n;
-			memcpy(r->doc + r->dn, p, k);
-			r->dn += k;
-			if ((r->left -= k) == 0) {
-				r->state = ST_SKIP;
-				if (r->pad == 0) {
-					r->state = ST_HDR;
-					if ((rc = emit_doc(r)) < 0)
-						r->rc = rc;
-				}
-			}
-			break;
-		default:	/* ST_SKIP: the old padding */
-			k = r->pad < n ? (size_t)r->pad : n;
-			if ((r->pad -= k) == 0) {
-				r->state = ST_HDR;
-				if ((rc = emit_doc(r)) < 0)
-					r->rc = rc;
-			}
-			break;
+				data_done(r);
 		}
 		p += k;
 		n -= k;
@@ -264,7 +370,14 @@ reframe_feed(struct reframe *r, const void *buf, size_t n)
 int
 reframe_end(struct reframe *r)
 {
+	static const unsigned char zero[2 * TAR_BLOCK];
+
+	if (r->rc == 0 && !r->began)
+		r->rc = begin(r);
 	if (r->rc < 0)
 		return r->rc;
-	return r->state == ST_HDR && r->hn == 0 ? 0 : -ENODATA;
+	if (r->state == ST_DATA || r->hn != 0 || r->pax != NULL ||
+	    r->lname != NULL || r->llink != NULL)
+		return -ENODATA;
+	return r->out(r->ctx, zero, sizeof(zero));
 }

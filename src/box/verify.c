@@ -87,6 +87,8 @@ struct plan {
 	long long pid;		/* its init, on this host */
 	int vm;			/* a VM: the probes run in the guest */
 	uint32_t self_a, gw_a;
+	uint32_t names;		/* the host's name server for the boxes'
+				   names (host order), 0: none */
 };
 
 /* --- small things -------------------------------------------------------- */
@@ -216,6 +218,8 @@ first_literal(const char *list, char *out, size_t cap)
 static int
 plan_egress(struct plan *p, struct box_err *e)
 {
+	uint32_t x, g = 0;
+	char a[16], why[96];
 	char h[128], ref[128];
 	int port;
 	struct target *t;
@@ -258,6 +262,17 @@ plan_egress(struct plan *p, struct box_err *e)
 	    "not allow, %s:%d", h, port);
 	snprintf(t->n, sizeof(t->n), "%s", h);
 	t->port = port;
+	/* Box's resolver does not name it to the box (the view), so the
+	 * kernel's layer is probed by its address, asked by this host of
+	 * the name server it uses for the boxes' names. */
+	if (p->names != 0 && parse4h(p->gw, &g) == 0 && p->names != g &&
+	    dr_dns_ask(p->names, h, 1500, &x, why, sizeof(why)) == 1) {
+		fmt4h(x, a, sizeof(a));
+		t = add(p, "refusedaddr", "egress", "tcp", 0, "that name's "
+		    "address, %s:%d (the view aside)", a, port);
+		snprintf(t->a, sizeof(t->a), "%s", a);
+		t->port = port;
+	}
 	return 0;
 }
 
@@ -589,8 +604,8 @@ plan_ids(struct plan *p)
 }
 
 static int
-plan_build(struct incus *c, const char *name, struct plan *p,
-    struct box_err *e)
+plan_build(struct incus *c, const char *name, uint32_t names,
+    struct plan *p, struct box_err *e)
 {
 	struct rtnl_addr4 *ad = calloc(MAX_ADDRS, sizeof(*ad));
 	struct rtnl_route4 *rt = calloc(512, sizeof(*rt));
@@ -601,6 +616,7 @@ plan_build(struct incus *c, const char *name, struct plan *p,
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->names = names;
 	p->ms = ms >= 200 && ms <= 30000 ? (int)ms : DEF_MS;
 	if (ad == NULL || rt == NULL) {
 		rc = err_set(e, -ENOMEM, "out of memory");
@@ -1302,7 +1318,8 @@ print_json(const struct plan *p, struct box_err *e)
 }
 
 int
-verify_box(struct incus *c, const char *name, int json, struct box_err *e)
+verify_box(struct incus *c, const char *name, uint32_t names, int json,
+    struct box_err *e)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	struct exec_buf rep = { NULL, VERIFY_REPORT_MAX, 0, 0 };
@@ -1316,7 +1333,7 @@ verify_box(struct incus *c, const char *name, int json, struct box_err *e)
 		free(rep.p);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
-	if ((rc = plan_build(c, name, p, e)) < 0)
+	if ((rc = plan_build(c, name, names, p, e)) < 0)
 		goto out;
 	err_clear(&se);
 	/* listening before the box sends: the frames queue until read.  The

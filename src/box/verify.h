@@ -62,8 +62,14 @@ int verify_report_parse(const char *txt, size_t n,
 /* The plan a box would run: how many probes, or -EBOX_PROTO (fuzzed). */
 int verify_plan_count(const char *txt, size_t n);
 
-/* On the host: probe box name; 0 every clause held, 1 a breach. */
-int verify_box(struct incus *c, const char *name, int json,
+/*
+ * On the host: probe box name; 0 every clause held, 1 a breach.  names
+ * is the name server this host asks for the boxes' names (host order;
+ * host/stack's stack_name_server), 0 none: with box's resolver the view
+ * hides a refused name from the box, so its address, asked there, is
+ * probed too.
+ */
+int verify_box(struct incus *c, const char *name, uint32_t names, int json,
     struct box_err *e);
 
 /*

@@ -1437,3 +1437,46 @@ vet_daemon_index(const struct incus_backup_index *ix, struct vet *v)
 			return rc;
 	return 0;
 }
+
+int
+vet_export_ct_config(const char *text, size_t n, struct incus_kvs *cfg,
+    char *size, size_t cap)
+{
+	struct yaml_doc d;
+	struct view x;
+	int rc, ct, i, j;
+
+	size[0] = '\0';
+	memset(&x, 0, sizeof(x));
+	if ((rc = yaml_parse(&d, text, n)) < 0)
+		goto out;
+	ct = yaml_get(&d, 0, "container");
+	rc = -EBOX_PROTO;
+	if (ct < 0 || yaml_type(&d, ct) != YAML_MAP || y_view(&d, ct, &x) < 0)
+		goto out;
+	rc = 0;
+	for (i = 0; i < x.ncfg && rc == 0; i++)
+		if (strncmp(x.cfg[i].k, "volatile.", 9) != 0)
+			rc = incus_kv_set(cfg, x.cfg[i].k, x.cfg[i].v);
+	for (i = 0; i < x.ndev; i++) {
+		const char *t = NULL, *p = NULL, *s = NULL;
+
+		for (j = 0; j < x.dev[i].n; j++) {
+			const struct vet_kv *kv = &x.dev[i].kv[j];
+
+			if (strcmp(kv->k, "type") == 0)
+				t = kv->v;
+			else if (strcmp(kv->k, "path") == 0)
+				p = kv->v;
+			else if (strcmp(kv->k, "size") == 0)
+				s = kv->v;
+		}
+		if (t != NULL && p != NULL && s != NULL &&
+		    strcmp(t, "disk") == 0 && strcmp(p, "/") == 0)
+			snprintf(size, cap, "%s", s);
+	}
+out:
+	view_free(&x);
+	yaml_free(&d);
+	return rc;
+}

@@ -116,5 +116,15 @@ int vet_daemon_index(const struct incus_backup_index *ix, struct vet *v);
  * backup.yaml): >= 0, else -1.
  */
 int vet_export_doc_kind(const char *name);
+/*
+ * A container's own config from its backup/container/backup.yaml
+ * text[0..n) (a granted user's import makes the box from an image:
+ * box/reframe.h): every config key but volatile.* added to cfg, and the
+ * root disk's size, if it has one, in size ("" if not).  0, -EBOX_PROTO
+ * (unreadable), -ENOMEM.  Not a vet: the box made from it is vetted as
+ * the daemon holds it.
+ */
+int vet_export_ct_config(const char *text, size_t n, struct incus_kvs *cfg,
+    char *size, size_t cap);
 
 #endif

@@ -24,6 +24,7 @@
 #include "box/box.h"
 #include "box/egress.h"
 #include "cmd/cmd.h"
+#include "host/resolver/resolver.h"
 #include "host/stack/egress_host.h"
 #include "host/stack/ptr.h"
 #include "host/stack/stack.h"
@@ -290,13 +291,14 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 		goto out;
 	err_clear(&ignore);
 	stack_bridge_net(c, &net, &ignore);
-	gw = net | 1;
+	gw = stack_name_server(c, net);	/* box's resolver answers the host
+					   no names: its upstream, then */
 	/* A name only when it resolves back to the address: the reverse
 	 * zone is the address owner's word, anyone's. */
 	for (i = 0; i < n && i < LOG_NAMED; i++) {
 		ok[i] = 0;
 		names[i][0] = '\0';
-		if (net != 0)
+		if (gw != 0)
 			ok[i] = ptr_confirmed(gw, v[i].addr, 300, names[i],
 			    sizeof(names[i]));
 	}
@@ -467,9 +469,16 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	}
 	egress_format(p, text, EGRESS_TEXTMAX + 32);
 	if (!json)
-		fprintf(stderr, "box: egress %s is now %s (kernel and "
-		    "resolver in "
-		    "%lld ms)\n", box, text, clock_ms() - t0);
+		fprintf(stderr, "box: egress %s is now %s (kernel%s in "
+		    "%lld ms)\n", box, text, rep.resolver == 1 ? " and "
+		    "resolver" : "", clock_ms() - t0);
+	if (!json && rep.resolver < 0) {
+		text_shown_in(rep.resolver_why, sizeof(rep.resolver_why));
+		fprintf(stderr, "box: WARN box's resolver did not read the "
+		    "new policy (%s): it answers by the old one until its "
+		    "next read (%d s)\n", rep.resolver_why, RSV_REFRESH_MS /
+		    1000);
+	}
 	if (!json && rep.flows_ended > 0)
 		fprintf(stderr, "box: %zu flow%s to addresses no longer "
 		    "allowed ended\n", rep.flows_ended,

@@ -177,9 +177,21 @@ need_root(const char *what, struct box_err *e)
 	return -EPERM;
 }
 
+/* The bridge's ARP sysctls again (Incus makes the bridge anew at boot);
+ * an absent bridge is fine. */
+static void
+arp_again(void)
+{
+	char why[300];
+	struct box_err ignore;
+
+	err_clear(&ignore);
+	(void)fw_arp_sysctls(CONTRACT_BRIDGE, 1, why, sizeof(why), &ignore);
+}
+
 /* Bind the bridge's ports to what Incus pinned, now. */
 static int
-do_sync(uint32_t net, struct box_err *e)
+do_sync(uint32_t net, int hook, struct box_err *e)
 {
 	struct pins_result r;
 	struct incus c;
@@ -191,6 +203,9 @@ do_sync(uint32_t net, struct box_err *e)
 		return err_set(e, -ENOENT, "neither the bridge %s nor the "
 		    "daemon says which subnet the boxes are on",
 		    CONTRACT_BRIDGE);
+	if (hook)
+		return pins_hook_sync(CONTRACT_BRIDGE, net, e);
+	arp_again();
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	rc = pins_sync(&c, CONTRACT_BRIDGE, net, &r, e);
@@ -262,7 +277,7 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 	struct fw_status st;
 	const char *what, *subnet;
 	uint32_t net;
-	int rc, json, conn_max = 0, applied;
+	int rc, json, conn_max = 0, applied, hook = 0;
 	struct fwdata d;
 	const struct opt rows[] = {
 		OPT_WORDS("apply|show|sync|block", 0, 1, "apply show sync block",
@@ -278,6 +293,9 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 		    "default 2048)"),
 		OPT_FLAG("--json", NULL, &json, "the verdict as one JSON "
 		    "object"),
+		OPT_FLAG("--from-hook", NULL, &hook, "sync: as dnsmasq's lease "
+		    "hook runs it (returns at once; one sync a second at most, "
+		    "however many leases change)"),
 		OPT_END
 	};
 
@@ -294,8 +312,10 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "--conn-max goes with apply");
 	if ((rc = find_subnet(subnet, &net, e)) < 0)
 		return rc;
+	if (hook && strcmp(what, "sync") != 0)
+		return err_usage(e, "--from-hook goes with sync");
 	if (strcmp(what, "sync") == 0)
-		return do_sync(net, e);
+		return do_sync(net, hook, e);
 	if (strcmp(what, "block") == 0) {
 		if ((rc = do_block(&res, net, &applied, &st, e)) < 0 ||
 		    !applied)
@@ -326,6 +346,8 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 				return rc;
 		}
 		rc = fw_apply(CONTRACT_BRIDGE, net, &st, e);
+		if (rc == 0)
+			arp_again();
 		/* --subnet is the boot path: the daemon is not up yet */
 		if (rc == 0 && subnet == NULL)
 			resync(net);

@@ -18,6 +18,7 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct rsv_conf c;
 	int rc, inflight = -1, qps = -1, tcp = -1, noview = 0, nofeed = 0;
+	int notcp = 0;
 	const struct opt rows[] = {
 		OPT_WORDS("run", 1, 1, "run", NULL),
 		OPT_NEED("--listen", "A.B.C.1[:port]", &listen, OC_NONE,
@@ -32,6 +33,9 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 		    "TCP connections per box (4)"),
 		OPT_FLAG("--no-view", NULL, &noview,
 		    "forward every name for every box (a test's control)"),
+		OPT_FLAG("--no-tcp-retry", NULL, &notcp,
+		    "pass an upstream's truncated answer on as it is (a "
+		    "test's control)"),
 		OPT_FLAG("--no-feed", NULL, &nofeed,
 		    "do not feed the allow boxes' egress sets"),
 		OPT_STR("--open-source", "A.B.C.D/N", &open_source, OC_NONE,
@@ -50,6 +54,7 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 	if (tcp > 0)
 		c.tcp = tcp;
 	c.view = !noview;
+	c.tcp_retry = !notcp;
 	c.feed = nofeed ? NULL : rsv_feed_egress;
 	return resolver_run(&c, e);
 }

@@ -117,6 +117,9 @@ plan_text(const struct setup *s)
 	printf("gateway    %s\n", gw);
 	printf("dns        %s (pinned upstreams; the host's resolvers are "
 	    "never used)\n", dns);
+	printf("resolver   %s\n", s->conf.own_resolver ? "box's own on the "
+	    "gateway's port 53 (dnsmasq: DHCP only)" : "Incus's dnsmasq "
+	    "(BOX_RESOLVER=dnsmasq: " RSVD_LOST ")");
 	if (!s->daemon) {
 		printf("incus      not answering: would be installed/started "
 		    "first\n");
@@ -177,6 +180,8 @@ plan_json(const struct setup *s)
 	for (i = 0; i < s->conf.ndns; i++)
 		json_w_str(&w, s->conf.dns[i]);
 	json_w_end(&w, ']');
+	json_w_key(&w, "resolver");
+	json_w_str(&w, s->conf.own_resolver ? "box" : "dnsmasq");
 	json_w_key(&w, "refused_nested");
 	json_w_bool(&w, s->refused);
 	json_w_key(&w, "daemon");
@@ -289,7 +294,7 @@ local_route(struct setup *s)
 		    STACK_BRIDGE);
 }
 
-/* Box's own resolver on the gateway (BOX_RESOLVER=box), answering. */
+/* Box's own resolver on the gateway (the default), answering. */
 static int
 resolver(struct setup *s, struct box_err *e)
 {
@@ -410,6 +415,19 @@ converge(struct setup *s, struct box_err *e)
 	    "box: firewall %u rules live, each read back from the kernel "
 	    "and equal to the contract by content\n", s->fw.held);
 	fprintf(stderr, "box: siblings %s\n", s->fw.sibling_note);
+	{
+		char why[300];
+
+		if ((rc = fw_arp_sysctls(STACK_BRIDGE, 1, why, sizeof(why),
+		    e)) < 0)
+			return rc;
+		if (rc == 0)
+			return err_set(e, -EIO, "the ARP sysctls did not hold: %s",
+			    why);
+		fprintf(stderr, "box: arp      arp_ignore=1 arp_announce=2 on %s, "
+		    "read back from /proc (beside the gateway-only ARP rule)\n",
+		    STACK_BRIDGE);
+	}
 	/* converging raw.dnsmasq dropped the boxes' nftset lines, if any */
 	if ((rc = egress_sync_if(&s->c, 0, e)) < 0)
 		return rc;
@@ -431,6 +449,11 @@ converge(struct setup *s, struct box_err *e)
 		    "box: boot     no systemd here: %s and %s are written "
 		    "but nothing runs them; after a reboot run 'box firewall "
 		    "apply'\n", SYSD_UNIT_PATH, SYSD_BOOT_BIN);
+	if (!s->conf.own_resolver)
+		fprintf(stderr, "box: WARNING: BOX_RESOLVER=dnsmasq: Incus's "
+		    "dnsmasq serves the boxes' DNS, so they have %s; box "
+		    "setup-host without it gives box's own resolver back\n",
+		    RSVD_LOST);
 	if (s->conf.own_resolver && (rc = resolver(s, e)) < 0)
 		return rc;
 	return join_group(s, e);

@@ -362,8 +362,9 @@ static const struct box_env box_env[] = {
 	{ "BOX_YES", "1/yes/true answer yes where a verb says so" },
 	{ "BOX_SUBNET, BOX_DNS", "setup-host's subnet pin and the boxes' "
 	  "resolvers (default 1.1.1.1 8.8.8.8)" },
-	{ "BOX_RESOLVER", "setup-host: box (box's own resolver serves the "
-	  "boxes' DNS, dnsmasq DHCP only) or dnsmasq (the default)" },
+	{ "BOX_RESOLVER", "setup-host: box (the default: box's own resolver "
+	  "serves the boxes' DNS, dnsmasq DHCP only) or dnsmasq (a fallback: "
+	  "no view, budget or cache per box)" },
 	{ "BOX_ALLOW_NESTED", "1: build a host stack even inside a box" },
 	{ "PATH", "where setup-host looks for btrfs (btrfs-progs) and "
 	  "apt-get" },

@@ -13,6 +13,7 @@
 #include "box/box.h"
 #include "box/verify.h"
 #include "cmd/cmd.h"
+#include "host/stack/stack.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
@@ -22,6 +23,8 @@ cmd_verify(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	const char *in = getenv("BOX_VERIFY_INSIDE");
 	struct incus c;
+	struct box_err quiet;
+	uint32_t net = 0;
 	int rc, json, inside;
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 1, 1, OC_BOX, NULL),
@@ -43,7 +46,10 @@ cmd_verify(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	rc = verify_box(&c, res.pos[0], json, e);
+	err_clear(&quiet);
+	if (stack_bridge_net(&c, &net, &quiet) <= 0)
+		net = 0;
+	rc = verify_box(&c, res.pos[0], stack_name_server(&c, net), json, e);
 	incus_close(&c);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "incus/res.h"
+#include "incus/stream.h"
 
 #define LIST_MAX	4096	/* images in one list we accept */
 #define ALIASES_MAX	256	/* aliases on one image */
@@ -263,4 +264,24 @@ incus_image_upload(struct incus *c, const void *tar, size_t n,
 	json_w_end(&w, '}');
 	return incus_send_json(c, "POST", "/1.0/images/aliases", &w, timeout_s,
 	    e);
+}
+
+int
+incus_image_push_begin(struct incus *c, struct stream_push *k,
+    struct box_err *e)
+{
+	return stream_push_begin(c, "POST", "/1.0/images",
+	    "application/octet-stream", "", k, e);
+}
+
+int
+incus_image_op_fp(const struct incus_reply *r, char *fp, struct box_err *e)
+{
+	fp[0] = '\0';
+	json_gets(&r->doc, json_get(&r->doc, r->metadata, "metadata"),
+	    "fingerprint", fp, INCUS_IMAGE_FP, "");
+	if (!is_fingerprint(fp))
+		return err_set(e, -EBOX_PROTO, "the image upload named no "
+		    "fingerprint");
+	return 0;
 }

@@ -54,6 +54,18 @@ int incus_image_alias_get(struct incus *c, const char *name,
  */
 int incus_image_upload(struct incus *c, const void *tar, size_t n,
     const char *alias, char *fp, int timeout_s, struct box_err *e);
+/*
+ * A unified image tarball pushed chunked into the caller's project:
+ * stream_push_write its bytes, then incus_backup_import_end for the
+ * operation; once waited, incus_image_op_fp takes the image's
+ * fingerprint from its reply (-EBOX_PROTO when it names none).
+ */
+struct stream_push;
+struct incus_reply;
+int incus_image_push_begin(struct incus *c, struct stream_push *k,
+    struct box_err *e);
+int incus_image_op_fp(const struct incus_reply *r, char *fp,
+    struct box_err *e);
 void incus_images_free(struct incus_images *l);
 void incus_image_alias_free(struct incus_image_alias *a);
 

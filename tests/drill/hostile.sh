@@ -515,14 +515,19 @@ o6b udptok $BLL%eth0 $W_REC6_PORT $TOK-o6b"
 	reached "layer" "$B's NIC filter alone (no isolation on $C, no bridge box): $C -> $B's link-local" "$(far o6b)" "silent"
 }
 
-# adv_hosts: X3, once dnsmasq has restarted after the hosts line (the drill's
-# dns.mode controls restart it)
+# adv_hosts: X3 against box's own resolver (the default), once dnsmasq has
+# restarted after the hosts line (the drill's dns.mode controls restart
+# it); the control on dnsmasq's DNS without no-hosts
 adv_hosts()
 {
 	_raw=$($D get /1.0/networks/boxnet "m['config'].get('raw.dnsmasq', '')")
 	note "boxnet raw.dnsmasq: $(printf '%s' "$_raw" | tr '\n' ' ')"
 	probes $A "hs1 dnsq $GW $HOSTS_NAME"
 	adv "X3" "$A looks up '$HOSTS_NAME' (only in the host's /etc/hosts) through the gateway" $A "$(v hs1)"
+	# the control: dnsmasq's DNS (the fallback; box's resolver reads no
+	# hosts file at all), without no-hosts
+	out=$(BOX_RESOLVER=dnsmasq BOX_DNS=$W_INET $BOX setup-host 2>&1) || { echo "$out"; fail "BOX_RESOLVER=dnsmasq box setup-host (the control) failed"; }
+	_raw=$($D get /1.0/networks/boxnet "m['config'].get('raw.dnsmasq', '')")
 	_ctl=$(printf '%s\n' "$_raw" | grep -v -x 'no-hosts')
 	if [ "$_ctl" != "$_raw" ]; then
 		$D call PATCH /1.0/networks/boxnet "$($PY -c '

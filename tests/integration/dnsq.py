@@ -11,6 +11,13 @@
   dnsq.py hold SERVER N SECS
       N TCP connections to SERVER:53 held open, silent, for SECS; prints
       "held <k>" (how many connected)
+  dnsq.py lat SERVER NAMEFMT N udp|tcp TIMEOUT_S
+      the same, a query unanswered within TIMEOUT_S lost (counted so)
+  dnsq.py serve ADDR:PORT ANSWER SECS
+      a mute upstream, UDP and TCP, for SECS: a name under fast.test is
+      answered A ANSWER (TTL 300); a name starting "tc." is answered over
+      UDP truncated (TC, no records) and over TCP whole (A ANSWER); any
+      other name is never answered (the issue's never-answering names)
 SERVER may be ADDR or ADDR:PORT.
 """
 import socket
@@ -108,6 +115,103 @@ def ask(srv, name, qtype=1, qclass=1, proto="udp", edns=True, timeout=3):
     return parse(r)
 
 
+def qname(m):
+    """The question's name, lower case, and the offset past its type and
+    class; None for anything else."""
+    if len(m) < 12 or struct.unpack("!H", m[4:6])[0] != 1:
+        return None, 0
+    i, labels = 12, []
+    while i < len(m) and m[i] != 0:
+        n = m[i]
+        if n & 0xC0 or i + 1 + n > len(m):
+            return None, 0
+        labels.append(m[i + 1:i + 1 + n].decode("ascii", "replace").lower())
+        i += n + 1
+    if i + 5 > len(m):
+        return None, 0
+    return ".".join(labels), i + 5
+
+
+def answer(m, addr, tc, whole):
+    name, end = qname(m)
+    if name is None:
+        return None
+    flags = 0x8180 | (0x0200 if tc else 0)
+    r = m[:2] + struct.pack("!HHHHH", flags, 1, 1 if whole else 0, 0, 0)
+    r += m[12:end]
+    if whole:
+        r += struct.pack("!HHHIH", 0xC00C, 1, 1, 300, 4)
+        r += socket.inet_aton(addr)
+    return r
+
+
+def verdict(m):
+    """'fast', 'tc' or None (never answered)."""
+    name, _ = qname(m)
+    if name is None:
+        return None
+    if name.startswith("tc."):
+        return "tc"
+    if name == "fast.test" or name.endswith(".fast.test"):
+        return "fast"
+    return None
+
+
+def serve(srv, addr, secs):
+    import select
+    import threading
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    u.bind(srv)
+    t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    t.bind(srv)
+    t.listen(64)
+
+    def one(c):
+        c.settimeout(2)
+        try:
+            buf = b""
+            while len(buf) < 2 or len(buf) < 2 + struct.unpack("!H", buf[:2])[0]:
+                d = c.recv(65536)
+                if not d:
+                    return
+                buf += d
+            m = buf[2:2 + struct.unpack("!H", buf[:2])[0]]
+            if verdict(m) is not None:
+                r = answer(m, addr, False, True)
+                c.sendall(struct.pack("!H", len(r)) + r)
+        except OSError:
+            pass
+        finally:
+            c.close()
+
+    def tcp():
+        while True:
+            try:
+                c, _ = t.accept()
+            except OSError:
+                return
+            threading.Thread(target=one, args=(c,), daemon=True).start()
+
+    threading.Thread(target=tcp, daemon=True).start()
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if not select.select([u], [], [], 0.5)[0]:
+            continue
+        for _ in range(256):
+            try:
+                m, peer = u.recvfrom(65536, socket.MSG_DONTWAIT)
+            except OSError:
+                break
+            v = verdict(m)
+            if v is None:
+                continue
+            r = answer(m, addr, v == "tc", v == "fast")
+            if r is not None:
+                u.sendto(r, peer)
+
+
 def main():
     cmd = sys.argv[1]
     srv = server(sys.argv[2])
@@ -129,16 +233,17 @@ def main():
     elif cmd == "lat":
         fmt, n = sys.argv[3], int(sys.argv[4])
         proto = sys.argv[5] if len(sys.argv) > 5 else "udp"
+        tmo = float(sys.argv[6]) if len(sys.argv) > 6 else 2.0
         lat, lost = [], 0
         for i in range(n):
             t = time.monotonic()
             try:
                 ask(srv, fmt % i if "%" in fmt else fmt, proto=proto,
-                    timeout=2)
+                    timeout=tmo)
                 lat.append((time.monotonic() - t) * 1000)
             except OSError:
                 lost += 1
-                lat.append(2000.0)
+                lat.append(tmo * 1000)
         lat.sort()
         print("median_ms %.3f max_ms %.3f lost %d" % (
             lat[len(lat) // 2], lat[-1], lost))
@@ -161,6 +266,8 @@ def main():
             except OSError:
                 pass
         print("sent", n)
+    elif cmd == "serve":
+        serve(srv, sys.argv[3], float(sys.argv[4]))
     elif cmd == "hold":
         n, secs = int(sys.argv[3]), float(sys.argv[4])
         held = []

@@ -204,6 +204,38 @@ def dhcp(typ, chaddr, secs, *kv):
     return verdict
 
 
+def churn(ciaddr, server, n):
+    """n DHCP messages for the box's own lease (its own chaddr and
+    address: what the bindings let through), back to back: a RELEASE,
+    then a REQUEST taking the address again, and so on (ending on a
+    REQUEST).  dnsmasq coalesces plain renewals, but each release and
+    each new lease is a lease change: it runs the lease hook."""
+    me = _mac_of("eth0")
+    ci = socket.inet_aton(ciaddr)
+    sv = socket.inet_aton(server)
+    zero = b"\0\0\0\0"
+    s = _raw()
+    t = time.time()
+    n = int(n) // 2 * 2
+    for i in range(n):
+        xid = random.randint(1, 0xffffffff)
+        rel = i % 2 == 0
+        bootp = struct.pack("!BBBBIHH4s4s4s4s16s64s128s", 1, 1, 6, 0, xid,
+                            0, 0x8000, ci if rel else zero, zero, zero,
+                            zero, me, b"", b"")
+        o = b"\x63\x82\x53\x63" + bytes([53, 1, 7 if rel else 3])
+        if not rel:
+            o += bytes([50, 4]) + ci
+        o += bytes([54, 4]) + sv + b"\xff"
+        frame = (b"\xff" * 6 + me + b"\x08\x00" +
+                 _ipv4(zero, b"\xff" * 4, 17,
+                       _udp(zero, b"\xff" * 4, 68, 67, bootp + o)))
+        s.send(frame)
+        time.sleep(0.005)
+    s.close()
+    return "sent %d in %.1f s" % (n, time.time() - t)
+
+
 def icmperr(dst):
     me = _ip_of("eth0")
     d = socket.inet_aton(dst)

@@ -31,7 +31,12 @@ cleanup()
 	rm -rf "/tmp/${P}shape.dir"
 	# Leave the host as found: no stack, or the stack with its resolvers.
 	if [ "$stack_before" = sync ]; then
-		$BOX setup-host >/dev/null 2>&1	# what a test broke
+		# what a test broke; box's resolver or dnsmasq's DNS as before
+		if printf '%s\n' "$raw_before" | grep -qx 'port=0'; then
+			$BOX setup-host >/dev/null 2>&1
+		else
+			BOX_RESOLVER=dnsmasq $BOX setup-host >/dev/null 2>&1
+		fi
 		api_wait PATCH /1.0/networks/boxnet "$(python3 -c 'import json,sys; print(json.dumps({"config": {"raw.dnsmasq": sys.argv[1]}}))' "$raw_before")" >/dev/null 2>&1
 	else
 		$BOX teardown-host --yes >/dev/null 2>&1
@@ -94,6 +99,7 @@ for id in host.signature incus bridge.dns.mode bridge.raw.dnsmasq \
     bridge.ipv4.address bridge.security.acls \
     bridge.security.acls.default.ingress.action \
     bridge.security.acls.default.egress.action bridge.kernel dnsmasq resolver \
+    resolver.own resolver.sockets resolver.view \
     firewall.rules firewall.sibling acl.egress profile.nic profile.root ports box.nic \
     box.port box.filter box.shape box.signature box.lease box.ipv6 box.routing box.dns \
     box.host_drop; do
@@ -207,6 +213,25 @@ expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] 
 expect_contains "$(echo "$j" | json "' '.join(c['text'] for c in j['checks'] if c['id'] == 'box.shape' and c['subject'] == 'box ${P}a')")" "security.mac_filtering is missing" "mac_filtering missing: each box's shape names it"
 fixed_ok "mac_filtering missing from the profile" "profile box-net"
 
+# Box's own resolver (the default) killed: doctor FAILs, --fix starts it.
+rp=$(cat /run/box-resolver.pid 2>/dev/null)
+[ -n "$rp" ] && kill "$rp"
+i=0; while [ -n "$rp" ] && [ -d /proc/$rp ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+j=$(djson ${P}a ${P}b); rc=$?
+expect_eq "$rc" 1 "box's resolver killed: exit 1"
+expect_eq "$(echo "$j" | status resolver.own)" fail "box's resolver killed: resolver.own fails (the boxes have no DNS: dnsmasq's is off)"
+fixed_ok "box's resolver killed" "box's resolver started again"
+expect_eq "$(echo "$j" | status resolver.own)" pass "box's resolver answers again after --fix"
+
+# The controls below need dnsmasq's DNS (what it forwards to, the names
+# it answers): the fallback, BOX_RESOLVER=dnsmasq, lets box's resolver go
+# and dnsmasq serve DNS; doctor says what that loses.  setup-host puts
+# box's resolver back after them.
+out=$(BOX_RESOLVER=dnsmasq $BOX setup-host 2>&1) || fail "BOX_RESOLVER=dnsmasq setup-host: $out"
+j=$(djson ${P}a ${P}b); rc=$?
+expect_eq "$(echo "$j" | status resolver.own)" warn "the fallback (BOX_RESOLVER=dnsmasq): resolver.own is a WARN"
+expect_contains "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'resolver.own'][0]")" "no view per box (an allowlisted box resolves any name" "...naming what the boxes lose"
+expect_eq "$(echo "$j" | others)" "" "the fallback: nothing fails"
 api_wait PATCH /1.0/networks/boxnet '{"config":{"raw.dnsmasq":""}}' >/dev/null
 j=$(djson ${P}a ${P}b); rc=$?
 expect_eq "$rc" 1 "an unpinned resolver: exit 1"
@@ -233,11 +258,20 @@ $D delete ${P}c
 api_wait PATCH /1.0/networks/boxnet "$(python3 -c 'import json,sys; print(json.dumps({"config": {"raw.dnsmasq": sys.argv[1]}}))' "$raw_conv")" >/dev/null
 for b in a b; do $D delete ${P}$b; $D launch ${P}$b box-test-busybox box-net; done
 wait_ipv4 ${P}a 30 >/dev/null && wait_ipv4 ${P}b 30 >/dev/null || fail "boxes got no lease"
+# The lease hook binds each new port within a second or two of its lease
+# (its gate: one sync a second at most); wait for it (10 s at most).
+i=0
+while [ "$(djson ${P}a ${P}b | status neigh.ports)" != pass ] && [ $i -lt 20 ]; do sleep 0.5; i=$((i + 1)); done
+echo "# the relaunched boxes' ports bound $((i / 2)) s after both leased"
 # (a named lease of another test's box would still be answered, rightly:
 # only ours are judged here)
 j=$(djson ${P}a ${P}b)
 expect_eq "$(echo "$j" | others)" "" "dhcp-ignore-names pinned, fresh leases: nothing else fails"
 expect_eq "$(echo "$j" | json "[c['text'] for c in j['checks'] if c['id'] == 'bridge.names' and \"'$P\" in c['text']]")" "[]" "dhcp-ignore-names pinned, fresh leases: our boxes' names are not answered"
+out=$($BOX setup-host 2>&1) || fail "setup-host (box's resolver back): $out"
+j=$(djson ${P}a ${P}b)
+expect_eq "$(echo "$j" | status resolver.own) $(echo "$j" | status resolver.sockets)" "pass pass" "setup-host again: box's resolver answers and holds the gateway's :53"
+expect_eq "$(echo "$j" | others)" "" "setup-host again: nothing fails"
 
 # --- each box's whole shape, from the daemon ---------------------------------------
 # A box of our own (busybox, profile box-net) passes, with a door box

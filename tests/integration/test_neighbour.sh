@@ -20,6 +20,12 @@
 #   N6  168.63.129.16 (a namespace of the test's holding it, routed from
 #       the host) and a blocklisted prefix (box firewall block add) are
 #       dropped; block rm opens it again
+#   N5 also holds by the bridge's ARP sysctls alone (arp_ignore=1,
+#       arp_announce=2, read back from /proc), and by the rule alone
+#   N7  $A releasing and taking its own lease back to back runs the lease
+#       hook each time (dnsmasq coalesces plain renewals: 400 REQUESTs ran
+#       it twice); the hook's gate makes at most a sync a second of them
+#       (the control: the old hook, a sync per run)
 # and doctor reads each layer back (its "neighbours" checks).
 # Changes the shared stack: run it under the stack lock.  Leaves the stack
 # as BOX_DNS=127.0.0.1 box setup-host does.
@@ -214,10 +220,25 @@ up=$(ip -4 -o addr show scope global dev "$(ip -4 route show default | awk '{pri
 v=$(inbox $A 10 "neigh arpask $gw 2")
 case $v in reply*) ok "N5: the gateway $gw answers ARP ($v)" ;; *) fail "N5: the gateway did not answer ARP ($v)" ;; esac
 expect_eq "$(inbox $A 10 "neigh arpask $up 2") $(inbox $A 10 "neigh arpask $HL 2")" "silent silent" "N5: ARP for the host's uplink $up and its veth $HL goes unanswered"
+for k in arp_ignore arp_announce; do
+	expect_eq "$(cat /proc/sys/net/ipv4/conf/boxnet/$k)" "$( [ $k = arp_ignore ] && echo 1 || echo 2)" "N5: $k on boxnet as setup-host set it (read from /proc)"
+done
+expect_contains "$(nb neigh.arp)" "pass: boxnet: arp_ignore and arp_announce in force" "doctor: the ARP sysctls read back from /proc"
 flush_pre
 v=$(inbox $A 10 "neigh arpask $up 2")
-case $v in reply*) ok "N5 control (no ARP rule): the host answered for its uplink $up ($v)" ;; *) fail "N5 control: the host did not answer for $up ($v)" ;; esac
-reapply
+expect_eq "$v" "silent" "N5, the sysctl alone (no ARP rule, arp_ignore=1): the host does not answer for its uplink $up"
+arp_off() { for k in arp_ignore arp_announce; do echo 0 >/proc/sys/net/ipv4/conf/boxnet/$k; done; }
+arp_off
+v=$(inbox $A 10 "neigh arpask $up 2")
+case $v in reply*) ok "N5 control (no ARP rule, arp_ignore=0): the host answered for its uplink $up ($v)" ;; *) fail "N5 control: the host did not answer for $up ($v)" ;; esac
+reapply		# (firewall apply sets the sysctls too: off again after it)
+arp_off
+v=$(inbox $A 10 "neigh arpask $up 2")
+expect_eq "$v" "silent" "N5, the rule alone (arp_ignore=0): the host does not answer for its uplink $up"
+dj=$($BOX doctor --json 2>/dev/null)
+expect_contains "$(nb neigh.arp)" "fail: boxnet: net/ipv4/conf/boxnet/arp_ignore is 0 (all: 0), not 1" "doctor: arp_ignore off is a FAIL naming it"
+$BOX doctor --fix >/dev/null 2>&1
+expect_eq "$(cat /proc/sys/net/ipv4/conf/boxnet/arp_ignore) $(cat /proc/sys/net/ipv4/conf/boxnet/arp_announce)" "1 2" "doctor --fix sets them again"
 
 # --- N6: named destinations ---------------------------------------------------------------
 expect_eq "$(reach $B $PLAT ${TOK}p1)" 0 "N6: $B -> $PLAT (the platform's host service, a namespace of ours): dropped"
@@ -254,5 +275,36 @@ inbox $A 10 "neigh dhcp decline $bmac 1 reqip=$BIP server=$gw" >/dev/null
 sleep 1
 expect_eq "$(lease)" "" "N2 control (bindings removed): the forged DECLINE removed $B's lease"
 reapply
+# --- N7: DHCP churn and the lease hook --------------------------------------------
+# $A releases and takes its own lease again, back to back (what the
+# bindings let through): every release and every new lease runs the hook.  A wrapper of the test's counts the runs;
+# the gate's own file counts the syncs.  The control is the hook without
+# the gate (the old text: a sync per run), in the same window.
+HOOK=/usr/local/libexec/box/box-dhcp-hook
+cp "$HOOK" "$T/hook.real"
+churn_in()	# WRAPPER-BODY: the churn with that hook; prints "runs syncs secs"
+{
+	: >"$T/runs"; : >"$T/syncs"
+	printf '#!/bin/sh\necho x >>%s\n%s\n' "$T/runs" "$1" >"$HOOK"
+	chmod 0755 "$HOOK"
+	_s0=$(sed -n 's/^syncs \([0-9]*\).*/\1/p' /run/box-dhcp-hook.lock 2>/dev/null)
+	_t=$(date +%s)
+	inbox $A 30 "neigh churn $AIP $gw 400" >"$T/churn.out"
+	sleep 4
+	_s1=$(sed -n 's/^syncs \([0-9]*\).*/\1/p' /run/box-dhcp-hook.lock 2>/dev/null)
+	echo "$(wc -l <"$T/runs") $(( ${_s1:-0} - ${_s0:-0} + $(wc -l <"$T/syncs") )) $(( $(date +%s) - _t ))"
+}
+set -- $(churn_in "sh $T/hook.real \"\$@\"")
+echo "# N7 gated: $(cat "$T/churn.out"); the hook ran $1 times, $2 syncs in $3 s"
+[ "$1" -ge 50 ] && ok "N7: $A's churn ran the lease hook $1 times" || fail "N7: the churn ran the hook only $1 times"
+[ "$2" -ge 1 ] && [ "$2" -le $(( $3 + 2 )) ] && ok "N7: ...the gate made $2 syncs of them in $3 s (one a second at most)" ||
+    fail "N7: $2 syncs for $1 runs in $3 s"
+set -- $(churn_in "/usr/local/libexec/box/box-firewall firewall sync </dev/null >/dev/null 2>&1; echo s >>$T/syncs")
+echo "# N7 control (no gate): the hook ran $1 times, $2 syncs in $3 s"
+[ "$2" -gt $(( $3 + 2 )) ] && ok "N7 control (no gate, a sync per run): $2 syncs in $3 s" ||
+    fail "N7 control: only $2 syncs in $3 s without the gate"
+cp "$T/hook.real" "$HOOK"; chmod 0755 "$HOOK"
+sleep 2
+
 echo "# test_neighbour: $(( $(date +%s) - t0 )) s"
 summary

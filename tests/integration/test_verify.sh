@@ -317,10 +317,20 @@ case $(probe allow refused) in
 "held "*) ok "policy allow: the refused name ($W_OTHER_NAME, $W_OTHER) got nowhere: $(probe allow refused)" ;;
 *) fail "policy allow: the refused name: $(probe allow refused)" ;;
 esac
+# box's resolver does not name it to the box: the kernel's layer is
+# probed by the address the host's name server gives for it
+case $(probe allow refusedaddr) in
+"held "*) ok "policy allow: the refused name's address, by address, got nowhere: $(probe allow refusedaddr)" ;;
+*) fail "policy allow: the refused name's address: $(probe allow refusedaddr)" ;;
+esac
 # control: the allowlist's chain emptied -> the refused name connects
 nft flush chain inet box egress >/dev/null 2>&1 || fail "flushing inet box egress"
 verify $A allow_gone
 expect_judge allow_gone 1 "egress" "the egress chain emptied: verify reports the refused name connecting, exit 1"
+case $(probe allow_gone refusedaddr) in
+"breach connected"*) ok "...by its address: $(probe allow_gone refusedaddr)" ;;
+*) fail "the egress chain emptied: the refused name's address: $(probe allow_gone refusedaddr)" ;;
+esac
 $BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring)"
 verify $A allow_back
 expect_judge allow_back 0 "" "firewall apply put the allowlist back: verify passes"

@@ -208,7 +208,7 @@ TEST(pins_hook_text_names_only_a_plain_path)
 	CHECK_INT(pins_hook_text("/usr/local/libexec/box/box-firewall", buf,
 	    sizeof(buf)), 0);
 	CHECK(strstr(buf, "\nexec /usr/local/libexec/box/box-firewall "
-	    "firewall sync </dev/null >/dev/null 2>&1\n") != NULL);
+	    "firewall sync --from-hook </dev/null >/dev/null 2>&1\n") != NULL);
 	CHECK(strncmp(buf, "#!/bin/sh\n", 10) == 0);
 	CHECK_INT(pins_hook_text("box", buf, sizeof(buf)), -EINVAL);
 	CHECK_INT(pins_hook_text("/tmp/a b", buf, sizeof(buf)), -EINVAL);

@@ -1,8 +1,9 @@
 /*
  * The re-framer a granted user's import goes through (src/box/reframe.c):
- * which lines it leaves out of a config document, and that the tar it
- * sends differs from the one it read only there (the header's size and
- * checksum with it).
+ * an export's tar in, a unified image tarball out - box's metadata.yaml,
+ * then the container's rootfs members renamed, their data as it came,
+ * everything else left out; a long name through PAX both ways, a hard
+ * link's target renamed, a cut input said.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,82 +13,12 @@
 #include "box/tar.h"
 #include "t.h"
 
-static size_t
-drop(const char *in, char *out, size_t cap, unsigned *n)
-{
-	size_t len = strlen(in);
-
-	*n = 0;
-	if (len + 1 > cap)
-		return 0;
-	memcpy(out, in, len + 1);
-	len = reframe_drop_volatile(out, len, n);
-	out[len] = '\0';
-	return len;
-}
-
-/* As Incus 6.0.4 writes an export of a started container. */
-static const char INDEX[] =
-    "name: c1\n"
-    "config:\n"
-    "  container:\n"
-    "    config:\n"
-    "      image.os: busybox\n"
-    "      volatile.idmap.base: \"0\"\n"
-    "      volatile.idmap.current: '[{\"Isuid\":true,\"Isgid\":false,"
-    "\"Hostid\":1000000,\"Nsid\":0,\"Maprange\":1000000000}]'\n"
-    "      volatile.idmap.next: '[]'\n"
-    "      volatile.last_state.idmap: '[]'\n"
-    "      volatile.last_state.power: STOPPED\n"
-    "    devices: {}\n";
-
-TEST(reframe_drops_the_volatile_lines_alone)
-{
-	char out[2048];
-	unsigned n;
-
-	drop(INDEX, out, sizeof(out), &n);
-	CHECK_INT(n, 5);
-	CHECK_STR(out, "name: c1\n"
-	    "config:\n"
-	    "  container:\n"
-	    "    config:\n"
-	    "      image.os: busybox\n"
-	    "    devices: {}\n");
-}
-
-/* Nothing whose removal could change how the rest reads. */
-TEST(reframe_keeps_what_is_not_a_whole_line)
-{
-	static const char *const keep[] = {
-		"volatile.idmap.next: |\n  [1]\n",	/* a block scalar */
-		"volatile.idmap.next: '[]\n  x'\n",	/* a quote that goes on */
-		"volatile.idmap.next: \"a\\\"\n",	/* an escaped last quote */
-		"volatile.idmap.next:\n  - 1\n",	/* no value on the line */
-		"  volatile.idmap.next: x\n    y: 1\n",	/* the next line deeper */
-		"volatile.idmap.next: &a x\n",		/* an anchor */
-		"user.volatile: x\n",			/* not volatile. */
-		"volatile: x\n",
-		"volatile.Idmap.next: x\n",		/* not the grammar */
-		"volatile.idmap.next : x\n",
-	};
-	char out[256];
-	unsigned n;
-	size_t i;
-
-	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-		drop(keep[i], out, sizeof(out), &n);
-		CHECK_INT(n, 0);
-		CHECK_STR(out, keep[i]);
-	}
-	/* the last line without its newline, and blank lines after one */
-	drop("a: 1\n  volatile.last_state.idmap: '[]'", out, sizeof(out), &n);
-	CHECK_INT(n, 1);
-	CHECK_STR(out, "a: 1\n");
-	drop("  volatile.idmap.base: \"0\"\n\n  b: 1\n", out, sizeof(out), &n);
-	CHECK_INT(n, 1);
-	CHECK_STR(out, "\n  b: 1\n");
-}
+static const char CT[] =
+    "container:\n"
+    "  config:\n"
+    "    limits.memory: 256MiB\n"
+    "    volatile.uuid: 3870da7a-6e9b-453a-a26a-96808aed8c46\n"
+    "  devices: {}\n";
 
 static void
 header(unsigned char *h, const char *name, char type, size_t size)
@@ -106,6 +37,20 @@ header(unsigned char *h, const char *name, char type, size_t size)
 	memcpy(h + 136, "00000000000", 11);
 	h[156] = (unsigned char)type;
 	memcpy(h + 257, "ustar\0" "00", 8);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < TAR_BLOCK; i++)
+		sum += h[i];
+	snprintf(sumtext, sizeof(sumtext), "%06o", sum & 0777777u);
+	memcpy(h + 148, sumtext, 7);
+}
+
+static void
+header_sum(unsigned char *h)
+{
+	unsigned sum = 0;
+	size_t i;
+	char sumtext[32];
+
 	memset(h + 148, ' ', 8);
 	for (i = 0; i < TAR_BLOCK; i++)
 		sum += h[i];
@@ -142,75 +87,137 @@ put(void *ctx, const void *p, size_t n)
 	return 0;
 }
 
-TEST(reframe_changes_the_documents_alone)
+/* The member at *off of o: its header checked, name (through a PAX path
+ * before it) into name; its data's offset returned, *off moved past it. */
+static size_t
+next(const struct out *o, size_t *off, char *name, size_t cap, char *link,
+    size_t lcap)
 {
-	static unsigned char in[16384];
-	static struct out o;
-	static const char rootfile[] = "volatile.uuid: x\n";
-	struct reframe r;
-	size_t n = 0, i, off, a, b;
-	char want[2048];
-	unsigned k;
+	const unsigned char *h = o->p + *off;
+	long long n;
+	size_t at;
 
-	n += member(in + n, "backup/index.yaml", '0', INDEX);
-	a = n;
-	n += member(in + n, "backup/container/rootfs/etc/x", '0', rootfile);
-	b = n;
-	n += member(in + n, "backup/container/backup.yaml", '0', INDEX);
+	name[0] = link[0] = '\0';
+	CHECK(tar_header_bad(h) == NULL);
+	if (h[156] == 'x') {
+		char rec[1024], *p, *q;
+
+		n = tar_num(h + 124, 12);
+		snprintf(rec, sizeof(rec), "%.*s", (int)n, (const char *)h +
+		    TAR_BLOCK);
+		if ((p = strstr(rec, " path=")) != NULL &&
+		    (q = strchr(p, '\n')) != NULL)
+			snprintf(name, cap, "%.*s", (int)(q - p - 6), p + 6);
+		if ((p = strstr(rec, " linkpath=")) != NULL &&
+		    (q = strchr(p, '\n')) != NULL)
+			snprintf(link, lcap, "%.*s", (int)(q - p - 10), p + 10);
+		*off += TAR_BLOCK + (size_t)(n + TAR_BLOCK - 1) / TAR_BLOCK *
+		    TAR_BLOCK;
+		h = o->p + *off;
+		CHECK(tar_header_bad(h) == NULL);
+	}
+	CHECK(memcmp(h + 257, "ustar\0" "00", 8) == 0);
+	if (name[0] == '\0')
+		snprintf(name, cap, "%.100s", (const char *)h);
+	if (link[0] == '\0')
+		snprintf(link, lcap, "%.100s", (const char *)h + 157);
+	n = tar_num(h + 124, 12);
+	at = *off + TAR_BLOCK;
+	*off = at + (size_t)(n + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
+	return at;
+}
+
+TEST(reframe_makes_an_image_of_the_rootfs)
+{
+	static unsigned char in[32768];
+	static struct out o;
+	static char longname[300], pax[400];
+	struct reframe r;
+	size_t n = 0, i, off = 0, d;
+	char name[400], link[400];
+
+	snprintf(longname, sizeof(longname), "backup/container/rootfs/%0150d",
+	    7);
+	n += member(in + n, "backup/index.yaml", '0', "name: c1\n");
+	n += member(in + n, "backup/container", '5', "");
+	n += member(in + n, "backup/container/backup.yaml", '0', CT);
+	n += member(in + n, "backup/container/metadata.yaml", '0', "x: 1\n");
+	n += member(in + n, "backup/container/templates", '5', "");
+	n += member(in + n, "backup/container/rootfs", '5', "");
+	n += member(in + n, "backup/container/rootfs/etc/hosts", '0', "h\n");
+	header(in + n, "backup/container/rootfs/etc/hl", '1', 0);
+	snprintf((char *)in + n + 157, 100, "%s",
+	    "backup/container/rootfs/etc/hosts");
+	header_sum(in + n);
+	n += TAR_BLOCK;
+	snprintf(pax, sizeof(pax), "%zu path=%s\n", strlen(longname) + 10,
+	    longname);
+	n += member(in + n, "PaxHeaders/x", 'x', pax);
+	n += member(in + n, "backup/container/rootfs/l", '0', "long\n");
+	n += member(in + n, "backup/snapshots", '5', "");
+	n += member(in + n, "backup/snapshots/s0", '5', "");
+	n += member(in + n, "backup/snapshots/s0/etc", '5', "");
 	memset(in + n, 0, 2 * TAR_BLOCK);
 	n += 2 * TAR_BLOCK;
 
 	o.n = 0;
-	reframe_init(&r, put, &o);
+	reframe_init(&r, put, &o, "x86_64", 1700000000);
 	for (i = 0; i < n; i++)		/* a byte at a time */
 		CHECK_INT(reframe_feed(&r, in + i, 1), 0);
 	CHECK_INT(reframe_end(&r), 0);
-	CHECK_INT(r.lines, 10);
-	CHECK_INT(r.docs, 2);
-	reframe_free(&r);
+	CHECK_INT(r.members, 4);
+	CHECK_INT(r.snaps, 1);
+	CHECK(r.ct != NULL && r.ctn == strlen(CT) && strcmp(r.ct, CT) == 0);
 
-	drop(INDEX, want, sizeof(want), &k);
-	/* the index: a new size and checksum, the lines gone */
-	CHECK(tar_header_bad(o.p) == NULL);
-	CHECK_INT(tar_num(o.p + 124, 12), (long long)strlen(want));
-	CHECK(memcmp(o.p + TAR_BLOCK, want, strlen(want)) == 0);
-	off = TAR_BLOCK + (strlen(want) + TAR_BLOCK - 1) / TAR_BLOCK *
-	    TAR_BLOCK;
-	/* a rootfs file saying the same is the box's own: as it came */
-	CHECK(memcmp(o.p + off, in + a, b - a) == 0);
-	off += b - a;
-	CHECK(tar_header_bad(o.p + off) == NULL);
-	CHECK_INT(tar_num(o.p + off + 124, 12), (long long)strlen(want));
-	off += TAR_BLOCK + (strlen(want) + TAR_BLOCK - 1) / TAR_BLOCK *
-	    TAR_BLOCK;
+	d = next(&o, &off, name, sizeof(name), link, sizeof(link));
+	CHECK_STR(name, "metadata.yaml");
+	CHECK(memcmp(o.p + d, "architecture: x86_64\ncreation_date: "
+	    "1700000000\n", 46) == 0);
+	next(&o, &off, name, sizeof(name), link, sizeof(link));
+	CHECK_STR(name, "rootfs");
+	CHECK_INT(o.p[off - TAR_BLOCK + 156], '5');
+	d = next(&o, &off, name, sizeof(name), link, sizeof(link));
+	CHECK_STR(name, "rootfs/etc/hosts");
+	CHECK(memcmp(o.p + d, "h\n", 2) == 0);
+	next(&o, &off, name, sizeof(name), link, sizeof(link));
+	CHECK_STR(name, "rootfs/etc/hl");
+	CHECK_STR(link, "rootfs/etc/hosts");
+	d = next(&o, &off, name, sizeof(name), link, sizeof(link));
+	CHECK_STR(name, longname + 17);		/* "rootfs/000...7" */
+	CHECK(memcmp(o.p + d, "long\n", 5) == 0);
+	/* then only the end blocks */
 	CHECK_INT(o.n, off + 2 * TAR_BLOCK);
+	for (i = off; i < o.n; i++)
+		CHECK_INT(o.p[i], 0);
+	reframe_free(&r);
 
 	/* cut inside a member: said */
 	o.n = 0;
-	reframe_init(&r, put, &o);
-	CHECK_INT(reframe_feed(&r, in, a - 10), 0);
+	reframe_init(&r, put, &o, "x86_64", 0);
+	CHECK_INT(reframe_feed(&r, in, 3 * TAR_BLOCK + 10), 0);
 	CHECK_INT(reframe_end(&r), -61);	/* -ENODATA */
 	reframe_free(&r);
 }
 
-/* A member named by a PAX header before it is left alone. */
-TEST(reframe_leaves_a_long_named_member_alone)
+/* A hard link out of the rootfs and a PAX global header: refused. */
+TEST(reframe_refuses_what_it_will_not_rename)
 {
 	static unsigned char in[8192];
 	static struct out o;
 	struct reframe r;
 	size_t n = 0;
 
-	n += member(in + n, "PaxHeaders/x", 'x', "30 path=backup/index.yaml\n");
-	n += member(in + n, "backup/index.yaml", '0', INDEX);
-	memset(in + n, 0, 2 * TAR_BLOCK);
-	n += 2 * TAR_BLOCK;
+	header(in, "backup/container/rootfs/x", '1', 0);
+	snprintf((char *)in + 157, 100, "%s", "backup/container/backup.yaml");
+	header_sum(in);
+	n = TAR_BLOCK;
 	o.n = 0;
-	reframe_init(&r, put, &o);
-	CHECK_INT(reframe_feed(&r, in, n), 0);
-	CHECK_INT(reframe_end(&r), 0);
-	CHECK_INT(r.lines, 0);
-	CHECK_INT(o.n, n);
-	CHECK(memcmp(o.p, in, n) == 0);
+	reframe_init(&r, put, &o, "x86_64", 0);
+	CHECK(reframe_feed(&r, in, n) < 0);
+	reframe_free(&r);
+	n = member(in, "g", 'g', "20 comment=abcdefg\n");
+	o.n = 0;
+	reframe_init(&r, put, &o, "x86_64", 0);
+	CHECK(reframe_feed(&r, in, n) < 0);
 	reframe_free(&r);
 }

@@ -159,8 +159,9 @@ TEST(resolver_dnsmasq_hand_over)
 	struct stack_conf sc;
 	struct box_err e;
 
-	/* what setup-host adds to raw.dnsmasq with BOX_RESOLVER=box,
-	 * written down: DHCP only, the gateway named as the resolver */
+	/* what setup-host adds to raw.dnsmasq with box's resolver (the
+	 * default), written down: DHCP only, the gateway named as the
+	 * resolver */
 	CHECK_INT(contract_nresolver_dnsmasq_lines, 2);
 	CHECK_STR(contract_resolver_dnsmasq_lines[0], "port=0");
 	CHECK_STR(contract_resolver_dnsmasq_lines[1],
@@ -169,7 +170,9 @@ TEST(resolver_dnsmasq_hand_over)
 	CHECK_INT(stack_resolver_parse("box", &sc, &e), 0);
 	CHECK_INT(sc.own_resolver, 1);
 	CHECK_INT(stack_resolver_parse(NULL, &sc, &e), 0);
-	CHECK_INT(sc.own_resolver, 0);
+	CHECK_INT(sc.own_resolver, 1);		/* the default */
+	CHECK_INT(stack_resolver_parse("", &sc, &e), 0);
+	CHECK_INT(sc.own_resolver, 1);
 	CHECK_INT(stack_resolver_parse("dnsmasq", &sc, &e), 0);
 	CHECK_INT(sc.own_resolver, 0);
 	CHECK(stack_resolver_parse("unbound", &sc, &e) < 0);

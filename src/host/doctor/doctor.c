@@ -584,6 +584,14 @@ dr_dnsmasq_argv(const char *buf, size_t n, const char *br,
 	return isdns && serves;
 }
 
+static int
+ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
 static void
 dns_line(const char *l, struct dr_dns *d)
 {
@@ -604,7 +612,11 @@ dns_line(const char *l, struct dr_dns *d)
 	} else if (strncmp(l, "dhcp-option", 11) == 0 &&
 	    (strstr(l, "option:dns-server") != NULL ||
 	    strstr(l, "=6,") != NULL)) {
-		d->dhcp_dns = 1;
+		/* 0.0.0.0 alone is dnsmasq's own address, the gateway:
+		 * what setup-host names with box's resolver (port=0) */
+		if (!ends_with(l, "option:dns-server,0.0.0.0") &&
+		    !ends_with(l, "=6,0.0.0.0"))
+			d->dhcp_dns = 1;
 	}
 }
 

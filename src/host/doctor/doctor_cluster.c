@@ -25,10 +25,12 @@
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/mint_run.h"
+#include "box/waits.h"
 #include "host/doctor/doctor_int.h"
 #include "host/stack/contract.h"
 #include "incus/cluster.h"
 #include "incus/instance.h"
+#include "util/clock.h"
 
 /* Did a check of this member's firewall FAIL above? */
 static int
@@ -108,7 +110,7 @@ probe_member(struct dh_ctx *h, const struct incus_cluster *k,
 	struct box_mint_out out;
 	struct incus_instance in;
 	struct box_err e;
-	char name[64], subject[96];
+	char name[64], subject[96], addr[48];
 
 	snprintf(name, sizeof(name), "doctor-%s-%ld", m->name,
 	    (long)getpid());
@@ -131,6 +133,14 @@ probe_member(struct dh_ctx *h, const struct incus_cluster *k,
 		dr_add(h->r, "cluster.probe", subject, DR_INFO, NULL, "probe "
 		    "box %s here: probed by this host from its network "
 		    "namespace", name);
+		/* Its lease first: the mint may return before the box's
+		 * DHCP client has one (a busybox image's does). */
+		err_clear(&e);
+		if (life_wait_address(&h->c, name, clock_ms() + 20000, NULL,
+		    addr, sizeof(addr), &e) < 0)
+			dr_add(h->r, "cluster.probe", subject, DR_WARN, NULL,
+			    "probe box %s has no address after 20 s: %s", name,
+			    e.msg);
 		/* the bridge's ports again: the probe box's is new */
 		dh_read_kernel(h);
 		if (incus_instance_get(&h->c, name, INCUS_INST_STATE, &in,

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "box/box.h"
+#include "host/resolver/unit.h"
 #include "host/stack/firewall.h"
 #include "incus/instance.h"
 #include "net/brport.h"
@@ -70,6 +71,7 @@ fix_conf(struct dh_ctx *h, int pin, struct stack_conf *sc, struct box_err *e)
 
 	memset(sc, 0, sizeof(*sc));
 	sc->net = h->cfg_net;
+	sc->own_resolver = dh_own_resolver(h->cfg[K_RAW]);
 	dr_dns_parse(h->cfg[K_RAW], strlen(h->cfg[K_RAW]), &d);
 	if (pin || !d.no_resolv || d.nserver == 0 || d.more ||
 	    d.nserver > STACK_MAX_DNS)
@@ -233,6 +235,30 @@ fix_dnsmasq(struct dh_ctx *h, struct box_err *e)
 	return 0;
 }
 
+/* Box's resolver, when the host hands it the boxes' DNS and it does not
+ * answer: started again as setup-host starts it. */
+static int
+fix_resolver(struct dh_ctx *h, const struct stack_conf *sc,
+    struct box_err *e)
+{
+	const char *up[STACK_MAX_DNS];
+	char why[200];
+	int i, mode, skipped, rc;
+
+	if (!sc->own_resolver ||
+	    rsvd_probe(h->cfg_net | 1, 1000, why, sizeof(why)) == 1)
+		return 0;
+	for (i = 0; i < sc->ndns; i++)
+		up[i] = sc->dns[i];
+	if ((rc = rsvd_install(h->cfg_net | 1, up, sc->ndns, &mode, &skipped,
+	    e)) < 0)
+		return rc;
+	dr_note_fixed(h->r, "box's resolver started again (%s): it answers "
+	    "on %s:53", mode == RSVD_SYSTEMD ? RSVD_UNIT " restarted" :
+	    "detached, no systemd here", h->gw);
+	return 0;
+}
+
 /* --pin-dns: the bridge's keys as setup-host writes them, upstreams from
  * BOX_DNS (stack.c owns the raw.dnsmasq text). */
 static int
@@ -250,6 +276,18 @@ pin_only(struct dh_ctx *h, const struct stack_conf *sc, struct box_err *e)
 		    "%s%s", i ? " " : "", sc->dns[i]);
 	dr_note_fixed(h->r, "network %s: upstreams pinned to %s", BR, list);
 	await_dnsmasq(old);
+	if (sc->own_resolver) {
+		const char *up[STACK_MAX_DNS];
+		int mode, skipped;
+
+		for (i = 0; i < sc->ndns; i++)
+			up[i] = sc->dns[i];
+		if ((rc = rsvd_install(sc->net | 1, up, sc->ndns, &mode,
+		    &skipped, e)) < 0)
+			return rc;
+		dr_note_fixed(h->r, "box's resolver restarted: it forwards to "
+		    "%s", list);
+	}
 	return 0;
 }
 
@@ -276,7 +314,9 @@ run_fixes(struct dh_ctx *h, struct box_err *e)
 		return rc;
 	if (dh_read_network(h) < 0)
 		return err_set(e, -EIO, "re-reading the network failed");
-	return fix_dnsmasq(h, e);
+	if ((rc = fix_dnsmasq(h, e)) < 0)
+		return rc;
+	return fix_resolver(h, &sc, e);
 }
 
 int

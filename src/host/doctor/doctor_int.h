@@ -58,6 +58,9 @@ void dh_check_egress(struct dh_ctx *h);
 /* Box's own resolver, when the bridge hands DNS to it
  * (doctor_resolver.c). */
 void dh_check_own_resolver(struct dh_ctx *h);
+/* Does the host hand the boxes' DNS to box's resolver (its unit is
+ * installed, or raw holds port=0)? */
+int dh_own_resolver(const char *raw);
 /* The layers against a hostile neighbour (doctor_neigh.c), and their fix:
  * the port bindings fed again from Incus. */
 void dh_check_neigh(struct dh_ctx *h);

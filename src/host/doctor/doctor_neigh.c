@@ -4,8 +4,8 @@
  * bridge box) against every instance on the bridge as Incus holds it, in
  * every project; the connection cap and the named drops as the kernel's
  * rules hold them (read by content in check_firewall, said here in words);
- * and DHCP for pinned clients only, from raw.dnsmasq as the daemon holds
- * it.  Nothing a box says is read.
+ * DHCP for pinned clients only, from raw.dnsmasq as the daemon holds it;
+ * and the bridge's ARP sysctls from /proc.  Nothing a box says is read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +141,36 @@ check_rules(struct dh_ctx *h)
 	free(st);
 }
 
+/* The bridge's ARP sysctls, from /proc (beside the rule, which
+ * check_rules reads). */
+static void
+check_arp(struct dh_ctx *h)
+{
+	char why[300];
+	struct box_err e;
+	int rc;
+
+	err_clear(&e);
+	rc = fw_arp_sysctls(DH_BR, 0, why, sizeof(why), &e);
+	if (rc == 1)
+		dr_add(h->r, "neigh.arp", S_NB, DR_PASS, NULL, "%s: arp_ignore "
+		    "and arp_announce in force (/proc/sys/net/ipv4/conf): the "
+		    "kernel answers ARP there only for the gateway's address, "
+		    "and asks from it", DH_BR);
+	else {
+		dr_add(h->r, "neigh.arp", S_NB, DR_FAIL, "box doctor --fix",
+		    "%s: %s: the host answers ARP on the bridge for its other "
+		    "addresses where the rule does not hold", DH_BR, rc == 0 ?
+		    why : e.msg);
+		{
+			struct dr_finding *f = dr_last(h->r);
+
+			if (f != NULL)
+				f->fixable = 1;
+		}
+	}
+}
+
 void
 dh_check_neigh(struct dh_ctx *h)
 {
@@ -148,6 +178,7 @@ dh_check_neigh(struct dh_ctx *h)
 		return;
 	check_dhcp(h);
 	check_rules(h);
+	check_arp(h);
 	check_pins(h);
 }
 
@@ -157,8 +188,17 @@ dh_fix_neigh(struct dh_ctx *h, struct box_err *e)
 	struct pins_result r;
 	int rc;
 
+	char why[300];
+
 	if (h->cfg_net == 0)
 		return 0;
+	if (fw_arp_sysctls(DH_BR, 0, why, sizeof(why), e) == 0) {
+		if ((rc = fw_arp_sysctls(DH_BR, 1, why, sizeof(why), e)) < 0)
+			return rc;
+		dr_note_fixed(h->r, "%s: arp_ignore and arp_announce set again",
+		    DH_BR);
+	}
+	err_clear(e);
 	if ((rc = pins_sync(&h->c, DH_BR, h->cfg_net, &r, e)) == 0)
 		dr_note_fixed(h->r, "ports: %zu of %zu NICs on %s bound to "
 		    "their pinned MAC, %zu to their address", r.bound, r.nic,

@@ -1,7 +1,8 @@
 /*
  * doctor_resolver.c - doctor's word on box's own resolver (host/resolver/),
- * from ground truth, when the bridge hands DNS to it (raw.dnsmasq port=0,
- * BOX_RESOLVER=box setup-host):
+ * from ground truth, when the bridge hands DNS to it (the default; its unit
+ * installed, raw.dnsmasq port=0; with BOX_RESOLVER=dnsmasq, a WARN naming
+ * what the boxes lose):
  *   resolver.own      it answers the host's probe on the gateway's :53
  *                     (unit.h: REFUSED with its own EDE text)
  *   resolver.sockets  the gateway's udp and tcp :53 are held by box's
@@ -182,7 +183,7 @@ check_sockets(struct dh_ctx *h, uint32_t gw)
 		    "alone (dnsmasq serves DHCP only)");
 	else
 		dr_add(h->r, "resolver.sockets", S_RSV, DR_FAIL, "box "
-		    "setup-host (with BOX_RESOLVER=box)", "the gateway's port "
+		    "setup-host", "the gateway's port "
 		    "53: %d udp and %d tcp sockets%s%s: box's resolver must "
 		    "hold exactly one of each, nothing else", nu, nt,
 		    bad[0] ? ", not box's resolver's: " : "", bad);
@@ -309,7 +310,7 @@ check_views(struct dh_ctx *h, uint32_t gw)
 			incus_state_free(&st);
 			bad++;
 			dr_add(h->r, "resolver.view", "box", DR_FAIL, "box "
-			    "setup-host (with BOX_RESOLVER=box)", "%s: its query "
+			    "setup-host", "%s: its query "
 			    "to the gateway's port 53 got no answer: it has no "
 			    "DNS", b[i].name);
 			continue;
@@ -332,7 +333,7 @@ check_views(struct dh_ctx *h, uint32_t gw)
 		else {
 			bad++;
 			dr_add(h->r, "resolver.view", "box", DR_FAIL, "box "
-			    "setup-host (with BOX_RESOLVER=box)", "%s: asked "
+			    "setup-host", "%s: asked "
 			    "from its own network for %s, the gateway said "
 			    "rcode %d, EDE %d '%.80s', not %s's view (%s)",
 			    b[i].name, name, rcode, ede, text, allow ?
@@ -345,6 +346,21 @@ check_views(struct dh_ctx *h, uint32_t gw)
 		    "runs: no box's view was probed");
 }
 
+static void
+fixable(struct dr_report *r)
+{
+	struct dr_finding *f = dr_last(r);
+
+	if (f != NULL)
+		f->fixable = 1;
+}
+
+int
+dh_own_resolver(const char *raw)
+{
+	return access(RSVD_UNIT_PATH, F_OK) == 0 || line_in(raw, "port=0");
+}
+
 void
 dh_check_own_resolver(struct dh_ctx *h)
 {
@@ -354,24 +370,34 @@ dh_check_own_resolver(struct dh_ctx *h)
 	uint32_t gw;
 	int rc;
 
-	if (!line_in(raw, "port=0")) {
-		dr_add(h->r, "resolver.own", S_RSV, DR_INFO, NULL, "the boxes' "
-		    "DNS is Incus's dnsmasq's (BOX_RESOLVER=box setup-host "
-		    "hands it to box's own resolver: a view, a budget and no "
-		    "shared cache per box)");
+	/* setup-host's unit is its record of the choice (BOX_RESOLVER). */
+	if (!dh_own_resolver(raw)) {
+		dr_add(h->r, "resolver.own", S_RSV, DR_WARN, "box setup-host "
+		    "(without BOX_RESOLVER=dnsmasq)", "the boxes' DNS is "
+		    "Incus's dnsmasq's (BOX_RESOLVER=dnsmasq), so they have "
+		    "%s", RSVD_LOST);
 		return;
+	}
+	if (!line_in(raw, "port=0")) {
+		dr_add(h->r, "resolver.own", S_RSV, DR_FAIL, "box doctor --fix",
+		    "%s is installed but raw.dnsmasq lacks port=0: dnsmasq "
+		    "claims the boxes' DNS (%s)", RSVD_UNIT, RSVD_LOST);
+		fixable(h->r);
 	}
 	gw = h->live_gw != 0 ? h->live_gw : h->cfg_net | 1;
 	rc = rsvd_probe(gw, 1500, why, sizeof(why));
 	if (rc == 1)
 		dr_add(h->r, "resolver.own", S_RSV, DR_PASS, NULL, "box's "
 		    "resolver answers on %s:53 (the host's probe refused with "
-		    "its own EDE); dnsmasq's DNS is off (port=0)", h->gw);
-	else
-		dr_add(h->r, "resolver.own", S_RSV, DR_FAIL, "box setup-host "
-		    "(with BOX_RESOLVER=box)", "%s on %s:53: the boxes have "
+		    "its own EDE)%s", h->gw, line_in(raw, "port=0") ?
+		    "; dnsmasq's DNS is off (port=0)" : "");
+	else {
+		dr_add(h->r, "resolver.own", S_RSV, DR_FAIL, "box doctor --fix "
+		    "(or box setup-host)", "%s on %s:53: the boxes have "
 		    "no DNS (it fails closed: dnsmasq's DNS is off)", rc == 0 ?
 		    "something else answers" : "nothing answers", h->gw);
+		fixable(h->r);
+	}
 	check_sockets(h, gw);
 	if (h->daemon)
 		check_views(h, gw);

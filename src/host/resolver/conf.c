@@ -47,6 +47,7 @@ rsv_conf_parse(const char *listen, const char *const *up, int nup,
 	c->qps = RSV_DEF_QPS;
 	c->tcp = RSV_DEF_TCP;
 	c->view = 1;
+	c->tcp_retry = 1;
 	c->bridge = CONTRACT_BRIDGE;
 	if (listen == NULL || addr_port(listen, &c->listen, &c->port,
 	    DNS_PORT) < 0)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
@@ -38,9 +39,10 @@
 #define EV_TCP		0xffff0002u
 #define EV_SIG		0xffff0003u
 #define EV_UP		0xffff0100u	/* + socket */
+#define EV_UPTCP	0xffff0200u	/* + upstream TCP connection */
 
 struct client {
-	int inflight, tcp;
+	int inflight, tcp, uptcp;
 	int64_t tokens;			/* milli-queries */
 	uint64_t last_ms;
 	uint64_t log_ms;
@@ -53,6 +55,24 @@ struct tab {
 	struct rsv_box *v;
 	size_t n;
 	int idx[256];
+	uint32_t kick;		/* the last kick asked before it was read */
+};
+
+/*
+ * A kick (RSVD_KICK_NAME, asked by the host after `box egress` changed a
+ * policy): answered once a table read after it arrived, so the change
+ * holds in the resolver when `box egress` returns.
+ */
+#define NKICK		4
+#define KICK_MS		3000
+struct kick {
+	int used;
+	uint32_t seq;
+	uint64_t t;
+	struct dns_query q;
+	struct sockaddr_in from;
+	int conn;
+	uint32_t conn_gen;
 };
 
 struct pend {
@@ -64,6 +84,8 @@ struct pend {
 	struct dns_query q;
 	int sock, up, tries;
 	int mapped;			/* idmap[sock][up_id] names it */
+	int uptcp;			/* asked again over TCP: conn + 1 */
+	int tc_tried;
 	uint16_t up_id;
 	int conn;			/* -1: UDP to from */
 	uint32_t conn_gen;
@@ -97,6 +119,21 @@ struct parked {
 	unsigned char m[PARK_QMAX];
 };
 
+/*
+ * A truncated answer (TC) is asked again of the same upstream over TCP
+ * (RFC 7766): one connection per query, RSV_UPTCP at once (RSV_UPTCP_BOX
+ * per box), within the query's try deadline; the answer is read whole
+ * (a two-octet length, at most DNS_MAXMSG) and judged like a UDP one.
+ */
+struct uptcp {
+	int fd;				/* -1: free */
+	int slot;			/* the pend */
+	uint32_t gen;			/* its gen when asked */
+	int sent;			/* the query is written */
+	size_t have;
+	unsigned char *buf;		/* 2 + DNS_MAXMSG */
+};
+
 struct ring_ent {
 	uint32_t slot, gen;
 	uint64_t deadline;
@@ -112,6 +149,8 @@ struct rsv {
 	struct ring_ent *ring;
 	size_t rhead, rtail;
 	struct conn *conn;
+	struct uptcp uptcp[RSV_UPTCP];
+	unsigned char *uptcp_mem;
 	struct parked park[NPARK];
 	int nparked;
 	struct tab *tab;
@@ -123,11 +162,14 @@ struct rsv {
 	pthread_cond_t cv;
 	struct tab *next;
 	int want, stop, have_next;
+	uint32_t kick_seq;		/* kicks asked so far */
+	struct kick kick[NKICK];
 	unsigned char out[DNS_MAXMSG + 2];
 	unsigned char in[DNS_MAXMSG + 2];
 };
 
 static void unpark(struct rsv *r, int all);
+static void kicks_answer(struct rsv *r, int expired);
 
 static void
 tab_free(struct tab *t)
@@ -170,6 +212,7 @@ refresher(void *arg)
 {
 	struct rsv *r = arg;
 	struct timespec ts;
+	uint32_t kick;
 	int failing = 0;
 
 	for (;;) {
@@ -191,6 +234,7 @@ refresher(void *arg)
 			pthread_mutex_unlock(&r->mu);
 			return NULL;
 		}
+		kick = r->kick_seq;	/* this read starts after these */
 		pthread_mutex_unlock(&r->mu);
 		err_clear(&e);
 		if (rsv_gather(r->c->bridge, &v, &n, &e) < 0) {
@@ -209,6 +253,7 @@ refresher(void *arg)
 		failing = 0;
 		if ((t = tab_build(r->c, v, n)) == NULL)
 			continue;
+		t->kick = kick;
 		pthread_mutex_lock(&r->mu);
 		tab_free(r->next);
 		r->next = t;
@@ -246,6 +291,7 @@ take_table(struct rsv *r)
 		tab_free(r->tab);
 		r->tab = t;
 		unpark(r, 1);
+		kicks_answer(r, 0);
 	}
 }
 
@@ -380,6 +426,24 @@ ring_push(struct rsv *r, int slot)
 }
 
 static void
+uptcp_close(struct rsv *r, int i)
+{
+	struct uptcp *t = &r->uptcp[i];
+	struct pend *p;
+
+	if (t->fd < 0)
+		return;
+	epoll_ctl(r->ep, EPOLL_CTL_DEL, t->fd, NULL);
+	close(t->fd);
+	t->fd = -1;
+	p = &r->pend[t->slot];
+	if (p->used && p->gen == t->gen && p->uptcp == i + 1) {
+		p->uptcp = 0;
+		r->cl[p->cl].uptcp--;
+	}
+}
+
+static void
 unmap(struct rsv *r, struct pend *p)
 {
 	if (p->mapped)
@@ -395,6 +459,8 @@ pend_free(struct rsv *r, int slot)
 	if (!p->used)
 		return;
 	unmap(r, p);
+	if (p->uptcp > 0)
+		uptcp_close(r, p->uptcp - 1);
 	r->cl[p->cl].inflight--;
 	p->used = 0;
 	p->gen++;
@@ -502,13 +568,38 @@ feed(struct rsv *r, const struct pend *p, const struct dns_answer *a)
 	(void)r->c->feed(b, p->q.q.name, a->a, a->naddr);
 }
 
+static int uptcp_start(struct rsv *r, int slot);
+
+/* An answer a has been parsed for pend slot from m[0..n): fed, sent to
+ * its client with the client's id, and the slot freed. */
+static void
+answered(struct rsv *r, int slot, unsigned char *m, size_t n,
+    const struct dns_answer *a)
+{
+	struct pend *p = &r->pend[slot];
+	size_t cap;
+
+	if (p->allow && r->c->feed != NULL && a->naddr > 0 && a->rcode == 0)
+		feed(r, p, a);
+	m[0] = (unsigned char)(p->q.h.id >> 8);
+	m[1] = (unsigned char)p->q.h.id;
+	if (!p->q.edns)
+		n = strip_opt(m, n);
+	cap = p->conn < 0 ? p->q.udp : DNS_MAXMSG;
+	if (n > cap)
+		reply_own(r, &p->q, 1, DNS_F_TC, a->rcode & 15, -1, NULL,
+		    p->conn, p->conn_gen, &p->from);
+	else
+		send_client(r, p->conn, p->conn_gen, &p->from, m, n);
+	pend_free(r, slot);
+}
+
 static void
 upstream_answer(struct rsv *r, int sock, unsigned char *m, size_t n,
     const struct sockaddr_in *from)
 {
 	struct dns_answer a;
 	struct pend *p;
-	size_t cap;
 	uint16_t id;
 	int slot;
 
@@ -518,24 +609,135 @@ upstream_answer(struct rsv *r, int sock, unsigned char *m, size_t n,
 	if ((slot = (int)r->idmap[sock][id] - 1) < 0)
 		return;
 	p = &r->pend[slot];
-	if (!p->used || p->sock != sock ||
+	if (!p->used || p->sock != sock || p->uptcp > 0 ||
 	    from->sin_addr.s_addr != htonl(r->c->up[p->up]) ||
 	    from->sin_port != htons(r->c->up_port[p->up]))
 		return;
 	if (dns_answer_parse(m, n, &p->q.q, id, &a) < 0)
 		return;		/* not the answer: keep waiting */
-	if (p->allow && r->c->feed != NULL && a.naddr > 0 && a.rcode == 0)
-		feed(r, p, &a);
-	m[0] = (unsigned char)(p->q.h.id >> 8);
-	m[1] = (unsigned char)p->q.h.id;
-	if (!p->q.edns)
-		n = strip_opt(m, n);
-	cap = p->conn < 0 ? p->q.udp : DNS_MAXMSG;
-	if (n > cap)
-		reply_own(r, &p->q, 1, DNS_F_TC, a.rcode & 15, -1, NULL,
-		    p->conn, p->conn_gen, &p->from);
-	else
-		send_client(r, p->conn, p->conn_gen, &p->from, m, n);
+	/* Truncated: the whole answer over TCP, once; with no connection
+	 * to spare, the client is told TC and asks over TCP itself. */
+	if ((a.h.flags & DNS_F_TC) && r->c->tcp_retry && !p->tc_tried &&
+	    uptcp_start(r, slot) == 0)
+		return;
+	answered(r, slot, m, n, &a);
+}
+
+/* Ask pend slot's query of its upstream over TCP: 0, or -1 (nothing
+ * changed). */
+static int
+uptcp_start(struct rsv *r, int slot)
+{
+	struct pend *p = &r->pend[slot];
+	struct sockaddr_in to;
+	struct epoll_event ev;
+	struct uptcp *t;
+	int i, fd, len, tries;
+	uint16_t id;
+
+	if (r->cl[p->cl].uptcp >= RSV_UPTCP_BOX)
+		return -1;
+	for (i = 0; i < RSV_UPTCP; i++)
+		if (r->uptcp[i].fd < 0)
+			break;
+	if (i == RSV_UPTCP || r->rtail - r->rhead >= RING)
+		return -1;
+	t = &r->uptcp[i];
+	for (tries = 0, id = 0; tries < 64; tries++) {
+		id = (uint16_t)rnd(r);
+		if (id != p->up_id)
+			break;
+	}
+	if ((len = dns_build_query(&p->q, id, t->buf + 2, DNS_MAXMSG)) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&to, 0, sizeof(to));
+	to.sin_family = AF_INET;
+	to.sin_addr.s_addr = htonl(r->c->up[p->up]);
+	to.sin_port = htons(r->c->up_port[p->up]);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLOUT;
+	ev.data.u32 = EV_UPTCP + (uint32_t)i;
+	if ((connect(fd, (void *)&to, sizeof(to)) < 0 &&
+	    errno != EINPROGRESS) ||
+	    epoll_ctl(r->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		return -1;
+	}
+	t->buf[0] = (unsigned char)(len >> 8);
+	t->buf[1] = (unsigned char)len;
+	t->have = (size_t)len + 2;	/* to send, until sent */
+	t->sent = 0;
+	t->fd = fd;
+	unmap(r, p);		/* a late UDP copy is no longer ours */
+	p->up_id = id;
+	p->gen++;		/* the UDP try's deadline is void */
+	p->tc_tried = 1;
+	p->uptcp = i + 1;
+	r->cl[p->cl].uptcp++;
+	t->slot = slot;
+	t->gen = p->gen;
+	ring_push(r, slot);	/* this try's deadline */
+	return 0;
+}
+
+/* The TCP connection i is ready: the query written, or answer octets in. */
+static void
+uptcp_in(struct rsv *r, int i)
+{
+	struct uptcp *t = &r->uptcp[i];
+	struct pend *p = &r->pend[t->slot];
+	struct dns_answer a;
+	struct epoll_event ev;
+	socklen_t sl = sizeof(int);
+	size_t len;
+	ssize_t n;
+	int err = 0, slot = t->slot;
+
+	if (!p->used || p->gen != t->gen) {
+		uptcp_close(r, i);
+		return;
+	}
+	if (!t->sent) {
+		if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0 ||
+		    err != 0 || send(t->fd, t->buf, t->have, MSG_DONTWAIT |
+		    MSG_NOSIGNAL) != (ssize_t)t->have)
+			goto fail;
+		t->sent = 1;
+		t->have = 0;
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN;
+		ev.data.u32 = EV_UPTCP + (uint32_t)i;
+		if (epoll_ctl(r->ep, EPOLL_CTL_MOD, t->fd, &ev) < 0)
+			goto fail;
+		return;
+	}
+	n = recv(t->fd, t->buf + t->have, 2 + DNS_MAXMSG - t->have,
+	    MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0)
+		goto fail;
+	t->have += (size_t)n;
+	if (t->have < 2)
+		return;
+	len = (size_t)t->buf[0] << 8 | t->buf[1];
+	if (len < DNS_HDRLEN || len > DNS_MAXMSG)
+		goto fail;
+	if (t->have < 2 + len)
+		return;
+	if (t->have != 2 + len ||
+	    dns_answer_parse(t->buf + 2, len, &p->q.q, p->up_id, &a) < 0)
+		goto fail;
+	uptcp_close(r, i);
+	answered(r, slot, t->buf + 2, len, &a);
+	return;
+fail:
+	uptcp_close(r, i);
+	reply_own(r, &p->q, 1, 0, DNS_R_SERVFAIL, -1, NULL, p->conn,
+	    p->conn_gen, &p->from);
 	pend_free(r, slot);
 }
 
@@ -553,7 +755,7 @@ expire(struct rsv *r)
 		if (!p->used || p->gen != e->gen)
 			continue;	/* answered meanwhile */
 		unmap(r, p);
-		if (++p->tries < RSV_TRIES) {
+		if (p->uptcp == 0 && ++p->tries < RSV_TRIES) {
 			p->up = (p->up + 1) % r->c->nup;
 			p->gen++;
 			if (send_up(r, slot) == 0)
@@ -618,6 +820,65 @@ unpark(struct rsv *r, int all)
 	}
 }
 
+/* Park the host's kick and ask for a table read after it. */
+static void
+kick_park(struct rsv *r, const struct dns_query *q,
+    const struct sockaddr_in *from, int conn, uint32_t cgen)
+{
+	struct kick *k = NULL;
+	int i;
+
+	for (i = 0; i < NKICK && k == NULL; i++)
+		if (!r->kick[i].used)
+			k = &r->kick[i];
+	if (k == NULL) {
+		reply_own(r, q, 1, 0, DNS_R_SERVFAIL, -1, NULL, conn, cgen,
+		    from);
+		return;
+	}
+	k->used = 1;
+	k->t = r->now;
+	k->q = *q;
+	k->conn = conn;
+	k->conn_gen = cgen;
+	memset(&k->from, 0, sizeof(k->from));
+	if (from != NULL)
+		k->from = *from;
+	pthread_mutex_lock(&r->mu);
+	k->seq = ++r->kick_seq;
+	pthread_mutex_unlock(&r->mu);
+	r->last_req = 0;
+	want_refresh(r);
+}
+
+/* Answer the kicks the table covers (REFUSED, the host's usual, with
+ * the text saying it was read), and, with expired, SERVFAIL the ones
+ * no read covered within KICK_MS (the daemon did not answer). */
+static void
+kicks_answer(struct rsv *r, int expired)
+{
+	int i;
+
+	for (i = 0; i < NKICK; i++) {
+		struct kick *k = &r->kick[i];
+		int done = r->tab != NULL &&
+		    (int32_t)(r->tab->kick - k->seq) >= 0;
+
+		if (!k->used || (!done && !(expired &&
+		    r->now - k->t >= KICK_MS)))
+			continue;
+		k->used = 0;
+		if (k->conn >= 0 && (r->conn[k->conn].fd < 0 ||
+		    r->conn[k->conn].gen != k->conn_gen))
+			continue;
+		reply_own(r, &k->q, 1, 0, done ? DNS_R_REFUSED :
+		    DNS_R_SERVFAIL, DNS_EDE_PROHIBITED, done ? RSVD_HOST_TEXT
+		    "; the boxes were read again" : RSVD_HOST_TEXT "; the "
+		    "boxes could not be read", k->conn, k->conn_gen,
+		    k->from.sin_family != 0 ? &k->from : NULL);
+	}
+}
+
 static void
 query(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
     const struct sockaddr_in *from, int conn)
@@ -658,6 +919,10 @@ query_as(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 		    from);
 		return;
 	}
+	if (cl == CL_HOST && strcasecmp(p->q.q.name, RSVD_KICK_NAME) == 0) {
+		kick_park(r, &p->q, from, conn, cgen);
+		return;
+	}
 	if (cl == CL_HOST) {
 		/* The host asks only whether we answer (unit.h's probe):
 		 * it gets no names, so nothing of the boxes' views leaks
@@ -693,6 +958,8 @@ query_as(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 	p->up = 0;
 	p->tries = 0;
 	p->mapped = 0;
+	p->uptcp = 0;
+	p->tc_tried = 0;
 	p->conn = conn;
 	p->conn_gen = cgen;
 	if (from != NULL)
@@ -913,9 +1180,14 @@ setup(struct rsv *r, struct box_err *e)
 	r->idmap = calloc(NUPSOCK, sizeof(*r->idmap));
 	r->ring = calloc(RING, sizeof(*r->ring));
 	r->conn = calloc(RSV_MAXCONN, sizeof(*r->conn));
+	r->uptcp_mem = calloc(RSV_UPTCP, 2 + DNS_MAXMSG);
 	if (r->pend == NULL || r->freepend == NULL || r->idmap == NULL ||
-	    r->ring == NULL || r->conn == NULL)
+	    r->ring == NULL || r->conn == NULL || r->uptcp_mem == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < RSV_UPTCP; i++) {
+		r->uptcp[i].fd = -1;
+		r->uptcp[i].buf = r->uptcp_mem + i * (2 + DNS_MAXMSG);
+	}
 	for (i = 0; i < RSV_MAXPEND; i++)
 		r->freepend[i] = RSV_MAXPEND - 1 - (int)i;
 	r->nfree = RSV_MAXPEND;
@@ -959,6 +1231,9 @@ teardown(struct rsv *r)
 	if (r->conn != NULL)
 		for (i = 0; i < RSV_MAXCONN; i++)
 			conn_close(r, (int)i);
+	for (i = 0; i < RSV_UPTCP; i++)
+		if (r->uptcp[i].fd >= 0)
+			close(r->uptcp[i].fd);
 	for (i = 0; i < NUPSOCK; i++)
 		if (r->up[i] >= 0)
 			close(r->up[i]);
@@ -975,6 +1250,7 @@ teardown(struct rsv *r)
 	free(r->idmap);
 	free(r->ring);
 	free(r->conn);
+	free(r->uptcp_mem);
 	tab_free(r->tab);
 	tab_free(r->next);
 }
@@ -1047,6 +1323,9 @@ resolver_run(const struct rsv_conf *c, struct box_err *e)
 				stop = signal_in(r);
 			else if (t >= EV_UP && t < EV_UP + NUPSOCK)
 				up_in(r, (int)(t - EV_UP));
+			else if (t >= EV_UPTCP && t < EV_UPTCP + RSV_UPTCP &&
+			    r->uptcp[t - EV_UPTCP].fd >= 0)
+				uptcp_in(r, (int)(t - EV_UPTCP));
 			else if (t < RSV_MAXCONN && r->conn[t].fd >= 0)
 				conn_in(r, (int)t);
 		}
@@ -1055,11 +1334,20 @@ resolver_run(const struct rsv_conf *c, struct box_err *e)
 			unpark(r, 0);
 		if (r->now - r->last_sweep >= 100) {
 			sweep_conns(r);
+			kicks_answer(r, 1);
 			r->last_sweep = r->now;
 		}
 	}
 	rc = 0;
 out:
+	/* Port 53 let go at once: the box reader may be inside a slow
+	 * daemon read (up to its timeout), and a successor must not find
+	 * this one still answering beside it. */
+	if (r->udp >= 0)
+		close(r->udp);
+	if (r->tcp >= 0)
+		close(r->tcp);
+	r->udp = r->tcp = -1;
 	if (started) {
 		pthread_mutex_lock(&r->mu);
 		r->stop = 1;

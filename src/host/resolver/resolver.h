@@ -16,6 +16,10 @@
  * A query over its box's budget is dropped, never queued, so a flood
  * costs a sibling nothing but the CPU it takes to drop it.
  * There is no cache: every answer is the upstream's, asked for this box.
+ * An upstream's truncated (TC) UDP answer is asked again of it over TCP,
+ * once, within the same try deadline (RSV_UPTCP connections at most,
+ * RSV_UPTCP_BOX per box; none spare: the client gets the TC answer and
+ * asks over TCP itself); the TCP answer is judged like a UDP one.
  *
  * The box table comes from the daemon (a thread of its own, so a slow
  * daemon never stalls an answer): every box-tagged instance's NIC MAC
@@ -49,6 +53,8 @@
 #define RSV_DEF_INFLIGHT 32
 #define RSV_DEF_QPS	200
 #define RSV_DEF_TCP	4
+#define RSV_UPTCP	32		/* TCP retries in flight, all boxes */
+#define RSV_UPTCP_BOX	4		/* ...per box */
 
 struct rsv_conf {
 	uint32_t listen;		/* host order: the gateway */
@@ -59,6 +65,7 @@ struct rsv_conf {
 	int nup;
 	int inflight, qps, tcp;		/* per box; qps 0: no limit */
 	int view;			/* 0: forward all (a test's control) */
+	int tcp_retry;			/* a TC answer asked again over TCP */
 	/* Sources in this prefix are one open box named "bench" (the
 	 * bench's loopback client); plen 0: none. */
 	uint32_t open_net;

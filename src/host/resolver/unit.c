@@ -26,24 +26,37 @@
 
 #define MAXARG 16
 
-int
-rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap)
+/* Ask gw:53 for [label.]box.invalid A, EDNS with no options. */
+static int
+ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
 {
-	static const unsigned char q[] = {
+	static const unsigned char head[] = {
 		0x62, 0x78, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1,
+	}, tail[] = {
 		3, 'b', 'o', 'x', 7, 'i', 'n', 'v', 'a', 'l', 'i', 'd', 0,
 		0, 1, 0, 1,
 		0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0,
 	};
-	unsigned char r[1024];
+	unsigned char q[sizeof(head) + 64 + sizeof(tail)], r[1024];
 	struct sockaddr_in to;
 	struct pollfd p;
 	char text[DNS_EDE_TEXTMAX + 1];
+	size_t qn = sizeof(head), ln = label != NULL ? strlen(label) : 0;
 	ssize_t n;
 	int fd, code = -1, rc;
 
 	if (cap > 0)
 		why[0] = '\0';
+	if (ln > 63)
+		return -EINVAL;
+	memcpy(q, head, sizeof(head));
+	if (ln > 0) {
+		q[qn++] = (unsigned char)ln;
+		memcpy(q + qn, label, ln);
+		qn += ln;
+	}
+	memcpy(q + qn, tail, sizeof(tail));
+	qn += sizeof(tail);
 	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
 		return -errno;
 	memset(&to, 0, sizeof(to));
@@ -51,7 +64,7 @@ rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap)
 	to.sin_addr.s_addr = htonl(gw);
 	to.sin_port = htons(DNS_PORT);
 	if (connect(fd, (void *)&to, sizeof(to)) < 0 ||
-	    send(fd, q, sizeof(q), 0) != (ssize_t)sizeof(q)) {
+	    send(fd, q, qn, 0) != (ssize_t)qn) {
 		rc = -errno;
 		close(fd);
 		return rc;
@@ -67,11 +80,32 @@ rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap)
 		return n < 0 ? -errno : 0;
 	if (dns_ede_read(r, (size_t)n, &code, text, sizeof(text)) == 1 &&
 	    DNS_RCODE(r[3]) == DNS_R_REFUSED &&
-	    strncmp(text, RSVD_HOST_TEXT, strlen(RSVD_HOST_TEXT)) == 0)
+	    strncmp(text, RSVD_HOST_TEXT, strlen(RSVD_HOST_TEXT)) == 0) {
+		snprintf(why, cap, "%s", text);
 		return 1;
+	}
 	snprintf(why, cap, "rcode %u%s%s", DNS_RCODE(r[3]),
 	    code >= 0 ? ", EDE " : "", code >= 0 ? text : "");
 	return 0;
+}
+
+int
+rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap)
+{
+	return ask(gw, NULL, timeout_ms, why, cap);
+}
+
+int
+rsvd_kick(uint32_t gw, int timeout_ms, char *why, size_t cap)
+{
+	char w[DNS_EDE_TEXTMAX + 32];
+	int rc = ask(gw, "kick", timeout_ms, w, sizeof(w));
+
+	/* A resolver without kicks answers it as the probe: not read. */
+	if (rc == 1 && strstr(w, "read again") == NULL)
+		rc = 0;
+	snprintf(why, cap, "%s", w);
+	return rc;
 }
 
 /* Is pid a resolver run by the boot copy? */

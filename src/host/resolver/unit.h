@@ -20,6 +20,12 @@
 #define RSVD_PIDFILE	"/run/box-resolver.pid"
 #define RSVD_LOG	"/var/log/box-resolver.log"
 #define RSVD_HOST_TEXT	"box resolver: answering"
+/* What the boxes lose when dnsmasq serves their DNS (BOX_RESOLVER=dnsmasq,
+ * the fallback): setup-host's warning and doctor's WARN say it. */
+#define RSVD_LOST	"no view per box (an allowlisted box resolves any " \
+	"name: DNS carries data out), one cache for all (a box reads its " \
+	"siblings' lookups), no budget per box (one box's flood denies DNS " \
+	"to all), CH answers (version.bind), no refusal log by name"
 
 enum rsvd_mode { RSVD_SYSTEMD = 1, RSVD_DETACHED = 2 };
 
@@ -42,6 +48,16 @@ int rsvd_remove(struct box_err *e);
  * (what in why), -ETIMEDOUT when nothing did, or -errno.
  */
 int rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap);
+
+/*
+ * The host's kick: after a policy changed, ask gw:53 for RSVD_KICK_NAME;
+ * box's resolver answers once it has read the boxes again (their
+ * policies with it), so what the change allows or takes away holds in
+ * DNS when this returns.  1 read, 0 not box's resolver or it could not
+ * read them (why), -ETIMEDOUT nobody answered within timeout_ms.
+ */
+#define RSVD_KICK_NAME	"kick.box.invalid"
+int rsvd_kick(uint32_t gw, int timeout_ms, char *why, size_t cap);
 
 /* The detached resolver's pid (its pid file, checked against its
  * command line), or 0. */

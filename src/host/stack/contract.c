@@ -126,7 +126,7 @@ const size_t contract_ndnsmasq_lines =
     sizeof(contract_dnsmasq_lines) / sizeof(contract_dnsmasq_lines[0]);
 
 /*
- * With box's own resolver (BOX_RESOLVER=box, host/resolver/): dnsmasq
+ * With box's own resolver (the default, host/resolver/): dnsmasq
  * serves DHCP only, and names the gateway as the resolver (0.0.0.0: its
  * own address), which it no longer does by itself without DNS.
  */
@@ -137,6 +137,15 @@ const char *const contract_resolver_dnsmasq_lines[] = {
 const size_t contract_nresolver_dnsmasq_lines =
     sizeof(contract_resolver_dnsmasq_lines) /
     sizeof(contract_resolver_dnsmasq_lines[0]);
+
+const struct contract_sysctl contract_arp_sysctls[] = {
+	{ "arp_ignore", "1", "ARP answered only for an address the bridge "
+	  "holds (not the uplink's, not another bridge's)" },
+	{ "arp_announce", "2", "ARP asked from the bridge's own address, never "
+	  "another interface's" },
+};
+const size_t contract_narp_sysctls =
+    sizeof(contract_arp_sysctls) / sizeof(contract_arp_sysctls[0]);
 
 /* --- nftables: chains ---------------------------------------------------------------- */
 

@@ -79,6 +79,19 @@ extern const size_t contract_ndnsmasq_lines;
 extern const char *const contract_resolver_dnsmasq_lines[];
 extern const size_t contract_nresolver_dnsmasq_lines;
 
+/*
+ * The bridge's ARP sysctls (net/ipv4/conf/<bridge>/<name>), beside the
+ * bridge rule that answers ARP for the gateway only: the kernel itself
+ * answers on the bridge only for addresses the bridge holds, and asks
+ * from the bridge's own address.  The value in force is the larger of
+ * conf/all's and the bridge's (for both).
+ */
+struct contract_sysctl {
+	const char *name, *value, *why;
+};
+extern const struct contract_sysctl contract_arp_sysctls[];
+extern const size_t contract_narp_sysctls;
+
 /* --- nftables ------------------------------------------------------------------- */
 
 /* Which kernel a rule is for. */

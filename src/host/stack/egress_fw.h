@@ -174,6 +174,10 @@ int egfw_read(const struct egfw_box *b, size_t n, struct egfw_held *held,
 struct egfw_report {
 	size_t kept, added, removed;	/* set elements, all boxes */
 	size_t flows_ended;		/* conntrack entries deleted */
+	int resolver;			/* box's resolver read the policies
+					   again: 1, it is not the boxes'
+					   resolver: 0, it did not: -1 */
+	char resolver_why[128];		/* -1: what it said */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "box/box.h"
 #include "box/lease.h"
 #include "box/remote.h"
+#include "host/resolver/unit.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/instance.h"
@@ -382,6 +383,23 @@ mark_shrunk(struct egfw_box *b, size_t n)
 	free(text);
 }
 
+/*
+ * When box's resolver serves the boxes (the host's name server is then
+ * not the gateway), have it read the policies again before returning: a
+ * name allowed or denied now is answered or refused from the next query
+ * on, not from its next periodic read.
+ */
+static void
+kick_resolver(uint32_t net, uint32_t ns, struct egfw_report *rep)
+{
+	rep->resolver = 0;
+	rep->resolver_why[0] = '\0';
+	if (net == 0 || ns == (net | 1))
+		return;
+	rep->resolver = rsvd_kick(net | 1, 3000, rep->resolver_why,
+	    sizeof(rep->resolver_why)) == 1 ? 1 : -1;
+}
+
 int
 egress_sync_report(struct incus *c, struct egfw_report *rep,
     struct box_err *e)
@@ -389,7 +407,7 @@ egress_sync_report(struct incus *c, struct egfw_report *rep,
 	struct egfw_box *b = NULL;
 	struct egfw_report more;
 	struct box_err quiet;
-	uint32_t net = 0;
+	uint32_t net = 0, ns;
 	size_t n = 0;
 	int rc, changed = 0;
 
@@ -405,13 +423,15 @@ egress_sync_report(struct incus *c, struct egfw_report *rep,
 	err_clear(&quiet);
 	if (stack_bridge_net(c, &net, &quiet) < 0)
 		net = 0;
-	rc = egfw_apply(b, n, net ? net | 1 : 0, rep, e);
+	ns = stack_name_server(c, net);	/* box's resolver answers the host
+					   no names: its upstream, then */
+	rc = egfw_apply(b, n, ns, rep, e);
 	if (rc == 0)
 		rc = sync_dnsmasq(c, b, n, &changed, e);
 	/* The resolver fed the sets by its old lines until it restarted:
 	 * what it added meanwhile is judged again, and its flows ended. */
 	if (rc == 0 && changed) {
-		rc = egfw_refill(b, n, net ? net | 1 : 0, &more, e);
+		rc = egfw_refill(b, n, ns, &more, e);
 		if (rep != NULL) {
 			rep->removed += more.removed;
 			rep->flows_ended += more.flows_ended;
@@ -419,6 +439,8 @@ egress_sync_report(struct incus *c, struct egfw_report *rep,
 	}
 	if (rc == 0)
 		rc = save_state(b, n, e);
+	if (rc == 0 && rep != NULL)
+		kick_resolver(net, ns, rep);
 	free(b);
 	return rc;
 }

@@ -619,6 +619,36 @@ fw_apply(const char *br, uint32_t net, struct fw_status *st,
 }
 
 int
+fw_arp_sysctls(const char *br, int set, char *why, size_t cap,
+    struct box_err *e)
+{
+	char key[96], all[96], v[16], va[16];
+	size_t i;
+	int rc, ok = 1;
+
+	if (cap > 0)
+		why[0] = '\0';
+	for (i = 0; i < contract_narp_sysctls; i++) {
+		const struct contract_sysctl *k = &contract_arp_sysctls[i];
+
+		snprintf(key, sizeof(key), "net/ipv4/conf/%s/%s", br, k->name);
+		snprintf(all, sizeof(all), "net/ipv4/conf/all/%s", k->name);
+		if (set && (rc = rtnl_sysctl_set(key, k->value, e)) < 0)
+			return rc;
+		if ((rc = rtnl_sysctl_get(key, v, sizeof(v), e)) < 0 ||
+		    (rc = rtnl_sysctl_get(all, va, sizeof(va), e)) < 0)
+			return rc;
+		if (atoi(v) < atoi(k->value) && atoi(va) < atoi(k->value)) {
+			ok = 0;
+			snprintf(why + strlen(why), cap - strlen(why), "%s%s is "
+			    "%s (all: %s), not %s", why[0] ? "; " : "", key, v,
+			    va, k->value);
+		}
+	}
+	return ok;
+}
+
+int
 fw_remove(struct box_err *e)
 {
 	static const struct { int fam; const char *name; } tables[] = {

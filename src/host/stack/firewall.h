@@ -97,6 +97,16 @@ int fw_env_build(const char *br, uint32_t net, int brname, struct fw_env *fe,
 int fw_remove(struct box_err *e);
 
 /*
+ * The contract's ARP sysctls on bridge br (contract_arp_sysctls), set
+ * when asked (set) and read back from /proc either way: 1 when every one
+ * is in force (the larger of conf/all's and br's value is the contract's
+ * or more), 0 when one is not (said in why), or -errno (br is absent:
+ * -ENOENT).
+ */
+int fw_arp_sysctls(const char *br, int set, char *why, size_t cap,
+    struct box_err *e);
+
+/*
  * route_localnet on bridge br on (1) or off (0).  A VM door (an Incus NAT
  * proxy on the host's 127.0.0.1) needs it on; the input chain drops every
  * packet from a box to 127/8 whatever it says.  -ENOENT when br is absent.

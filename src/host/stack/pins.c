@@ -2,11 +2,17 @@
 #include "host/stack/pins.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "box/lease.h"
+#include "host/stack/firewall.h"
 #include "host/stack/sysd.h"
 #include "incus/cluster.h"
 #include "incus/instance.h"
@@ -464,7 +470,8 @@ hook_text(const char *bin, const char *dir, char *buf, size_t cap)
 	    "# box: dnsmasq runs this at every lease change (dhcp-script);\n"
 	    "# box binds each port of the bridge to its instance's pinned MAC\n"
 	    "# and address again.  Its arguments (from the box) are not used.\n"
-	    "exec %s%s%s%s firewall sync </dev/null >/dev/null 2>&1\n",
+	    "# One sync a second at most, however many leases change.\n"
+	    "exec %s%s%s%s firewall sync --from-hook </dev/null >/dev/null 2>&1\n",
 	    dir ? "env INCUS_DIR=" : "", dir ? dir : "", dir ? " " : "", bin);
 	return w < 0 || (size_t)w >= cap ? -ENOSPC : 0;
 }
@@ -487,4 +494,139 @@ pins_install_hook(const char *bin, struct box_err *e)
 		    bin);
 	return sysd_write_atomic(CONTRACT_DHCP_HOOK, text, strlen(text), 0755,
 	    e);
+}
+
+/* Mark the gate: one octet per run that found it held. */
+static void
+hook_mark(void)
+{
+	int fd = open(PINS_HOOK_PENDING, O_WRONLY | O_CREAT | O_APPEND |
+	    O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		(void)write(fd, "e", 1);
+		close(fd);
+	}
+}
+
+/* Take the marks: how many runs left one (0: none). */
+static long
+hook_take(void)
+{
+	static const char taken[] = PINS_HOOK_PENDING ".taken";
+	struct stat st;
+	long n = 0;
+
+	if (rename(PINS_HOOK_PENDING, taken) != 0)
+		return 0;
+	if (lstat(taken, &st) == 0 && S_ISREG(st.st_mode))
+		n = st.st_size > 0 ? (long)st.st_size : 1;
+	(void)unlink(taken);
+	return n;
+}
+
+static long long
+ms_of(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000 + t->tv_nsec / 1000000;
+}
+
+/* The gate holder's rounds (a detached child); never returns. */
+static void
+hook_rounds(int fd, const char *br, uint32_t net)
+{
+	char buf[64];
+	struct timespec now;
+	struct stat st;
+	long syncs = 0, events = 0;
+	ssize_t n;
+	int i;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	(void)sscanf(buf, "syncs %ld events %ld", &syncs, &events);
+	events++;		/* the run that took the gate */
+	for (i = 0; i < PINS_HOOK_ROUNDS; i++) {
+		struct pins_result r;
+		struct incus c;
+		struct box_err e;
+		char why[300];
+		long long gap;
+
+		events += hook_take();
+		/* at most one sync per gap: the last one's time is the lock
+		 * file's mtime */
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (fstat(fd, &st) == 0 && st.st_size > 0) {
+			gap = ms_of(&now) - ms_of(&st.st_mtim);
+			if (gap >= 0 && gap < PINS_HOOK_GAP_MS) {
+				struct timespec d = { 0, (long)(PINS_HOOK_GAP_MS -
+				    gap) * 1000000L };
+
+				while (d.tv_nsec >= 1000000000L) {
+					d.tv_sec++;
+					d.tv_nsec -= 1000000000L;
+				}
+				nanosleep(&d, NULL);
+				events += hook_take();
+			}
+		}
+		err_clear(&e);
+		(void)fw_arp_sysctls(br, 1, why, sizeof(why), &e);
+		err_clear(&e);
+		if (incus_init(&c, &e) == 0) {
+			c.timeout_ms = 10000;
+			(void)pins_sync(&c, br, net, &r, &e);
+			incus_close(&c);
+		}
+		syncs++;
+		n = snprintf(buf, sizeof(buf), "syncs %ld events %ld\n", syncs,
+		    events);
+		if (ftruncate(fd, 0) == 0)
+			(void)pwrite(fd, buf, (size_t)n, 0);
+		if (access(PINS_HOOK_PENDING, F_OK) == 0)
+			continue;
+		(void)flock(fd, LOCK_UN);
+		/* a run between the look and the unlock found the gate held
+		 * and only marked it: look once more */
+		if (access(PINS_HOOK_PENDING, F_OK) != 0 ||
+		    flock(fd, LOCK_EX | LOCK_NB) != 0)
+			break;
+	}
+	_exit(0);
+}
+
+int
+pins_hook_sync(const char *br, uint32_t net, struct box_err *e)
+{
+	pid_t pid;
+	int fd, null;
+
+	fd = open(PINS_HOOK_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0)
+		return err_set(e, -errno, "%s: %s", PINS_HOOK_LOCK,
+		    strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		hook_mark();	/* the holder syncs once more for us */
+		return 0;
+	}
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		close(fd);
+		return err_set(e, -errno, "fork: %s", strerror(errno));
+	}
+	if (pid > 0) {
+		close(fd);	/* the child holds the lock: dnsmasq goes on */
+		return 0;
+	}
+	(void)setsid();
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	hook_rounds(fd, br, net);
+	return 0;
 }

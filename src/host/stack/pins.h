@@ -88,4 +88,20 @@ int pins_hook_text(const char *bin, char *buf, size_t cap);
 /* Write CONTRACT_DHCP_HOOK for bin (root-owned 0755, atomic). */
 int pins_install_hook(const char *bin, struct box_err *e);
 
+/*
+ * The hook's sync (`box firewall sync --from-hook`), behind a gate, so a
+ * box forging DHCP churn (every renewal runs the hook) cannot make the
+ * host sync without end: whoever takes PINS_HOOK_LOCK (flock, without
+ * waiting) returns at once and leaves a detached child that syncs (the
+ * ports, the ARP sysctls), at most one sync per PINS_HOOK_GAP_MS, again
+ * while other runs marked PINS_HOOK_PENDING meanwhile; a run that finds
+ * the gate held only marks it (one octet appended) and returns.  The lock
+ * file says "syncs N events M" (the counts so far).  0 or -errno.
+ */
+#define PINS_HOOK_LOCK		"/run/box-dhcp-hook.lock"
+#define PINS_HOOK_PENDING	"/run/box-dhcp-hook.pending"
+#define PINS_HOOK_GAP_MS	1000
+#define PINS_HOOK_ROUNDS	3600
+int pins_hook_sync(const char *br, uint32_t net, struct box_err *e);
+
 #endif

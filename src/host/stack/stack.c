@@ -57,10 +57,10 @@ int
 stack_resolver_parse(const char *word, struct stack_conf *sc,
     struct box_err *e)
 {
-	if (word == NULL || *word == '\0' || strcmp(word, "dnsmasq") == 0)
-		sc->own_resolver = 0;
-	else if (strcmp(word, "box") == 0)
+	if (word == NULL || *word == '\0' || strcmp(word, "box") == 0)
 		sc->own_resolver = 1;
+	else if (strcmp(word, "dnsmasq") == 0)
+		sc->own_resolver = 0;
 	else
 		return err_usage(e, "BOX_RESOLVER is box or dnsmasq, not '%s'",
 		    word);
@@ -129,6 +129,35 @@ stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e)
 		*net = a << 24 | b << 16 | d << 8;
 	incus_network_free(&n);
 	return 1;
+}
+
+uint32_t
+stack_name_server(struct incus *c, uint32_t net)
+{
+	struct incus_network n;
+	struct box_err e;
+	const char *raw, *p;
+	unsigned a, b, d, x;
+	uint32_t up = 0;
+	int own = 0;
+
+	if (net == 0)
+		return 0;
+	err_clear(&e);
+	if (bridge_get(c, &n, &e) <= 0)
+		return net | 1;
+	raw = incus_kv_or(&n.config, "raw.dnsmasq", "");
+	for (p = raw; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (strncmp(p, "port=0", 6) == 0 && (p[6] == '\n' ||
+		    p[6] == '\0'))
+			own = 1;
+		else if (up == 0 && strncmp(p, "server=", 7) == 0 &&
+		    sscanf(p + 7, "%3u.%3u.%3u.%3u", &a, &b, &d, &x) == 4 &&
+		    a < 256 && b < 256 && d < 256 && x < 256)
+			up = a << 24 | b << 16 | d << 8 | x;
+	}
+	incus_network_free(&n);
+	return own ? up : net | 1;
 }
 
 /* --- the ACL ----------------------------------------------------------- */

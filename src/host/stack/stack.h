@@ -57,9 +57,10 @@ struct stack_state {
  */
 int stack_dns_parse(const char *words, struct stack_conf *sc,
     struct box_err *e);
-/* BOX_RESOLVER: "box" (box's own resolver serves the boxes' DNS,
- * host/resolver/), "dnsmasq" or unset (Incus's dnsmasq does): 0 or a usage
- * error. */
+/* BOX_RESOLVER: "box" or unset (box's own resolver serves the boxes'
+ * DNS, host/resolver/: the default), "dnsmasq" (Incus's dnsmasq does: a
+ * fallback that loses the view, the budget and the cache per box, which
+ * setup-host and doctor say): 0 or a usage error. */
 int stack_resolver_parse(const char *word, struct stack_conf *sc,
     struct box_err *e);
 
@@ -108,6 +109,13 @@ int stack_vm_doors(struct incus *c, struct box_err *e);
  * exists with an IPv4 address, 0 when it does not exist.
  */
 int stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e);
+/*
+ * Whom the host asks a name the boxes would resolve (egress's refill):
+ * the gateway (dnsmasq's DNS, the fallback), or, when box's resolver has
+ * the gateway (raw.dnsmasq port=0: it answers the host no names), the
+ * first pinned IPv4 upstream it forwards to.  0 when unknown.
+ */
+uint32_t stack_name_server(struct incus *c, uint32_t net);
 
 /*
  * Set boxnet's raw.dnsmasq alone (a PATCH: the bridge's other keys stay);

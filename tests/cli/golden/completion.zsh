@@ -46,7 +46,7 @@ _box()
 	setup-host) opts='--pool --dry-run --json --help'; vals='--pool=-'; args='' ;;
 	teardown-host) opts='--purge-incus --cluster --yes -y --help'; vals=''; args='' ;;
 	migrate-host) opts='--box --all-boxes --retire-legacy --force -f --help'; vals='--box=box'; args='' ;;
-	firewall) opts='--subnet --conn-max --json --help'; vals='--subnet=- --conn-max=-'; args='=apply,show,sync,block - -' ;;
+	firewall) opts='--subnet --conn-max --json --from-hook --help'; vals='--subnet=- --conn-max=-'; args='=apply,show,sync,block - -' ;;
 	grant) opts='--gpu --accept-daemon-risk --help'; vals=''; args='-' ;;
 	revoke) opts='--purge --force -f --help'; vals=''; args='-' ;;
 	doctor|check) opts='--fix --pin-dns --members --json --help'; vals=''; args='box+' ;;
