@@ -125,9 +125,10 @@ host_write(struct incus *c, const char *name, const char *id)
 	{
 		struct stat old;
 
-		/* a machine id file it has; anything else is the API's */
-		if (fstatat(etc, "machine-id", &old, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(old.st_mode))
+		/* a machine id file it has, or none; anything else is the
+		 * API's */
+		if (fstatat(etc, "machine-id", &old, AT_SYMLINK_NOFOLLOW) < 0 ?
+		    errno != ENOENT : !S_ISREG(old.st_mode))
 			goto out;
 	}
 	if (unlinkat(etc, ".machine-id.box", 0) < 0 && errno != ENOENT)
