@@ -225,6 +225,19 @@ r=$($BOX exec ${P}a -- sh -c "timeout 5 nslookup outside.test $GW" 2>&1)
 case $r in *"$W_ROT"*) fail "a's own nslookup resolved outside.test: $r" ;;
 *) ok "a's own nslookup gets no address for outside.test" ;; esac
 expect_contains "$(grep "name=outside.test" "$T/rsv.log")" "refused box=${P}a" "the refusal is logged with the name asked"
+# --- the kick: box egress holds in the resolver when it returns.  The
+# control first: the policy widened behind box's back (the daemon's key
+# alone) is not in the table the resolver read, so the name is refused.
+api PATCH /1.0/instances/${P}a '{"config": {"user.box.egress": "allow:allowed.test,kick1.outside.test"}}' >/dev/null
+r=$(q $PA kick1.outside.test)
+expect_eq "$(field "$r" rcode) $(seen kick1.outside.test)" "3 0" "control: a policy widened behind box's back: the resolver refuses kick1.outside.test by the table it read (the upstream never saw it)"
+out=$($BOX egress ${P}a allow kick2.outside.test 2>&1) || fail "box egress ${P}a allow kick2.outside.test: $out"
+expect_contains "$out" "(kernel and resolver in" "box egress: the resolver read the new policy before it returned"
+n0=$(seen kick2.outside.test)	# box egress's own sync asked it too
+r=$(q $PA kick2.outside.test)
+case $r in *"egress allowlist"*) fail "the kick: kick2.outside.test refused right after box egress allowed it: $r" ;;
+*) expect_eq "$(seen kick2.outside.test)" "$((n0 + 1))" "the kick: a's lookup of the name allowed a moment ago is asked of the upstream at once" ;; esac
+$BOX egress ${P}a deny kick1.outside.test kick2.outside.test >/dev/null 2>&1 || fail "box egress ${P}a deny kick1/kick2"
 r=$(q $PB outside.test)
 expect_eq "$r" "rcode 0 ttl 300 addrs $W_ROT ede -" "b (open) resolves outside.test"
 expect_eq "$(field "$(q $PB ${P}a)" rcode) $(seen ${P}a)" "3 0" "b: a sibling's name: NXDOMAIN, never asked upstream"
