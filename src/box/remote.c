@@ -26,7 +26,8 @@
 #include "util/clock.h"
 #include "util/text.h"
 
-#define DEFAULT_SOCKET	"/var/lib/incus/unix.socket"
+#define DAEMON_DIR	"/var/lib/incus/"
+#define DEFAULT_SOCKET	DAEMON_DIR "unix.socket"
 #define USER_SOCKET	"unix.socket.user"
 #define SAID_MAX	4096	/* what ssh said, kept for the messages */
 #define OUT_MAX		256	/* a mux command's stdout (id -u, command -v) */
@@ -72,6 +73,9 @@ static struct {
 	size_t nsaid, shown;	/* bytes kept; how many already shown */
 	int active;
 	int opened;		/* errfd and the rest are set */
+	int chosen;		/* rsock is BOX_REMOTE_SOCKET's: it wins */
+	int denied;		/* the remote says the login may not open rsock */
+	int fell;		/* rsock is incus-user's, by fall_back() */
 } R;			/* zeroed: in .bss, not the binary */
 
 int
@@ -296,15 +300,19 @@ ssh_argv(char **argv, char *const *head, char *port, size_t pcap)
 
 /*
  * argv for a command on the remote through the master, up to the command
- * itself (ctlopt: the caller's room for the ControlPath option); argc.
+ * itself (ctlopt: the caller's room for the ControlPath option), or, with
+ * fwd, asking the master for one more forward (-O forward -L fwd); argc.
  */
 static int
-mux_argv(char **argv, char *ctlopt, size_t ccap, char *port, size_t pcap)
+mux_argv(char **argv, char *ctlopt, size_t ccap, char *fwd, char *port,
+    size_t pcap)
 {
 	char *head[] = { "-T", "-o", "ControlMaster=no", "-o", ctlopt, "-o",
-	    "BatchMode=yes", NULL };
+	    "BatchMode=yes", "-O", "forward", "-L", fwd, NULL };
 
 	snprintf(ctlopt, ccap, "ControlPath=%s", R.ctl);
+	if (fwd == NULL)
+		head[7] = NULL;
 	return ssh_argv(argv, head, port, pcap);
 }
 
@@ -343,12 +351,21 @@ make_dir(struct box_err *e)
 	return 0;
 }
 
+/* R.sock, the forward's local end here: <dir>/<the remote's basename>. */
+static void
+local_end(void)
+{
+	snprintf(R.sock, sizeof(R.sock), "%s/%s", R.dir,
+	    strrchr(R.rsock, '/') + 1);
+}
+
 static int
 remote_socket(struct box_err *e)
 {
 	const char *s = getenv("BOX_REMOTE_SOCKET"), *base;
 
-	if (s == NULL || *s == '\0')
+	R.chosen = s != NULL && *s != '\0';
+	if (!R.chosen)
 		s = DEFAULT_SOCKET;
 	if (s[0] != '/' || strlen(s) >= sizeof(R.rsock) ||
 	    strstr(s, "/../") != NULL || strspn(s, "abcdefghijklmnopqrstuvwxyz"
@@ -361,7 +378,7 @@ remote_socket(struct box_err *e)
 	if (*base == '\0' || strcmp(base, "..") == 0 || strcmp(base, ".") == 0)
 		return err_usage(e, "BOX_REMOTE_SOCKET names no socket: %s",
 		    s);
-	snprintf(R.sock, sizeof(R.sock), "%s/%s", R.dir, base);
+	local_end();
 	snprintf(R.ctl, sizeof(R.ctl), "%s/ctl", R.dir);
 	return 0;
 }
@@ -479,18 +496,20 @@ slurp(int fd, char *buf, size_t cap, long long end)
 }
 
 /*
- * One command on the remote through the master: stdout (bounded) into
- * out, stderr kept in R.said.  Its exit status, or < 0.
+ * One command on the remote through the master (or, cmd NULL, the
+ * forward fwd asked of it): stdout (bounded) into out, stderr kept in
+ * R.said.  Its exit status, or < 0.
  */
 static int
-mux_run(const char *cmd, char *out, size_t cap, struct box_err *e)
+mux_run(const char *cmd, char *fwd, char *out, size_t cap,
+    struct box_err *e)
 {
 	char ctlopt[160], port[8], *argv[24];
 	int p[2], q[2], n, status;
 	long long end;
 	pid_t pid;
 
-	n = mux_argv(argv, ctlopt, sizeof(ctlopt), port, sizeof(port));
+	n = mux_argv(argv, ctlopt, sizeof(ctlopt), fwd, port, sizeof(port));
 	argv[n++] = (char *)cmd;
 	argv[n] = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -551,7 +570,7 @@ probe(struct box_err *e)
 	snprintf(cmd, sizeof(cmd), "if [ ! -S '%s' ]; then echo missing; "
 	    "elif [ ! -w '%s' ]; then echo denied; else echo dead; fi",
 	    R.rsock, R.rsock);
-	if (mux_run(cmd, out, sizeof(out), &pe) < 0)
+	if (mux_run(cmd, NULL, out, sizeof(out), &pe) < 0)
 		out[0] = '\0';
 	R.shown = R.nsaid;
 	if (strncmp(out, "missing", 7) == 0) {
@@ -561,10 +580,17 @@ probe(struct box_err *e)
 		    "its socket (/var/lib/incus/unix.socket, or "
 		    "/var/lib/incus/unix.socket.user for a granted user)");
 	} else if (strncmp(out, "denied", 6) == 0) {
+		R.denied = 1;
 		err_set(e, -EACCES, "%s may not open %s", dest, R.rsock);
-		err_fix(e, "log in as an admin there (root or incus-admin), "
-		    "or, as a user granted with 'box grant', set "
-		    "BOX_REMOTE_SOCKET=/var/lib/incus/unix.socket.user");
+		if (strcmp(R.rsock, DEFAULT_SOCKET) == 0)
+			err_fix(e, "log in as an admin there (root or "
+			    "incus-admin), or, as a user granted with 'box "
+			    "grant', unset BOX_REMOTE_SOCKET or set "
+			    "BOX_REMOTE_SOCKET=" DAEMON_DIR USER_SOCKET);
+		else
+			err_fix(e, "log in as an admin there (root or "
+			    "incus-admin), or have its admin grant this "
+			    "login there (box grant <user>)");
 	} else {
 		err_set(e, -ECONNREFUSED, "nothing answers on %s at %s (%s)",
 		    R.rsock, dest, line);
@@ -581,7 +607,7 @@ user_project(struct box_err *e)
 	long uid;
 	int rc;
 
-	if ((rc = mux_run("id -u", out, sizeof(out), e)) < 0)
+	if ((rc = mux_run("id -u", NULL, out, sizeof(out), e)) < 0)
 		return rc;
 	out[strcspn(out, "\r\n")] = '\0';
 	if (rc != 0 || text_uint(out, 0, 4294967294L, &uid) < 0)
@@ -593,6 +619,42 @@ user_project(struct box_err *e)
 	return 0;
 }
 
+/*
+ * The one other socket box ever tries, decided here alone: no
+ * BOX_REMOTE_SOCKET was given (it always wins), and the remote said the
+ * login may not open the admin's socket (permission: a missing socket or
+ * a dead daemon stays an error naming its fix).  Both paths are fixed,
+ * the remote admin's own.  The master already up forwards incus-user's
+ * socket too (ssh -O forward: no second login, no second touch of a key),
+ * the admin's local end goes, and from here on the login is a user
+ * granted there.  Silent when it works; an error after it says so.
+ * 1: not this case (e as it was); 0: switched; < 0: e says why not.
+ */
+static int
+fall_back(struct box_err *e)
+{
+	char fwd[400], out[OUT_MAX], line[1024];
+	int rc;
+
+	if (R.chosen || !R.denied || strcmp(R.rsock, DEFAULT_SOCKET) != 0)
+		return 1;
+	R.fell = 1;
+	unlink(R.sock);
+	snprintf(R.rsock, sizeof(R.rsock), "%s", DAEMON_DIR USER_SOCKET);
+	local_end();
+	snprintf(fwd, sizeof(fwd), "%s:%s", R.sock, R.rsock);
+	R.nsaid = R.shown = 0;	/* what ssh said of the admin's: judged */
+	R.said[0] = '\0';
+	err_clear(e);
+	if ((rc = mux_run(NULL, fwd, out, sizeof(out), e)) <= 0)
+		return rc;
+	hear(0);
+	last_line(line, sizeof(line));
+	R.shown = R.nsaid;
+	return err_set(e, -EIO, "ssh could not forward %s (%s)", R.rsock,
+	    line);
+}
+
 static const char *verb_now = "";
 
 int
@@ -600,6 +662,7 @@ remote_open(const struct remote_url *u, const char *verb, int how,
     struct box_err *e)
 {
 	const char *base;
+	char dest[300];
 	int rc;
 
 	remote_close();
@@ -609,6 +672,7 @@ remote_open(const struct remote_url *u, const char *verb, int how,
 	verb_now = verb;
 	R.nsaid = R.shown = 0;
 	R.said[0] = '\0';
+	R.denied = R.fell = 0;
 	if ((rc = make_dir(e)) < 0 || (rc = remote_socket(e)) < 0)
 		goto bad;
 	atexit(remote_close);
@@ -621,6 +685,7 @@ remote_open(const struct remote_url *u, const char *verb, int how,
 	relay();
 	if (how != RH_API)
 		return 0;
+again:
 	base = strrchr(R.rsock, '/') + 1;
 	if (strcmp(base, USER_SOCKET) == 0) {
 		if ((rc = user_project(e)) < 0)
@@ -631,10 +696,17 @@ remote_open(const struct remote_url *u, const char *verb, int how,
 	}
 	setenv("INCUS_SOCKET", R.sock, 1);
 	incus_env_apply(NULL, NULL);
-	if ((rc = probe(e)) < 0)
-		goto bad;
-	return 0;
+	if ((rc = probe(e)) == 0)
+		return 0;
+	if ((rc = fall_back(e)) == 0)
+		goto again;
+	rc = e->code;
 bad:
+	if (R.fell) {
+		remote_url_dest(&R.u, dest, sizeof(dest));
+		err_context(e, "%s may not open %s, so box tried incus-user's "
+		    "socket", dest, DEFAULT_SOCKET);
+	}
 	remote_close();
 	return rc;
 }
@@ -710,7 +782,7 @@ remote_run(int argc, char **argv, struct box_err *e)
 
 	remote_url_dest(&R.u, dest, sizeof(dest));
 	remote_url_ssh(&R.u, hint, sizeof(hint));
-	rc = mux_run("command -v box", out, sizeof(out), e);
+	rc = mux_run("command -v box", NULL, out, sizeof(out), e);
 	if (rc < 0)
 		return rc;
 	if (rc != 0 || out[0] == '\0') {
@@ -731,7 +803,7 @@ remote_run(int argc, char **argv, struct box_err *e)
 			free(cmd);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
-	k = mux_argv(av, ctlopt, sizeof(ctlopt), port, sizeof(port));
+	k = mux_argv(av, ctlopt, sizeof(ctlopt), NULL, port, sizeof(port));
 	av[k++] = cmd;
 	av[k] = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(q, O_CLOEXEC) < 0) {

@@ -18,10 +18,12 @@
  * killed and reaped on exit and on SIGINT/SIGTERM/SIGHUP; it has the
  * I/O timeout (BOX_IO_TIMEOUT, 30 s) to come up.
  *
- * The remote socket: BOX_REMOTE_SOCKET when set (an absolute path), else
- * /var/lib/incus/unix.socket (an admin there: root or incus-admin).  A
- * granted user sets BOX_REMOTE_SOCKET=/var/lib/incus/unix.socket.user and
- * works in the project user-<uid> of their uid there (asked with id -u over
+ * The remote socket: BOX_REMOTE_SOCKET when set (an absolute path; it
+ * always wins), else /var/lib/incus/unix.socket (an admin there: root or
+ * incus-admin); when the remote says the login may not open that one (and
+ * only then), /var/lib/incus/unix.socket.user, forwarded through the same
+ * master (fall_back() in remote.c).  On that socket the login is a granted
+ * user, in the project user-<uid> of their uid there (asked with id -u over
  * the same connection).
  *
  * Verbs that need the host's own kernel run the remote's installed box

@@ -9,10 +9,20 @@
 # locked account: useradd's '!' password is replaced with '*' (no password,
 # not locked), which is what a key-only user there has.
 #
-#   bxr1 through --remote ssh://bxr1@... with
-#   BOX_REMOTE_SOCKET=/var/lib/incus/unix.socket.user: new, list, exec,
-#   shell (no terminal, and on a pty: script -qec), rm, all in project
-#   user-<uid of bxr1> there (read back from the daemon, as root)
+#   bxr1 through --remote ssh://bxr1@... without BOX_REMOTE_SOCKET: the
+#   login may not open unix.socket there, so box takes unix.socket.user
+#   by itself (remote.c's fall_back, through the same ssh master), saying
+#   nothing on stderr: new, list, exec, shell (no terminal, and on a pty:
+#   script -qec), rm, all in project user-<uid of bxr1> there (read back
+#   from the daemon, as root); BOX_REMOTE_SOCKET=unix.socket.user, given,
+#   reaches the same
+#
+#   no fall-back but on "may not open": two more sshds in the namespace,
+#   each in a mount namespace of its own where unix.socket is a plain file
+#   (missing) or a socket nobody listens on (dead, 0666): bxr1 without
+#   BOX_REMOTE_SOCKET is refused, naming the missing socket or the dead
+#   daemon; control: the same sshd with BOX_REMOTE_SOCKET=unix.socket.user
+#   given reaches bxr1's box (a fall-back would have worked there)
 #
 #   refusals, each with its control (the same probe with the restriction
 #   absent reaches):
@@ -21,8 +31,9 @@
 #       sees and reaches both with the same commands
 #     - BOX_PROJECT=default and BOX_PROJECT=user-<uid of bxr2>: refused by
 #       the daemon for bxr1; the admin path lists both projects
-#     - bxr1 without BOX_REMOTE_SOCKET (unix.socket): refused, may not
-#       open it, the fix names unix.socket.user; root with it reaches
+#     - bxr1 with BOX_REMOTE_SOCKET=unix.socket given (it wins: no
+#       fall-back): refused, may not open it, the fix names
+#       unix.socket.user; root with it reaches
 #     - raw, without box: bxr1's own ssh -L to unix.socket.user and curl of
 #       /1.0/instances?project=default: refused by the daemon (its error
 #       names the project); root's forward to
@@ -48,7 +59,7 @@ T=$(mktemp -d /run/h26g-remote.XXXXXX)
 chmod 711 "$T"
 T0=$(date +%s)
 at() { echo "# $(($(date +%s) - T0)) s: $*"; }
-sshd_pid= started_iu= fwd_pid=
+sshd_pid= started_iu= fwd_pid= sshd_miss= sshd_dead=
 
 purge_user()
 {
@@ -64,7 +75,9 @@ purge_user()
 cleanup()
 {
 	[ -n "$fwd_pid" ] && kill "$fwd_pid" 2>/dev/null
-	[ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null
+	for _p in "$sshd_pid" "$sshd_miss" "$sshd_dead"; do
+		[ -n "$_p" ] && kill "$_p" 2>/dev/null
+	done
 	cleanup_prefix $P >/dev/null 2>&1
 	purge_user $U1
 	purge_user $U2
@@ -164,7 +177,28 @@ EOF
 ip netns exec $NS /usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log" \
     3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 sshd_pid=$!
-printf '[%s]:%s %s\n' $R4 $PORT "$(cut -d' ' -f1-2 "$T/hostkey.pub")" >"$T/known_hosts"
+# sshd_over PORT FILE: one more sshd on PORT, in a mount namespace of its
+# own where FILE is bind-mounted over the admin's socket (this host's
+# mounts are not touched: private propagation); 3-9 closed, as above
+sshd_over()
+{
+	sed -e "s/^Port .*/Port $1/" -e "s|^PidFile .*|PidFile $T/sshd.$1.pid|" \
+	    "$T/sshd_config" >"$T/sshd_config.$1"
+	ip netns exec $NS unshare -m --propagation private sh -c \
+	    'mount --bind "$1" "$2" && exec /usr/sbin/sshd -D -e -f "$3"' sh \
+	    "$2" $AS "$T/sshd_config.$1" 2>"$T/sshd.$1.log" \
+	    3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
+}
+: >"$T/notsock"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()' "$T/dead.sock" &&
+    chmod 666 "$T/dead.sock" || { fail "a socket nobody listens on"; summary; }
+sshd_over 2223 "$T/notsock"
+sshd_miss=$!
+sshd_over 2224 "$T/dead.sock"
+sshd_dead=$!
+for _p in $PORT 2223 2224; do
+	printf '[%s]:%s %s\n' $R4 $_p "$(cut -d' ' -f1-2 "$T/hostkey.pub")"
+done >"$T/known_hosts"
 for k in u1 root; do
 	cat >"$T/cfg_$k" <<EOF
 Host *
@@ -200,12 +234,25 @@ expect_eq "$(ssh -p $PORT $U1@$R4 id -u </dev/null 2>/dev/null)" "$UID1" "  as $
 H26G_SSH_CONFIG=$T/cfg_root ssh -p $PORT root@$R4 true </dev/null 2>/dev/null &&
     ok "root logs in with the test's own key (for the controls)" ||
     { fail "root cannot log in: $(tail -5 "$T/sshd.log")"; summary; }
+for pr in "2223 plain" "2224 dead"; do
+	p=${pr%% *} want=${pr#* }
+	i=0
+	until got=$(ssh -o ConnectTimeout=2 -p $p $U1@$R4 \
+	    "if [ ! -S $AS ]; then echo plain; elif [ -w $AS ]; then echo dead; else echo admin; fi" </dev/null 2>"$T/first"); do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { fail "$U1 never logged in to the sshd on :$p: $(cat "$T/first" "$T/sshd.$p.log" | tail -8)"; summary; }
+		sleep 0.2
+	done
+	expect_eq "$got" $want "the sshd on :$p: $AS there is $([ $want = plain ] && echo 'a plain file' || echo 'a socket nobody listens on, 0666')"
+done
+[ -S $AS ] && ok "  and here $AS is still a socket (those mounts are their own)" ||
+    fail "  $AS here is no socket"
 ss -Htln "sport = :$PORT" | grep -q . &&
     fail "something listens on :$PORT outside the namespace" ||
     ok "nothing listens on :$PORT on this host's own stack"
 
 # u ARGS: box --remote as bxr1 on the user socket; a ARGS: as root
-u() { BOX_REMOTE_SOCKET=$US "$BOX" --remote "$UURL" "$@"; }
+u() { "$BOX" --remote "$UURL" "$@"; }
 a() { H26G_SSH_CONFIG=$T/cfg_root "$BOX" --remote "$AURL" "$@"; }
 # in_project NAME PROJECT: the daemon holds NAME there (read as root, here)
 in_project() { api GET "/1.0/instances/$1?project=$2" | grep -q '"type":"sync"'; }
@@ -221,11 +268,19 @@ in_project ${P}u1 $P1 && ok "  the daemon holds ${P}u1 in $P1" || fail "  ${P}u1
 in_project ${P}u1 default && fail "  ${P}u1 is in the default project" || ok "  and not in default"
 expect_eq "$(api GET "/1.0/instances/${P}u1?project=$P1" | json "j['metadata']['expanded_devices']['eth0'].get('network', '')")" \
     boxnet "  its eth0 is on boxnet (box-net of $P1)"
+t=$(date +%s%N)
 u list </dev/null >"$T/out" 2>"$T/err"; rc=$?
-expect_eq "$rc" 0 "$U1: list through --remote"
+ms=$((($(date +%s%N) - t) / 1000000))
+expect_eq "$rc" 0 "$U1: list through --remote, no BOX_REMOTE_SOCKET (${ms} ms)"
+expect_eq "$(cat "$T/err")" "" "  nothing on stderr (the fall-back to $US is silent)"
 expect_eq "$(awk -v n=${P}u1 '$1 == n { print $2 }' "$T/out")" RUNNING "  shows ${P}u1 RUNNING"
 grep -q "${P}adm\|${P}b2" "$T/out" && fail "  it shows another's box: $(cat "$T/out")" ||
     ok "  and neither ${P}adm (the admin's) nor ${P}b2 ($U2's)"
+t=$(date +%s%N)
+BOX_REMOTE_SOCKET=$US "$BOX" --remote "$UURL" list </dev/null >"$T/o" 2>"$T/e"; rc=$?
+ms=$((($(date +%s%N) - t) / 1000000))
+expect_eq "$rc/$(awk -v n=${P}u1 '$1 == n { print $2 }' "$T/o")" 0/RUNNING \
+    "  BOX_REMOTE_SOCKET=$US given: the same list (${ms} ms)"
 u exec ${P}u1 -- sh -c 'echo to-out; echo to-err >&2; exit 3' </dev/null >"$T/o" 2>"$T/e"
 expect_eq "$?" 3 "$U1: exec through --remote: the command's exit status"
 expect_eq "$(cat "$T/o")/$(cat "$T/e")" "to-out/to-err" "  its stdout and stderr"
@@ -244,7 +299,7 @@ expect_contains "$(cat "$T/o")" "not a tty" "  on no terminal (the control for t
 	sleep 1; printf 'echo after-intr $((7 * 7))\r'
 	sleep 1; printf 'exit 6\r'
 	sleep 3
-} | BOX_REMOTE_SOCKET=$US script -qec "stty rows 45 cols 123; $BOX --remote $UURL shell ${P}u1" /dev/null >"$T/tty" 2>&1
+} | script -qec "stty rows 45 cols 123; $BOX --remote $UURL shell ${P}u1" /dev/null >"$T/tty" 2>&1
 rc=$?
 tr -d '\r' <"$T/tty" >"$T/tty.txt"
 expect_eq "$rc" 6 "$U1: shell through --remote on a pty (script -qec): the shell's exit status"
@@ -279,12 +334,26 @@ expect_eq "$rc" 1 "$U1: BOX_PROJECT=$P2 ($U2's) list through --remote is refused
 grep -q "${P}b2" "$T/out" && fail "  yet it names ${P}b2" || ok "  naming no box of $P2"
 BOX_PROJECT=$P2 a list </dev/null >"$T/out" 2>&1; rc=$?
 expect_eq "$rc/$(grep -c "^${P}b2 " "$T/out")" "0/1" "  control: the admin's path, BOX_PROJECT=$P2 list, shows ${P}b2"
-"$BOX" --remote "$UURL" list </dev/null >"$T/out" 2>&1; rc=$?
-expect_eq "$rc" 1 "$U1 without BOX_REMOTE_SOCKET (the admin's $AS): refused"
+BOX_REMOTE_SOCKET=$AS "$BOX" --remote "$UURL" list </dev/null >"$T/out" 2>&1; rc=$?
+expect_eq "$rc" 1 "$U1 with BOX_REMOTE_SOCKET=$AS given (it wins, no fall-back): refused"
 expect_contains "$(cat "$T/out")" "may not open $AS" "  said: the login may not open it"
 expect_contains "$(cat "$T/out")" "BOX_REMOTE_SOCKET=$US" "  the fix names the user socket"
+grep -q "^${P}u1 " "$T/out" && fail "  yet it lists ${P}u1" || ok "  listing nothing"
 BOX_REMOTE_SOCKET=$AS a list </dev/null >"$T/out" 2>&1; rc=$?
 expect_eq "$rc/$(grep -c "^${P}adm " "$T/out")" "0/1" "  control: root with the same socket lists ${P}adm"
+
+# no fall-back on a missing socket or a dead daemon: the sshds on 2223/2224
+for pr in "2223 has no Incus socket at $AS" "2224 nothing answers on $AS"; do
+	p=${pr%% *} said=${pr#* }
+	"$BOX" --remote "ssh://$U1@$R4:$p" list </dev/null >"$T/out" 2>&1; rc=$?
+	expect_eq "$rc" 1 "$U1 to the sshd on :$p, no BOX_REMOTE_SOCKET: refused"
+	expect_contains "$(cat "$T/out")" "$said" "  said: $said"
+	grep -q "^${P}u1 \|tried incus-user" "$T/out" && fail "  yet it fell back to $US: $(cat "$T/out")" ||
+	    ok "  no fall-back to $US"
+	BOX_REMOTE_SOCKET=$US "$BOX" --remote "ssh://$U1@$R4:$p" list </dev/null >"$T/out" 2>&1; rc=$?
+	expect_eq "$rc/$(grep -c "^${P}u1 " "$T/out")" 0/1 \
+	    "  control: the same sshd with BOX_REMOTE_SOCKET=$US given lists ${P}u1"
+done
 
 # raw, without box: the login's own forward and curl
 # rawfwd CONFIG USER SOCKET: ssh -L $T/raw.sock to SOCKET there, until it is up
