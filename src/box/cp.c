@@ -17,6 +17,7 @@
 #include "box/tar.h"
 #include "incus/api.h"
 #include "incus/exec.h"
+#include "util/fdio.h"
 #include "util/progress.h"
 
 #define CP_NAME_MAX 4096
@@ -60,24 +61,6 @@ struct pump {
 	char buf[65536];	/* the file data's (threads' stacks are small) */
 };
 #define CP_BUF sizeof(((struct pump *)0)->buf)
-
-static int
-write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static void
 octal(char *f, size_t n, unsigned long long v)
@@ -124,7 +107,7 @@ put_header(struct pump *pu, const char *name, const struct stat *st,
 	for (i = 0; i < TAR_BLOCK; i++)
 		sum += h[i];
 	snprintf((char *)h + 148, 8, "%06o", sum);
-	return write_all(pu->fd, h, sizeof(h)) < 0 ? -1 : 0;
+	return fd_write_all(pu->fd, h, sizeof(h)) < 0 ? -1 : 0;
 }
 
 static int
@@ -202,7 +185,7 @@ pack(struct pump *pu, int dfd, const char *base, const char *name)
 		while (left > 0 && (n = read(fd, buf, CP_BUF)) > 0) {
 			if (n > left)
 				n = (ssize_t)left;
-			if (write_all(pu->fd, buf, (size_t)n) < 0)
+			if (fd_write_all(pu->fd, buf, (size_t)n) < 0)
 				break;
 			left -= n;
 			pu->bytes += n;
@@ -214,7 +197,7 @@ pack(struct pump *pu, int dfd, const char *base, const char *name)
 		while (left > 0) {
 			n = left > (long long)CP_BUF ? (ssize_t)CP_BUF :
 			    (ssize_t)left;
-			if (write_all(pu->fd, buf, (size_t)n) < 0)
+			if (fd_write_all(pu->fd, buf, (size_t)n) < 0)
 				break;
 			left -= n;
 		}
@@ -227,7 +210,7 @@ pack(struct pump *pu, int dfd, const char *base, const char *name)
 		n = (ssize_t)((TAR_BLOCK - st.st_size % TAR_BLOCK) % TAR_BLOCK);
 		close(fd);
 		pu->files++;
-		return write_all(pu->fd, buf, (size_t)n) < 0 ? -1 : 0;
+		return fd_write_all(pu->fd, buf, (size_t)n) < 0 ? -1 : 0;
 	}
 }
 
@@ -246,7 +229,7 @@ packer(void *arg)
 	slash = strrchr(dup, '/');
 	base = slash != NULL ? slash + 1 : dup;
 	if (pack(pu, AT_FDCWD, dup, pu->rename) == 0)
-		write_all(pu->fd, zero, sizeof(zero));
+		fd_write_all(pu->fd, zero, sizeof(zero));
 out:
 	free(dup);
 	(void)base;
@@ -465,7 +448,7 @@ unpacker(void *arg)
 			    (size_t)size;
 
 			if (read_full(pu->fd, buf, n) < 0 ||
-			    write_all(fd, buf, n) < 0)
+			    fd_write_all(fd, buf, n) < 0)
 				break;
 			size -= (long long)n;
 			pu->bytes += (long long)n;

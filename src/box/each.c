@@ -240,3 +240,23 @@ box_pick_run(struct incus *c, const struct box_pick *p, const char *verb,
 		    "%s)", verb, bad, p->n, first);
 	return 0;
 }
+
+int
+box_pick_each(char *const *args, int nargs, const char *verb, int force,
+    int undo, int *wide, box_each_fn fn, void *arg, struct box_err *e)
+{
+	struct box_pick p;
+	struct incus c;
+	int rc;
+
+	if ((rc = incus_init(&c, e)) < 0)
+		return rc;
+	if ((rc = box_pick(&c, args, nargs, &p, e)) == 0) {
+		if (wide != NULL)
+			*wide = p.wide;
+		rc = box_pick_run(&c, &p, verb, force, undo, fn, arg, e);
+	}
+	box_pick_free(&p);
+	incus_close(&c);
+	return rc;
+}

@@ -60,4 +60,12 @@ void box_pick_free(struct box_pick *p);
 int box_pick_run(struct incus *c, const struct box_pick *p, const char *verb,
     int force, int undo, box_each_fn fn, void *arg, struct box_err *e);
 
+/*
+ * A pick verb from its arguments on (start, down, restart): a connection
+ * of its own, box_pick() of args, *wide (when not NULL) set to the pick's
+ * wide, then box_pick_run().
+ */
+int box_pick_each(char *const *args, int nargs, const char *verb, int force,
+    int undo, int *wide, box_each_fn fn, void *arg, struct box_err *e);
+
 #endif

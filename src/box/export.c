@@ -31,6 +31,7 @@
 #include "incus/backup.h"
 #include "incus/stream.h"
 #include "util/clock.h"
+#include "util/fdio.h"
 #include "util/hash_follow.h"
 #include "util/progress.h"
 
@@ -70,31 +71,13 @@ struct sink {
 };
 
 static int
-write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
 to_file(void *ctx, const void *buf, size_t n)
 {
 	struct sink *s = ctx;
 	char a[32], b[32], line[96];
 	int rc;
 
-	rc = write_all(s->fd, buf, n);
+	rc = fd_write_all(s->fd, buf, n);
 	if (rc < 0)
 		return rc;
 	s->got += (long long)n;
@@ -255,7 +238,7 @@ download(struct incus *c, struct job *j, struct box_err *e)
 	}
 	rc = backup_sidecar_line(j->digest, j->file, line, sizeof(line));
 	if (rc > 0)
-		rc = write_all(fd, line, (size_t)rc);
+		rc = fd_write_all(fd, line, (size_t)rc);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	close(fd);

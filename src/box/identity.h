@@ -25,7 +25,8 @@ int life_new_machine_id_online(struct incus *c, const char *name,
  * The offline identity written by a child process of its own, on a
  * connection of its own, while the caller goes on (a clone's egress sync):
  * the daemon's file helper takes ~45 ms to come up for a stopped
- * instance, the longest step of a stopped clone.  sync_after: flush the
+ * instance, the longest step of a stopped clone (as root on the daemon's
+ * host, with a dir or btrfs pool, it is written there instead: identity.c).  sync_after: flush the
  * dirty pages after (the copy is started next; see identity.c).
  * life_identity_join waits for the child (at most timeout_ms) and gives
  * its verdict: 0, or < 0 with its message.  A child that cannot be made

@@ -21,6 +21,7 @@
 #include "incus/operation.h"
 #include "incus/profile.h"
 #include "incus/storage.h"
+#include "util/fdio.h"
 #include "util/prompt.h"
 #include "util/self.h"
 #include "util/text.h"
@@ -367,23 +368,6 @@ life_run_inside(struct incus *c, const char *name,
 	return rc;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t k;
-
-	while (n > 0) {
-		k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int
 life_report_write(const char *data, size_t n, struct box_err *e)
 {
@@ -392,15 +376,15 @@ life_report_write(const char *data, size_t n, struct box_err *e)
 	int fd, rc;
 
 	if (path == NULL || *path == '\0')
-		return write_all(1, data, n) < 0 ? err_set(e, -EIO, "writing "
-		    "the report failed") : 0;
+		return fd_write_all(1, data, n) < 0 ? err_set(e, -EIO,
+		    "writing the report failed") : 0;
 	if (strlen(path) > 200 || path[0] != '/')
 		return err_usage(e, LIFE_REPORT_ENV " must be an absolute "
 		    "path");
 	snprintf(tmp, sizeof(tmp), "%s.part", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
-	rc = fd < 0 ? -errno : write_all(fd, data, n);
+	rc = fd < 0 ? -errno : fd_write_all(fd, data, n);
 	if (fd >= 0 && rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (fd >= 0 && close(fd) < 0 && rc == 0)

@@ -203,16 +203,58 @@ csum(const void *data, size_t n)
 	return htons((uint16_t)~s);
 }
 
+/*
+ * The echo reply to id on the raw socket fd, until end: 1 when one came.
+ * want: IPv4 (ICMP, the IP header in front), and only from that address;
+ * NULL: ICMPv6 from any node, its address into a[0..acap).
+ */
+static int
+echo_wait(int fd, const struct in_addr *want, uint16_t id, long long end,
+    char *a, size_t acap)
+{
+	struct sockaddr_in6 from;	/* room for either family */
+	uint8_t buf[512];
+	socklen_t fl;
+	ssize_t n;
+	size_t at;
+
+	for (;;) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		long long left = end - clock_ms();
+
+		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+			return 0;
+		fl = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		    &fl);
+		at = 0;
+		if (want != NULL) {
+			if (n < 20)
+				continue;
+			at = (size_t)(buf[0] & 0x0f) * 4;
+			if ((size_t)n < at + 8 || ((struct sockaddr_in *)
+			    (void *)&from)->sin_addr.s_addr != want->s_addr)
+				continue;
+		} else if (n < 8)
+			continue;
+		if (buf[at] != (want != NULL ? ICMP_ECHOREPLY :
+		    ICMP6_ECHO_REPLY) ||
+		    (uint16_t)(buf[at + 4] << 8 | buf[at + 5]) != id)
+			continue;
+		if (want == NULL)
+			inet_ntop(AF_INET6, &from.sin6_addr, a, acap);
+		return 1;
+	}
+}
+
 /* An echo request; reply only when one from that address came back. */
 static void
 p_icmp(const struct probe *p, int ms, char *out, size_t cap)
 {
-	struct sockaddr_in to, from;
+	struct sockaddr_in to;
 	struct icmphdr h;
-	uint8_t buf[512];
 	long long end = clock_ms() + ms;
 	uint16_t id = p->qid ? (uint16_t)p->qid : (uint16_t)getpid();
-	socklen_t fl;
 	int fd;
 
 	memset(&to, 0, sizeof(to));
@@ -236,29 +278,10 @@ p_icmp(const struct probe *p, int ms, char *out, size_t cap)
 		close(fd);
 		return;
 	}
-	for (;;) {
-		struct pollfd pf = { fd, POLLIN, 0 };
-		long long left = end - clock_ms();
-		ssize_t n;
-		size_t ihl;
-
-		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
-			break;
-		fl = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
-		    &fl);
-		if (n < 20)
-			continue;
-		ihl = (size_t)(buf[0] & 0x0f) * 4;
-		if ((size_t)n < ihl + 8 || from.sin_addr.s_addr !=
-		    to.sin_addr.s_addr)
-			continue;
-		if (buf[ihl] == ICMP_ECHOREPLY &&
-		    (uint16_t)(buf[ihl + 4] << 8 | buf[ihl + 5]) == id) {
-			say(out, cap, "reply (an echo reply from %s)", p->a);
-			close(fd);
-			return;
-		}
+	if (echo_wait(fd, &to.sin_addr, id, end, NULL, 0)) {
+		say(out, cap, "reply (an echo reply from %s)", p->a);
+		close(fd);
+		return;
 	}
 	close(fd);
 	say(out, cap, "dropped (no echo reply in %d ms)", ms);
@@ -315,6 +338,32 @@ p_forge(const struct probe *p, char *out, size_t cap)
 	say(out, cap, "sent (from %s to %s:%d)", p->s, p->a, p->port);
 }
 
+/*
+ * An ARP frame (Ethernet, IPv4) broadcast from mac into f: op 1 a
+ * request, 2 a reply; sender address spa, target MAC tha in every byte
+ * (0 or 0xff), target address tpa; and into sa the link-layer address
+ * that broadcasts it out of interface idx.
+ */
+static void
+arp_frame(uint8_t f[42], struct sockaddr_ll *sa, int idx, const void *mac,
+    int op, const struct in_addr *spa, int tha, const struct in_addr *tpa)
+{
+	memset(f, 0xff, 6);
+	memcpy(f + 6, mac, 6);
+	f[12] = 0x08, f[13] = 0x06;			/* ARP */
+	f[14] = 0, f[15] = 1, f[16] = 0x08, f[17] = 0;	/* Ethernet, IPv4 */
+	f[18] = 6, f[19] = 4, f[20] = 0, f[21] = (uint8_t)op;
+	memcpy(f + 22, mac, 6);
+	memcpy(f + 28, spa, 4);
+	memset(f + 32, tha, 6);
+	memcpy(f + 38, tpa, 4);
+	memset(sa, 0, sizeof(*sa));
+	sa->sll_family = AF_PACKET;
+	sa->sll_ifindex = idx;
+	sa->sll_halen = 6;
+	memset(sa->sll_addr, 0xff, 6);
+}
+
 /* A gratuitous ARP reply claiming p->a for this box's MAC, broadcast. */
 static void
 p_arp(const struct probe *p, char *out, size_t cap)
@@ -341,20 +390,7 @@ p_arp(const struct probe *p, char *out, size_t cap)
 		close(fd);
 		return;
 	}
-	memset(f, 0xff, 6);
-	memcpy(f + 6, ifr.ifr_hwaddr.sa_data, 6);
-	f[12] = 0x08, f[13] = 0x06;			/* ARP */
-	f[14] = 0, f[15] = 1, f[16] = 0x08, f[17] = 0;	/* Ethernet, IPv4 */
-	f[18] = 6, f[19] = 4, f[20] = 0, f[21] = 2;	/* a reply */
-	memcpy(f + 22, ifr.ifr_hwaddr.sa_data, 6);
-	memcpy(f + 28, &ip, 4);
-	memset(f + 32, 0xff, 6);
-	memcpy(f + 38, &ip, 4);
-	memset(&sa, 0, sizeof(sa));
-	sa.sll_family = AF_PACKET;
-	sa.sll_ifindex = i;
-	sa.sll_halen = 6;
-	memset(sa.sll_addr, 0xff, 6);
+	arp_frame(f, &sa, i, ifr.ifr_hwaddr.sa_data, 2, &ip, 0xff, &ip);
 	for (i = 0; i < 3; i++)
 		if (sendto(fd, f, sizeof(f), 0, (struct sockaddr *)&sa,
 		    sizeof(sa)) < 0) {
@@ -418,13 +454,11 @@ p_v6(char *out, size_t cap)
 static void
 p_v6ping(int ms, char *out, size_t cap)
 {
-	struct sockaddr_in6 to, from;
+	struct sockaddr_in6 to;
 	struct icmp6_hdr h;
-	uint8_t buf[512];
 	char a[INET6_ADDRSTRLEN];
 	long long end = clock_ms() + ms;
 	uint16_t id = (uint16_t)getpid();
-	socklen_t fl;
 	int fd, off = 0;
 
 	memset(&to, 0, sizeof(to));
@@ -448,20 +482,7 @@ p_v6ping(int ms, char *out, size_t cap)
 		close(fd);
 		return;
 	}
-	for (;;) {
-		struct pollfd pf = { fd, POLLIN, 0 };
-		long long left = end - clock_ms();
-		ssize_t n;
-
-		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
-			break;
-		fl = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
-		    &fl);
-		if (n < 8 || buf[0] != ICMP6_ECHO_REPLY ||
-		    (uint16_t)(buf[4] << 8 | buf[5]) != id)
-			continue;
-		inet_ntop(AF_INET6, &from.sin6_addr, a, sizeof(a));
+	if (echo_wait(fd, NULL, id, end, a, sizeof(a))) {
 		say(out, cap, "reply (an echo reply from %s)", a);
 		close(fd);
 		return;
@@ -503,20 +524,7 @@ arp_ask(const char *target)
 		close(fd);
 		return;		/* not on the link */
 	}
-	memset(f, 0xff, 6);
-	memcpy(f + 6, ifr.ifr_hwaddr.sa_data, 6);
-	f[12] = 0x08, f[13] = 0x06;
-	f[14] = 0, f[15] = 1, f[16] = 0x08, f[17] = 0;
-	f[18] = 6, f[19] = 4, f[20] = 0, f[21] = 1;	/* a request */
-	memcpy(f + 22, ifr.ifr_hwaddr.sa_data, 6);
-	memcpy(f + 28, &self, 4);
-	memset(f + 32, 0, 6);
-	memcpy(f + 38, &ip, 4);
-	memset(&sa, 0, sizeof(sa));
-	sa.sll_family = AF_PACKET;
-	sa.sll_ifindex = idx;
-	sa.sll_halen = 6;
-	memset(sa.sll_addr, 0xff, 6);
+	arp_frame(f, &sa, idx, ifr.ifr_hwaddr.sa_data, 1, &self, 0, &ip);
 	(void)sendto(fd, f, sizeof(f), 0, (struct sockaddr *)&sa, sizeof(sa));
 	close(fd);
 }

@@ -11,24 +11,7 @@
 #include <unistd.h>
 
 #include "box/vet_export.h"
-
-static int
-write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
+#include "util/fdio.h"
 
 static void
 child(int fd, int data, unsigned long long bound)
@@ -40,7 +23,7 @@ child(int fd, int data, unsigned long long bound)
 	vet_init(&m.v);
 	m.v.bound = bound;
 	m.rc = vet_export_fd(data, 1, &m.v, m.name, sizeof(m.name), &m.e);
-	_exit(write_all(fd, &m, sizeof(m)) == 0 ? 0 : 1);
+	_exit(fd_write_all(fd, &m, sizeof(m)) == 0 ? 0 : 1);
 }
 
 int
@@ -90,7 +73,7 @@ vet_bg_start(struct vet_bg *b, unsigned long long bound, struct box_err *e)
 void
 vet_bg_feed(struct vet_bg *b, const void *buf, size_t n)
 {
-	if (b->feed >= 0 && write_all(b->feed, buf, n) < 0) {
+	if (b->feed >= 0 && fd_write_all(b->feed, buf, n) < 0) {
 		close(b->feed);		/* the vet is done: its verdict says */
 		b->feed = -1;
 	}

@@ -79,6 +79,11 @@ const char *verb_group_title(int g);	/* "BOXES", ... */
 const char *box_environment_text(void);	/* every variable box reads */
 const char *box_version_string(void);
 
+/* The argument row of the verbs over box_pick_each() (box/each.h). */
+#define OPT_PICK_ARG OPT_ARG("<box>|all", 1, OPT_ANY, OC_BOX, "boxes, glob " \
+	"patterns ('w-*') or all; all, or a pattern naming more than one " \
+	"box, asks first")
+
 /*
  * Every verb's handler, declared from its row, so a verb's file needs no
  * line here: int cmd_<name>(int argc, char **argv, struct box_err *e).

@@ -56,30 +56,18 @@ int
 cmd_restart(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	struct box_pick p;
-	struct incus c;
 	struct how h;
 	int rc;
 	const struct opt rows[] = {
-		OPT_ARG("<box>|all", 1, OPT_ANY, OC_BOX, "boxes, glob "
-		    "patterns ('w-*') or all; all, or a pattern naming more "
-		    "than one box, asks first"),
+		OPT_PICK_ARG,
 		OPT_FLAG("--force", "-f", &h.force, "stop at once instead of "
 		    "asking the box to shut down (and ask nothing)"),
 		OPT_END
 	};
 
-	rc = opt_parse(argc, argv, rows, &res, e);
-	if (rc < 0)
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	if ((rc = incus_init(&c, e)) < 0)
-		return rc;
-	if ((rc = box_pick(&c, res.pos, res.npos, &p, e)) == 0) {
-		h.all = p.wide;	/* many: the stopped ones stay stopped */
-		rc = box_pick_run(&c, &p, "restart", h.force, 1, restart_one,
-		    &h, e);
-	}
-	box_pick_free(&p);
-	incus_close(&c);
-	return rc;
+	/* h.all: many picked, so the stopped ones stay stopped */
+	return box_pick_each(res.pos, res.npos, "restart", h.force, 1, &h.all,
+	    restart_one, &h, e);
 }

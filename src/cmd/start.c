@@ -26,26 +26,15 @@ int
 cmd_start(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	struct box_pick p;
-	struct incus c;
 	int rc, force;
 	const struct opt rows[] = {
-		OPT_ARG("<box>|all", 1, OPT_ANY, OC_BOX, "boxes, glob "
-		    "patterns ('w-*') or all; all, or a pattern naming more "
-		    "than one box, asks first"),
+		OPT_PICK_ARG,
 		OPT_FLAG("--force", "-f", &force, "start them without asking"),
 		OPT_END
 	};
 
-	rc = opt_parse(argc, argv, rows, &res, e);
-	if (rc < 0)
+	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
-	if ((rc = incus_init(&c, e)) < 0)
-		return rc;
-	if ((rc = box_pick(&c, res.pos, res.npos, &p, e)) == 0)
-		rc = box_pick_run(&c, &p, "start", force, 1, start_one, NULL,
-		    e);
-	box_pick_free(&p);
-	incus_close(&c);
-	return rc;
+	return box_pick_each(res.pos, res.npos, "start", force, 1, NULL,
+	    start_one, NULL, e);
 }

@@ -180,11 +180,15 @@ run()
 # pty ANSWER cmd...: run cmd on a pseudo-terminal, answer its [y/N] prompt
 # with ANSWER ("y", "n", or EOF for Ctrl-D); prints the transcript, exits
 # with the command's status.
-pty()
+pty() { pty_prompt '[y/N]' "$@"; }
+
+# pty_prompt PROMPT ANSWER cmd...: the same for a prompt other than [y/N]
+# (setup-host's [Y/n]: ANSWER "" is Enter alone).
+pty_prompt()
 {
 	python3 -c '
 import os, pty, select, sys
-answer, argv = sys.argv[1], sys.argv[2:]
+prompt, answer, argv = sys.argv[1].encode(), sys.argv[2], sys.argv[3:]
 pid, fd = pty.fork()
 if pid == 0:
 	os.execvp(argv[0], argv)
@@ -200,7 +204,7 @@ while True:
 	if not d:
 		break
 	out += d
-	if not sent and b"[y/N]" in out:
+	if not sent and prompt in out:
 		os.write(fd, b"\x04" if answer == "EOF" else answer.encode() + b"\n")
 		sent = True
 _, st = os.waitpid(pid, 0)

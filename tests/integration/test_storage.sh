@@ -172,6 +172,26 @@ pin=$(cut -d, -f2 /var/lib/incus/networks/boxnet/dnsmasq.hosts/${P}f.eth0 2>/dev
 expect_eq "$pin" "$ip2" "the fork's lease is the address Incus pinned for it (what fork reported)"
 expect_contains "$(echo "$forkout" | grep forked)" "at $ip2 (pinned" "fork said that address at once"
 
+# --- a clone's new id is written on the host (root, pool btrfs) through no link the box planted
+# The source's /etc becomes a link to a path that also exists on the host
+# with a machine-id in it: followed on the host, the clone's new id would
+# land in the host's file (the control: the same clone with O_NOFOLLOW
+# taken out of src/box/identity.c's dir_at replaces it).  Refused there,
+# the daemon's file API writes it inside the box instead.
+probe=$(mktemp -d /tmp/boxit-st-probe.XXXXXX)
+echo host-owned >"$probe/machine-id"
+$BOX start ${P}q >/dev/null 2>&1
+inbox ${P}q "mkdir -p $probe && cp -a /etc/. $probe/ && mv /etc /etc.real && ln -s $probe /etc && sync" >/dev/null
+$BOX down ${P}q --force >/dev/null 2>&1
+out=$($BOX new --name ${P}h --from ${P}q </dev/null 2>&1); rc=$?
+expect_eq "$rc" 0 "a clone of a box whose /etc is a link exits 0"
+[ "$rc" = 0 ] || echo "$out"
+expect_eq "$(cat "$probe/machine-id")" host-owned "  the host's file at the link's target is untouched"
+hid=$(incus file pull ${P}h/etc/machine-id - 2>/dev/null)
+[ -n "$hid" ] && [ "$hid" != host-owned ] && [ "$hid" != "$mid1" ] && ok "  the clone has a machine id of its own inside ($hid)" ||
+    fail "  the clone's machine id: '$hid' (source '$mid1')"
+rm -rf "$probe"
+
 # --- teardown removes box's pool and its loop file ------------------------------------
 out=$($BOX teardown-host --yes 2>&1); rc=$?
 expect_eq "$rc" 0 "teardown-host exits 0"
@@ -197,33 +217,7 @@ expect_eq "$(api GET /1.0/instances/${P}d2 | json "str(j.get('error_code'))")" 4
 # ask ANSWER cmd...: cmd on a pseudo-terminal (stdin and stderr both a
 # terminal, as a person runs it); its [Y/n] answered with ANSWER ("y", "n",
 # or "" for Enter alone); the transcript on stdout, the command's status.
-ask()
-{
-	python3 -c '
-import os, pty, select, sys
-answer, argv = sys.argv[1], sys.argv[2:]
-pid, fd = pty.fork()
-if pid == 0:
-	os.execvp(argv[0], argv)
-out, sent = b"", False
-while True:
-	r, _, _ = select.select([fd], [], [], 120)
-	if not r:
-		break
-	try:
-		d = os.read(fd, 4096)
-	except OSError:
-		break
-	if not d:
-		break
-	out += d
-	if not sent and b"[Y/n]" in out:
-		os.write(fd, answer.encode() + b"\n")
-		sent = True
-_, st = os.waitpid(pid, 0)
-sys.stdout.write(out.decode(errors="replace"))
-sys.exit(os.waitstatus_to_exitcode(st))' "$@"
-}
+ask() { pty_prompt '[Y/n]' "$@"; }
 out=$(ask n $BOX setup-host); rc=$?
 expect_eq "$rc" 0 "on a terminal, answered n: setup-host exits 0"
 expect_contains "$out" "no copy-on-write pool here" "  it asked (the terminal consent)"
