@@ -390,8 +390,9 @@ static const struct box_env box_env[] = {
 	  "replacing one whose bytes differ" },
 	{ "BOX_SKIP_SETUP_HOST", "install.sh: do not offer box setup-host" },
 	{ "BOX_REMOTE", "ssh://[user@]host[:port]: as --remote" },
-	{ "BOX_REMOTE_SOCKET", "the remote daemon's socket "
-	  "(/var/lib/incus/unix.socket)" },
+	{ "BOX_REMOTE_SOCKET", "the remote daemon's socket (default "
+	  "/var/lib/incus/unix.socket, or unix.socket.user there when the "
+	  "login may not open that)" },
 	{ "XDG_RUNTIME_DIR", "where --remote makes its private socket "
 	  "directory (else /tmp)" },
 	{ "HOME", "where a user's install lives (~/.local/share/box)" },
