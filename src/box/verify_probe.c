@@ -155,27 +155,14 @@ p_name(const struct probe *p, int ms, char *out, size_t cap)
 	uint32_t x;
 	int rc;
 
-	if (p->dns != 0) {
-		rc = dr_dns_ask_id(p->dns, p->n, (uint16_t)p->qid, ms, &x,
-		    why, sizeof(why));
-		if (rc != 1) {
-			say(out, cap, "none (%s does not resolve: %s)", p->n,
-			    why);
-			return;
-		}
-		memset(&sa, 0, sizeof(sa));
-		sa.sin_family = AF_INET;
-		sa.sin_port = htons((uint16_t)p->port);
-		sa.sin_addr.s_addr = htonl(x);
-		inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
-		tcp_sa((struct sockaddr *)&sa, sizeof(sa), ms, v, sizeof(v));
-		say(out, cap, "%s (%s is %s)", v, p->n, a);
-		return;
-	}
-	rc = dr_dns_resolve(p->n, ms, &x, why, sizeof(why));
+	/* p->dns: the server the plan names, with the query id it will
+	 * capture; else resolv.conf's first nameserver */
+	rc = p->dns != 0 ? dr_dns_ask_id(p->dns, p->n, (uint16_t)p->qid, ms,
+	    &x, why, sizeof(why)) : dr_dns_resolve(p->n, ms, &x, why,
+	    sizeof(why));
 	if (rc != 1) {
-		say(out, cap, "none (%s does not resolve: %s)", p->n, rc == 0 ?
-		    "no address" : why);
+		say(out, cap, "none (%s does not resolve: %s)", p->n,
+		    rc == 0 && p->dns == 0 ? "no address" : why);
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));

@@ -211,3 +211,20 @@ _, st = os.waitpid(pid, 0)
 sys.stdout.write(out.decode(errors="replace"))
 sys.exit(os.waitstatus_to_exitcode(st))' "$@"
 }
+
+# start_incus_user LOG: incus-user as this machine runs it (no systemd),
+# by hand on its socket, unless one runs; its pid in started_iu (empty
+# when one was running).  3-9 closed: a lock the runner holds (flock(1)
+# passes it down) must not live on in the daemon.
+start_incus_user()
+{
+	started_iu=
+	pgrep -x incus-user >/dev/null 2>&1 && return 0
+	setsid /usr/libexec/incus/incus-user --group incus \
+	    >"$1" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
+	started_iu=$!
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -S /var/lib/incus/unix.socket.user ] && break
+		sleep 0.5
+	done
+}

@@ -93,17 +93,7 @@ world_up >/dev/null 2>&1 || { fail "world: could not build the namespaces"; summ
 ok "world: the internet at $W_INET, the LAN at $W_LAN, a host listener on :$W_HOST_PORT"
 
 # incus-user as this machine runs it (no systemd): by hand, on its socket.
-if ! pgrep -x incus-user >/dev/null 2>&1; then
-	# 3-9 closed: a lock the runner holds (flock(1) passes it down) must
-	# not live on in the daemon
-	setsid /usr/libexec/incus/incus-user --group incus \
-	    >"$tmp/incus-user.log" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
-	started_iu=$!
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -S /var/lib/incus/unix.socket.user ] && break
-		sleep 0.5
-	done
-fi
+start_incus_user "$tmp/incus-user.log"
 
 for _u in $U1 $U2 $U3; do useradd -m -s /bin/sh "$_u"; done
 UID1=$(uid_of $U1) UID2=$(uid_of $U2) UID3=$(uid_of $U3)

@@ -65,17 +65,7 @@ purge_user
 cleanup_prefix $P >/dev/null 2>&1
 trap cleanup EXIT INT TERM
 
-if ! pgrep -x incus-user >/dev/null 2>&1; then
-	# 3-9 closed: a lock the runner holds (flock(1) passes it down) must
-	# not live on in the daemon
-	setsid /usr/libexec/incus/incus-user --group incus \
-	    >"$tmp/incus-user.log" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
-	started_iu=$!
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -S $US ] && break
-		sleep 0.5
-	done
-fi
+start_incus_user "$tmp/incus-user.log"
 useradd -m -s /bin/sh "$U" || { fail "useradd $U"; summary; }
 UID1=$(id -u "$U")
 PR=user-$UID1

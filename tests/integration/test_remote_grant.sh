@@ -102,17 +102,7 @@ incus network show boxnet >/dev/null 2>&1 ||
     { cat "$T/setup.log"; fail "no boxnet, and setup-host failed"; summary; }
 
 # --- incus-user, two granted users, a box each for bxr2 and the admin -------
-if ! pgrep -x incus-user >/dev/null 2>&1; then
-	# 3-9 closed: a lock the runner holds (flock(1) passes it down) must
-	# not live on in the daemon
-	setsid /usr/libexec/incus/incus-user --group incus \
-	    >"$T/incus-user.log" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
-	started_iu=$!
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -S $US ] && break
-		sleep 0.5
-	done
-fi
+start_incus_user "$T/incus-user.log"
 for u in $U1 $U2; do
 	useradd -m -s /bin/sh "$u" && usermod -p '*' "$u" ||
 	    { fail "useradd $u"; summary; }
