@@ -80,9 +80,6 @@ rule 'cmd/ includes no net/ (a verb calls host/ or box/, never the kernel)' \
 known_arrows='
 src/box/verify.c host/doctor/doctor.h  the DNS reply check of doctor (dr_dnsq_reply); to a floor below both
 src/box/verify_probe.c host/doctor/doctor.h  the DNS query of doctor (dr_dns_ask_id, dr_dns_resolve); likewise
-src/box/restore.c host/stack/egress_host.h  egress re-sync before a box starts
-src/box/import.c host/stack/egress_host.h  egress re-sync before a box starts
-src/box/mint_run.c host/stack/egress_host.h  egress re-sync before a box starts
 src/box/vet.c host/stack/contract.h  the profile NIC'"'"'s keys (contract_nic_keys)
 src/box/tier.c host/stack/stack.h  the mint gate checks the project'"'"'s profile
 '

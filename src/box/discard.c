@@ -4,6 +4,7 @@
 #include "box/discard.h"
 
 #include "box/door.h"
+#include "box/egress_sync.h"
 #include "box/life.h"
 #include "incus/operation.h"
 
@@ -50,8 +51,9 @@ box_remove(struct incus *c, const char *name, int stopped,
 	return rc;
 }
 
-int
-box_remove_each(struct incus *c, const struct box_info *bi, void *arg,
+/* The box_pick_run() step of box_remove_picked(); arg: &stopped. */
+static int
+remove_each(struct incus *c, const struct box_info *bi, void *arg,
     struct box_err *e)
 {
 	int rc, stopped = arg != NULL && *(const int *)arg;
@@ -62,4 +64,16 @@ box_remove_each(struct incus *c, const struct box_info *bi, void *arg,
 	else if (rc == 0)
 		life_say("removed %s", bi->name);
 	return rc < 0 ? rc : 0;
+}
+
+int
+box_remove_picked(struct incus *c, const struct box_pick *p,
+    const char *verb, int force, int stopped, struct box_err *e)
+{
+	int rc;
+
+	rc = box_pick_run(c, p, verb, force, 0, remove_each, &stopped, e);
+	if (rc == 0 && p->n > 0)
+		rc = egress_sync_if(c, 0, e);
+	return rc;
 }

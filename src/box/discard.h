@@ -7,6 +7,7 @@
 #define BOX_DISCARD_H
 
 #include "box/box.h"
+#include "box/each.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 
@@ -32,12 +33,14 @@ int box_remove(struct incus *c, const char *name, int stopped,
     struct box_err *e);
 
 /*
- * The box_pick_run() step of rm and prune: box_remove() bi's box, said
- * ("removed <name>").  arg NULL or pointing to 0: whatever it is doing
- * (rm); pointing to 1: only while it is stopped (prune), one that runs
- * again kept and said.
+ * rm and prune: box_pick_run() of p (verb, force as there), each box
+ * box_remove()d and said ("removed <name>"): whatever it is doing (rm),
+ * or with stopped only while it is stopped (prune), one that runs again
+ * kept and said.  Then, when all went, the egress policies are synced
+ * (box/egress_sync.h, egress_sync_if): the boxes' sets and resolver lines
+ * go with them, when they had any.
  */
-int box_remove_each(struct incus *c, const struct box_info *bi, void *arg,
-    struct box_err *e);
+int box_remove_picked(struct incus *c, const struct box_pick *p,
+    const char *verb, int force, int stopped, struct box_err *e);
 
 #endif

@@ -2,6 +2,7 @@
  * life.c - the lifecycle helpers (see life.h).
  */
 #include "box/life.h"
+#include "box/egress_sync.h"
 #include "util/clock.h"
 
 #include <errno.h>
@@ -50,6 +51,36 @@ life_exists(struct incus *c, const char *name, struct box_err *e)
 	if (rc == -ENOENT)
 		return 0;
 	*e = le;
+	return rc;
+}
+
+int
+life_rename(struct incus *c, const char *from, const char *to,
+    struct box_err *e)
+{
+	struct box_info bi;
+	int rc;
+
+	if ((rc = box_resolve(c, from, &bi, e)) < 0)
+		return rc;
+	if (strcmp(bi.status, "Stopped") != 0) {
+		rc = err_set(e, -EBUSY, "box %s is not stopped — Incus "
+		    "renames only a stopped instance", from);
+		err_fix(e, "stop it first: box down %s", from);
+		return rc;
+	}
+	if ((rc = life_exists(c, to, e)) != 0) {
+		if (rc > 0)
+			rc = err_set(e, -EEXIST, "an instance named %s already "
+			    "exists", to);
+		return rc;
+	}
+	rc = incus_instance_rename(c, from, to, LIFE_OP_S, e);
+	if (rc == 0)
+		life_say("renamed %s to %s", from, to);
+	/* its egress sets are named after it */
+	if (rc == 0)
+		rc = egress_sync_box(c, to, e);
 	return rc;
 }
 

@@ -41,6 +41,15 @@ int life_consent(const char *question, int force, struct box_err *e);
 int life_exists(struct incus *c, const char *name, struct box_err *e);
 
 /*
+ * rename: the stopped box from becomes to (its snapshots follow); Incus
+ * renames only a stopped instance, so one that is not is refused first,
+ * with the fix.  Said ("renamed a to b"); then its egress sets, named
+ * after it, are synced (egress_sync_box).
+ */
+int life_rename(struct incus *c, const char *from, const char *to,
+    struct box_err *e);
+
+/*
  * The host stack a box needs: the box-net profile.  pool receives the
  * storage pool of its root disk ("default" when it names none).
  */

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "box/door.h"
+#include "box/egress_sync.h"
 #include "box/life.h"
 #include "box/vet.h"
-#include "host/stack/egress_host.h"
 #include "incus/instance.h"
 
 /* kvs as the vet's pairs, for vet_pin_ok: 1 ok, 0 not, -ENOMEM */

@@ -65,7 +65,7 @@ int verify_plan_count(const char *txt, size_t n);
 /*
  * On the host: probe box name; 0 every clause held, 1 a breach.  names
  * is the name server this host asks for the boxes' names (host order;
- * host/stack's stack_name_server), 0 none: with box's resolver the view
+ * box/bridge.h's bridge_name_server), 0 none: with box's resolver the view
  * hides a refused name from the box, so its address, asked there, is
  * probed too.
  */

@@ -3,7 +3,7 @@
  *            [--log] [--json]
  *
  * The box's egress policy, stored on its instance (user.box.egress) and
- * enforced in the host kernel (host/stack/egress_host.h).  allow adds names to
+ * enforced in the host kernel (box/egress_sync.h).  allow adds names to
  * the allowlist (an open box becomes allow with exactly those); deny
  * takes names off it (the last one stays: "allow:" names at least one,
  * and a box that should reach nothing is better off without the NIC);
@@ -22,12 +22,12 @@
 #include <time.h>
 
 #include "box/box.h"
+#include "box/bridge.h"
 #include "box/egress.h"
+#include "box/ptr.h"
 #include "cmd/cmd.h"
 #include "host/resolver/resolver.h"
 #include "host/stack/egress_host.h"
-#include "host/stack/ptr.h"
-#include "host/stack/stack.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "incus/json.h"
@@ -290,8 +290,8 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 	if (rc < 0)
 		goto out;
 	err_clear(&ignore);
-	stack_bridge_net(c, &net, &ignore);
-	gw = stack_name_server(c, net);	/* box's resolver answers the host
+	bridge_net(c, &net, &ignore);
+	gw = bridge_name_server(c, net);	/* box's resolver answers the host
 					   no names: its upstream, then */
 	/* A name only when it resolves back to the address: the reverse
 	 * zone is the address owner's word, anyone's. */
@@ -462,7 +462,7 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 	t0 = clock_ms();
 	if ((rc = store(&c, box, p, e)) < 0)
 		goto out;
-	if ((rc = egress_sync_report(&c, &rep, e)) < 0) {
+	if ((rc = egress_sync_kick(&c, &rep, e)) < 0) {
 		err_context(e, "the policy is stored on %s but the kernel "
 		    "does not hold it", box);
 		goto out;

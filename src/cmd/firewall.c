@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/bridge.h"
 #include "cmd/cmd.h"
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
@@ -23,7 +24,6 @@
 #include "host/stack/fwdata.h"
 #include "host/stack/pins.h"
 #include "host/stack/hostinfo.h"
-#include "host/stack/stack.h"
 #include "host/stack/subnet.h"
 #include "incus/api.h"
 #include "incus/json.h"
@@ -139,7 +139,7 @@ find_subnet(const char *pin, uint32_t *net, struct box_err *e)
 		*net = host_iface_net(&h, CONTRACT_BRIDGE);
 	if (*net == 0 && incus_init(&c, &ignore) == 0) {
 		c.timeout_ms = 3000;	/* at boot the daemon is not up */
-		(void)stack_bridge_net(&c, net, &ignore);
+		(void)bridge_net(&c, net, &ignore);
 		incus_close(&c);
 	}
 	return 0;

@@ -10,11 +10,11 @@
 
 #include "box/box.h"
 #include "box/egress.h"
+#include "box/egress_sync.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "box/remote.h"
-#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/text.h"

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/egress_sync.h"
 #include "box/idle.h"
 #include "box/box.h"
 #include "box/egress.h"
@@ -27,7 +28,6 @@
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "box/remote.h"
-#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "incus/storage.h"
 #include "util/opt.h"

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "box/bridge.h"
 #include "box/move.h"
 #include "host/stack/contract.h"
 #include "host/stack/pins.h"
-#include "host/stack/stack.h"
 #include "incus/cluster.h"
 #include "cmd/cmd.h"
 #include "util/opt.h"
@@ -33,7 +33,7 @@ unbind_here(const char *from)
 	if (incus_init(&c, &e) < 0)
 		return;
 	if (incus_cluster_self(&c, self, sizeof(self), &e) <= 0 ||
-	    strcmp(self, from) != 0 || stack_bridge_net(&c, &net, &e) <= 0)
+	    strcmp(self, from) != 0 || bridge_net(&c, &net, &e) <= 0)
 		goto out;
 	if (pins_sync(&c, CONTRACT_BRIDGE, net, &pr, &e) < 0)
 		fprintf(stderr, "box: note: this member's port bindings were "

@@ -21,7 +21,6 @@
 #include "box/life.h"
 #include "box/narrate.h"
 #include "cmd/cmd.h"
-#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/text.h"
@@ -51,7 +50,7 @@ cmd_prune(int argc, char **argv, struct box_err *e)
 	long min_s = 0;
 	long long now = (long long)time(NULL), age;
 	size_t i;
-	int rc, force, json, shown = 0, k, stopped = 1;
+	int rc, force, json, shown = 0, k;
 	const struct opt rows[] = {
 		OPT_ARG("<pattern>", 0, OPT_ANY, OC_BOX, "only boxes whose "
 		    "names match ('test-*'); default every stopped box"),
@@ -105,10 +104,8 @@ cmd_prune(int argc, char **argv, struct box_err *e)
 			puts("[]");
 		goto free;
 	}
-	rc = box_pick_run(&c, &p, "remove (with their snapshots)", force, 0,
-	    box_remove_each, &stopped, e);
-	if (rc == 0)
-		rc = egress_sync_if(&c, 0, e);
+	rc = box_remove_picked(&c, &p, "remove (with their snapshots)", force,
+	    1, e);
 	if (rc == 0 && json) {
 		fputs("[", stdout);
 		for (i = 0; i < (size_t)p.n; i++)

@@ -11,7 +11,6 @@
 #include "box/discard.h"
 #include "box/each.h"
 #include "cmd/cmd.h"
-#include "host/stack/egress_host.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/prompt.h"
@@ -43,16 +42,12 @@ cmd_rm(int argc, char **argv, struct box_err *e)
 		snprintf(q, sizeof(q), "delete %s and all its snapshots",
 		    p.v[0].name);
 		if ((rc = consent_or_force(q, force, "--force", e)) == 0)
-			rc = box_pick_run(&c, &p, "delete", 1, 0,
-			    box_remove_each, NULL, e);
+			rc = box_remove_picked(&c, &p, "delete", 1, 0, e);
 	} else {
 		p.wide = 1;	/* several: one question for all of them */
-		rc = box_pick_run(&c, &p, "delete (with their snapshots)",
-		    force, 0, box_remove_each, NULL, e);
+		rc = box_remove_picked(&c, &p, "delete (with their snapshots)",
+		    force, 0, e);
 	}
-	/* their sets and resolver lines go with them (when they had any) */
-	if (rc == 0 && p.n > 0)
-		rc = egress_sync_if(&c, 0, e);
 out:
 	box_pick_free(&p);
 	incus_close(&c);

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/egress_sync.h"
 #include "box/tier.h"
 #include "cmd/cmd.h"
 #include "host/install/nestguard.h"
 #include "host/resolver/unit.h"
-#include "host/stack/egress_host.h"
 #include "host/stack/firewall.h"
 #include "host/stack/fwdata.h"
 #include "host/stack/hostinfo.h"

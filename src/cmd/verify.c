@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "box/box.h"
+#include "box/bridge.h"
 #include "box/verify.h"
 #include "cmd/cmd.h"
-#include "host/stack/stack.h"
 #include "incus/api.h"
 #include "util/opt.h"
 
@@ -47,9 +47,9 @@ cmd_verify(int argc, char **argv, struct box_err *e)
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	err_clear(&quiet);
-	if (stack_bridge_net(&c, &net, &quiet) <= 0)
+	if (bridge_net(&c, &net, &quiet) <= 0)
 		net = 0;
-	rc = verify_box(&c, res.pos[0], stack_name_server(&c, net), json, e);
+	rc = verify_box(&c, res.pos[0], bridge_name_server(&c, net), json, e);
 	incus_close(&c);
 	return rc;
 }

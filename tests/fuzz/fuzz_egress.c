@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "box/egress.h"
-#include "host/stack/egress_fw.h"
-#include "host/stack/egress_host.h"
-#include "host/stack/ptr.h"
+#include "box/egress_fw.h"
+#include "box/egress_sync.h"
+#include "box/ptr.h"
 #include "net/nft.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

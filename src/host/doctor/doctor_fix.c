@@ -8,7 +8,6 @@
  * answer are left to the user: each is a decision, not a drift.
  */
 #include "host/doctor/doctor_int.h"
-#include "host/stack/egress_host.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,6 +17,8 @@
 #include <time.h>
 
 #include "box/box.h"
+#include "box/bridge.h"
+#include "box/egress_sync.h"
 #include "host/resolver/unit.h"
 #include "host/stack/firewall.h"
 #include "incus/instance.h"
@@ -55,9 +56,9 @@ restart_network(struct dh_ctx *h, struct box_err *e)
 	int rc;
 
 	snprintf(raw, sizeof(raw), "%s\n", h->cfg[K_RAW]);
-	rc = stack_patch_dnsmasq(&h->c, raw, e);
+	rc = bridge_patch_dnsmasq(&h->c, raw, e);
 	if (rc == 0)
-		rc = stack_patch_dnsmasq(&h->c, h->cfg[K_RAW], e);
+		rc = bridge_patch_dnsmasq(&h->c, h->cfg[K_RAW], e);
 	return rc;
 }
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/egress_sync.h"
 #include "box/lease.h"
 #include "host/resolver/resolver.h"
 #include "host/stack/contract.h"
-#include "host/stack/egress_host.h"
 #include "incus/api.h"
 
 int

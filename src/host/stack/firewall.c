@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/egress_sync.h"
 #include "host/stack/contract.h"
-#include "host/stack/egress_host.h"
 #include "host/stack/fwdata.h"
 #include "host/stack/hostinfo.h"
 #include "net/nft.h"
@@ -210,7 +210,7 @@ compare_rules(struct fw_read_ctx *x, const struct contract_env *env,
 
 			if (x->used[fi][k])
 				continue;
-			/* the per-box part is compared by host/stack/egress_fw.c */
+			/* the per-box part is compared by box/egress_fw.c */
 			if (fi == 0 && strcmp(r->chain,
 			    CONTRACT_EGRESS_CHAIN) == 0)
 				continue;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/stack/stack.h"
+#include "box/bridge.h"
 #include "net/ip4.h"
 
 static void
@@ -56,7 +56,7 @@ host_read(struct incus *c, struct subnet_host *h, struct box_err *e)
 	fill(h, w);
 	rc = 0;
 	if (c != NULL) {
-		rc = stack_bridge_net(c, &h->bridge_net, e);
+		rc = bridge_net(c, &h->bridge_net, e);
 		if (rc >= 0) {
 			h->bridge_exists = rc;
 			rc = 0;

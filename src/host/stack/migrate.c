@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "box/bridge.h"
 #include "box/life.h"
 #include "host/doctor/doctor_shape.h"
 #include "host/stack/contract.h"
-#include "host/stack/stack.h"
 #include "incus/instance.h"
 #include "util/clock.h"
 #include "util/text.h"
@@ -293,7 +293,7 @@ migrate_require_stack(struct incus *c, uint32_t *net, struct box_err *e)
 
 	if ((rc = life_require_stack(c, pool, sizeof(pool), e)) < 0)
 		return rc;
-	rc = stack_bridge_net(c, &n, e);
+	rc = bridge_net(c, &n, e);
 	if (rc < 0)
 		return rc;
 	if (rc == 0 || n == 0) {

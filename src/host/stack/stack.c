@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "host/stack/egress_fw.h"
+#include "box/bridge.h"
+#include "box/egress_fw.h"
 #include "host/stack/subnet.h"
 #include "incus/acl.h"
 #include "incus/cluster.h"
@@ -94,70 +95,6 @@ dnsmasq_raw(const struct stack_conf *sc, char *buf, size_t cap)
 		else
 			snprintf(buf + strlen(buf), cap - strlen(buf), "\n%s",
 			    contract_resolver_dnsmasq_lines[i]);
-}
-
-/*
- * The bridge as Incus holds it: 1 with n filled, 0 when there is none (e
- * cleared: absence is an answer here), or -errno.
- */
-static int
-bridge_get(struct incus *c, struct incus_network *n, struct box_err *e)
-{
-	int rc = incus_network_get(c, STACK_BRIDGE, n, e);
-
-	if (rc == -ENOENT) {
-		err_clear(e);
-		return 0;
-	}
-	return rc < 0 ? rc : 1;
-}
-
-int
-stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e)
-{
-	struct incus_network n;
-	unsigned a, b, d, x;
-	int rc;
-
-	*net = 0;
-	rc = bridge_get(c, &n, e);
-	if (rc <= 0)
-		return rc;
-	if (sscanf(incus_kv_or(&n.config, "ipv4.address", ""),
-	    "%u.%u.%u.%u/", &a, &b, &d, &x) == 4 && a < 256 && b < 256 &&
-	    d < 256)
-		*net = a << 24 | b << 16 | d << 8;
-	incus_network_free(&n);
-	return 1;
-}
-
-uint32_t
-stack_name_server(struct incus *c, uint32_t net)
-{
-	struct incus_network n;
-	struct box_err e;
-	const char *raw, *p;
-	unsigned a, b, d, x;
-	uint32_t up = 0;
-	int own = 0;
-
-	if (net == 0)
-		return 0;
-	err_clear(&e);
-	if (bridge_get(c, &n, &e) <= 0)
-		return net | 1;
-	raw = incus_kv_or(&n.config, "raw.dnsmasq", "");
-	for (p = raw; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
-		if (strncmp(p, "port=0", 6) == 0 && (p[6] == '\n' ||
-		    p[6] == '\0'))
-			own = 1;
-		else if (up == 0 && strncmp(p, "server=", 7) == 0 &&
-		    sscanf(p + 7, "%3u.%3u.%3u.%3u", &a, &b, &d, &x) == 4 &&
-		    a < 256 && b < 256 && d < 256 && x < 256)
-			up = a << 24 | b << 16 | d << 8 | x;
-	}
-	incus_network_free(&n);
-	return own ? up : net | 1;
 }
 
 /* --- the ACL ----------------------------------------------------------- */
@@ -309,7 +246,7 @@ bridge_want(const struct contract_key *k, const struct stack_conf *sc,
 }
 
 /* raw.dnsmasq equal to want but for its nftset= lines, which are the
- * boxes' egress policies (host/stack/egress_host.c keeps them). */
+ * boxes' egress policies (box/egress_sync.c keeps them). */
 static int
 dnsmasq_same(const struct incus_kvs *cfg, const char *want)
 {
@@ -687,19 +624,6 @@ stack_observe(struct incus *c, const struct stack_conf *sc,
 		incus_profile_free(&p);
 	}
 	return observe_boxes(c, st, e);
-}
-
-int
-stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e)
-{
-	struct incus_kvs cfg = { 0 };
-	int rc = incus_kv_set(&cfg, "raw.dnsmasq", raw);
-
-	if (rc < 0)
-		return err_set(e, rc, "out of memory");
-	rc = incus_network_patch(c, STACK_BRIDGE, &cfg, e);
-	incus_kv_free(&cfg);
-	return rc;
 }
 
 /* --- removing ---------------------------------------------------------- */

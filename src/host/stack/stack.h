@@ -105,25 +105,6 @@ int stack_profile_check(struct incus *c, int *exists, int *ok,
 int stack_vm_doors(struct incus *c, struct box_err *e);
 
 /*
- * The /24 of the existing bridge, from the daemon: 1 and *net when it
- * exists with an IPv4 address, 0 when it does not exist.
- */
-int stack_bridge_net(struct incus *c, uint32_t *net, struct box_err *e);
-/*
- * Whom the host asks a name the boxes would resolve (egress's refill):
- * the gateway (dnsmasq's DNS, the fallback), or, when box's resolver has
- * the gateway (raw.dnsmasq port=0: it answers the host no names), the
- * first pinned IPv4 upstream it forwards to.  0 when unknown.
- */
-uint32_t stack_name_server(struct incus *c, uint32_t net);
-
-/*
- * Set boxnet's raw.dnsmasq alone (a PATCH: the bridge's other keys stay);
- * Incus restarts its dnsmasq when the value changed.
- */
-int stack_patch_dnsmasq(struct incus *c, const char *raw, struct box_err *e);
-
-/*
  * A stack object by kind and name, for the verbs that remove the stack
  * (teardown-host, the legacy retirement).  shown is how messages name it
  * ("profiles/box-net").

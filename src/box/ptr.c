@@ -1,5 +1,5 @@
 /* ptr.c - one PTR question to the gateway's resolver (see ptr.h). */
-#include "host/stack/ptr.h"
+#include "box/ptr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

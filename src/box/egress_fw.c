@@ -1,5 +1,5 @@
 /* egress_fw.c - the per-box part of the host firewall (see egress_fw.h). */
-#include "host/stack/egress_fw.h"
+#include "box/egress_fw.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -9,8 +9,8 @@
 
 #include <time.h>
 
-#include "host/stack/contract.h"
-#include "host/stack/ptr.h"
+#include "box/ptr.h"
+#include "model/names.h"
 #include "net/ct.h"
 #include "util/clock.h"
 #include "util/sha256.h"
