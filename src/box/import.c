@@ -60,6 +60,7 @@
 #include "box/egress_sync.h"
 #include "box/import.h"
 #include "box/import_id.h"
+#include "box/import_mark.h"
 #include "box/life.h"
 #include "box/mint.h"
 #include "box/reframe.h"
@@ -80,8 +81,6 @@
 #include "util/prompt.h"
 #include "util/sha256.h"
 #include "util/text.h"
-
-#define IMPORT_RESTORE_S (6 * LIFE_OP_S)	/* unpacking a big disk */
 
 struct src {
 	int fd;
@@ -268,6 +267,7 @@ push_image(struct incus *c, struct src *s, struct reframe *r, char *op,
 {
 	static unsigned char buf[1 << 16];
 	static struct utsname u;
+	static char mark[IMPORT_MARK_MAX];
 	unsigned char magic[2] = { 0, 0 };
 	struct rf f;
 	ssize_t n;
@@ -284,6 +284,8 @@ push_image(struct incus *c, struct src *s, struct reframe *r, char *op,
 	if ((rc = incus_image_push_begin(c, &f.k, e)) < 0)
 		return rc;
 	reframe_init(r, rf_out, &f, u.machine, (long long)time(NULL));
+	if (import_mark_own(mark, sizeof(mark)) == 0)
+		r->mark = mark;	/* swept if this process dies holding it */
 	if (magic[0] == 0x1f && magic[1] == 0x8b)
 		rc = gz_stream(rf_src, &f, rf_sink, &f);
 	else {
@@ -471,7 +473,7 @@ provenance_of(struct stamps *st, const struct incus_kvs *cfg, const char *now)
  * box carries its snapshot's), and our pin key, stay behind; so does the
  * "create" trigger the daemon arms on a box made from an image (a
  * granted user's import: the image has no templates, and the vet refuses
- * the key; without it nothing is rendered).
+ * the key; without it nothing is rendered), and that image's mark.
  */
 static int
 drop_key(const char *key)
@@ -479,7 +481,8 @@ drop_key(const char *key)
 	size_t n = strlen(key);
 
 	if (door_source_key(key) || strncmp(key, CLAIMED, sizeof(CLAIMED) - 1)
-	    == 0 || strcmp(key, "volatile.apply_template") == 0)
+	    == 0 || strcmp(key, "volatile.apply_template") == 0 ||
+	    strcmp(key, "image." IMPORT_MARK_PROP) == 0)
 		return 1;
 	return strncmp(key, "volatile.", 9) == 0 && n > 16 &&
 	    (strcmp(key + n - 7, ".hwaddr") == 0 ||
@@ -805,6 +808,8 @@ box_import(const struct box_import_req *qr, struct box_import_out *res,
 	if ((rc = tier_mint_gate(&c, e)) < 0 ||
 	    (rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
 		goto out;
+	if (img != NULL)
+		import_sweep(&c);	/* what killed imports left */
 	if (overlap && (rc = vet_bg_start(&bg, unpack_bound(&c, pool), e)) < 0)
 		goto out;
 	if ((rc = life_exists(&c, name, e)) < 0)

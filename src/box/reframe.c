@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/import_mark.h"
 #include "box/vet_export.h"
 #include "util/err.h"
 
@@ -101,10 +102,11 @@ own(struct reframe *r, const char *name, char type, const void *body,
 static int
 begin(struct reframe *r)
 {
-	char m[256];
+	char m[384];
 	int n = snprintf(m, sizeof(m), "architecture: %.64s\ncreation_date: "
-	    "%lld\nproperties:\n  description: box import\n", r->arch,
-	    r->when);
+	    "%lld\nproperties:\n  description: box import\n%s%.128s%s",
+	    r->arch, r->when, r->mark != NULL ? "  " IMPORT_MARK_PROP ": \"" :
+	    "", r->mark != NULL ? r->mark : "", r->mark != NULL ? "\"\n" : "");
 
 	r->began = 1;
 	return own(r, "metadata.yaml", '0', m, (size_t)n);

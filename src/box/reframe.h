@@ -18,7 +18,8 @@
  *
  * So a granted user's import sends the export's root filesystem as a
  * unified image tarball, every header written here: first a
- * metadata.yaml box writes (the architecture, the date, no templates),
+ * metadata.yaml box writes (the architecture, the date, the importing
+ * process's mark when the caller set one, no templates),
  * then each member at or under backup/container/rootfs/ renamed to
  * rootfs/..., its data as it came; everything else (index.yaml,
  * backup.yaml, the container's metadata.yaml and templates, snapshots)
@@ -50,6 +51,8 @@ struct reframe {
 	void *ctx;
 	const char *arch;		/* metadata.yaml's architecture */
 	long long when;			/* and its creation_date */
+	const char *mark;		/* its box.import property, or NULL
+					 * (box/import_mark.h) */
 	int state, began;
 	unsigned char hdr[TAR_BLOCK];
 	size_t hn;

@@ -17,9 +17,11 @@
 #include "box/discard.h"
 #include "box/each.h"
 #include "box/idle.h"
+#include "box/import_mark.h"
 #include "box/lease.h"
 #include "box/life.h"
 #include "box/narrate.h"
+#include "box/tier.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"
@@ -72,6 +74,8 @@ cmd_prune(int argc, char **argv, struct box_err *e)
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
 	box_idle_sweep(&c);
+	if (tier_get() == TIER_RESTRICTED)
+		import_sweep(&c);	/* images killed imports left */
 	if ((rc = incus_instance_list(&c, BOX_FILTER, 0, &l, e)) < 0)
 		goto out;
 	p.v = calloc(l.n + 1, sizeof(*p.v));

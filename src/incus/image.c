@@ -55,6 +55,7 @@ image_free(struct incus_image *im)
 	for (i = 0; i < im->naliases; i++)
 		free(im->aliases[i]);
 	free(im->aliases);
+	incus_kv_free(&im->props);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -106,7 +107,11 @@ image_parse(struct incus_image *im, const struct json_doc *d, int obj)
 	t = json_get(d, obj, "size");
 	if (t != JSON_NONE && (json_int(d, t, &im->size) < 0 || im->size < 0))
 		return -EBADMSG;
-	rc = image_aliases(im, d, json_get(d, obj, "aliases"));
+	json_gets(d, obj, "created_at", im->created_at,
+	    sizeof(im->created_at), "");
+	if ((rc = image_aliases(im, d, json_get(d, obj, "aliases"))) == 0)
+		rc = incus_kv_from_json(&im->props, d, json_get(d, obj,
+		    "properties"));
 	if (rc < 0)
 		image_free(im);
 	return rc;

@@ -1,6 +1,6 @@
 /*
- * image.h - local images as structs: the list in the caller's project,
- * an upload, deleting one by fingerprint, and an alias looked up.
+ * image.h - local images as structs: the list in the caller's project
+ * (each with its properties and creation time), an upload, deleting one by fingerprint, and an alias looked up.
  *
  * A fingerprint goes into a URL: one that is not 1..64 hex digits is
  * refused with the whole reply.
@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "incus/api.h"
+#include "incus/kv.h"
 #include "util/err.h"
 
 #define INCUS_IMAGE_FP	65	/* a SHA-256 in hex, with the NUL */
@@ -25,6 +26,8 @@ struct incus_image {
 	long long size;		/* bytes; -1 when not given */
 	char **aliases;		/* owned alias names; naliases of them */
 	size_t naliases;
+	struct incus_kvs props;	/* its properties (metadata.yaml's) */
+	char created_at[40];	/* as the daemon wrote it, or "" */
 };
 
 struct incus_images {

@@ -21,6 +21,12 @@
 #            a privileged one likewise
 #   race:    a file its owner rewrites in place between the first vet
 #            and the upload is refused from the upload's own bytes
+#   killed:  an import SIGKILLed between its image and the box (held there
+#            by a relay of the user's own in front of incus-user) leaves
+#            the image, marked with its pid; it stays (control: a box
+#            list, time); the next import deletes it, and box prune a
+#            second one, while an image marked by a live process and an
+#            unmarked one of the user's stay
 #
 # Run under the lock:
 #   flock /run/box-it.lock sh tests/integration/test_import_grant.sh
@@ -34,7 +40,7 @@ tmp=$(mktemp -d /tmp/hi-grant.XXXXXX)
 chmod 755 "$tmp"
 cp "$BOX" "$tmp/box" && chmod 755 "$tmp/box"
 UB=$tmp/box
-started_iu=
+started_iu= live=
 as() { (cd "$tmp" && runuser -u "$U" -- "$@"); }
 
 purge_user()
@@ -53,6 +59,8 @@ cleanup()
 	purge_user
 	cleanup_prefix $P >/dev/null 2>&1
 	[ -n "$started_iu" ] && kill "$started_iu" 2>/dev/null
+	[ -n "$live" ] && kill "$live" 2>/dev/null
+	[ -s "$tmp/px/pid" ] && kill "$(cat "$tmp/px/pid")" 2>/dev/null
 	rm -rf "$tmp"
 }
 [ "$(id -u)" = 0 ] || { echo "needs root"; echo "0 passed, 1 failed"; exit 1; }
@@ -242,4 +250,119 @@ op=$(json "j.get('operation') or ''" <"$tmp/rc.json" 2>/dev/null)
 [ -n "$op" ] && curl -sS --unix-socket "$S" "http://incus$op/wait?timeout=120" >/dev/null 2>&1
 expect_eq "$(api GET /1.0/instances/${P}rc | json "j['metadata']['config'].get('security.privileged', 'unset')")" true \
     "control: the daemon alone makes the rewritten file a privileged instance"
+# --- an import killed between its image and the box ------------------------------
+# A relay of the user's own (incus-user reads the peer's uid) in front of
+# incus-user holds the first POST /1.0/instances, the create from the
+# image, which comes only once the image exists; box then waits on it and
+# is SIGKILLed there.  The image names its process (box.import).
+PX=$tmp/px
+mkdir -p "$PX" && chown "$U" "$PX"
+cat >"$tmp/hold.py" <<'PY'
+import os, re, socket, sys, threading
+listen, upstream, flag = sys.argv[1:4]
+open(os.path.join(os.path.dirname(listen), "pid"), "w").write(str(os.getpid()))
+threading.Timer(300, os._exit, (0,)).start()
+s = socket.socket(socket.AF_UNIX)
+s.bind(listen)
+s.listen(16)
+def pipe(a, b, watch):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            if watch and re.search(rb"^POST /1\.0/instances[? ]", d, re.M):
+                open(flag, "w").close()
+                threading.Event().wait()    # held: never reaches the daemon
+            b.sendall(d)
+    except OSError:
+        pass
+    for x in (a, b):
+        try:
+            x.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+while True:
+    c, _ = s.accept()
+    u = socket.socket(socket.AF_UNIX)
+    u.connect(upstream)
+    threading.Thread(target=pipe, args=(c, u, True), daemon=True).start()
+    threading.Thread(target=pipe, args=(u, c, False), daemon=True).start()
+PY
+marks() { api GET "/1.0/images?project=$PR&recursion=1" |
+    json "' '.join(sorted(i['fingerprint'][:12] + '=' + (i.get('properties') or {}).get('box.import', '-').replace(' ', ',') for i in j['metadata']))"; }
+# the user's own images: one unmarked, one marked by a process that lives
+# (this test's sleep), uploaded by the user through incus-user
+sleep 600 </dev/null >/dev/null 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- & live=$!
+LIVE="$(cat /proc/sys/kernel/random/boot_id) $(readlink /proc/self/ns/pid | tr -dc 0-9) $live $(awk '{print $22}' /proc/$live/stat)"
+own_image() # DIR PROPS-LINE
+{
+	mkdir -p "$tmp/$1/rootfs/etc" && echo "$1" >"$tmp/$1/rootfs/etc/hostname" &&
+	    printf 'architecture: %s\ncreation_date: 1700000000\nproperties:\n  description: %s\n%s' \
+	    "$(uname -m)" "$1" "$2" >"$tmp/$1/metadata.yaml" &&
+	    tar -C "$tmp/$1" -cf "$tmp/$1.tar" metadata.yaml rootfs && chmod 644 "$tmp/$1.tar" &&
+	    as curl -sS --unix-socket $US -X POST -H 'Content-Type: application/octet-stream' \
+	    --data-binary @"$tmp/$1.tar" "http://incus/1.0/images?project=$PR" >"$tmp/$1.json" &&
+	    op=$(json "j['operation']" <"$tmp/$1.json") &&
+	    as curl -sS --unix-socket $US "http://incus$op/wait?timeout=60" >"$tmp/$1.json" &&
+	    json "j['metadata']['metadata']['fingerprint'][:12]" <"$tmp/$1.json"
+}
+OWN=$(own_image h22own "")
+LIVEFP=$(own_image h22live "  box.import: \"$LIVE\"
+")
+[ -n "$OWN" ] && [ -n "$LIVEFP" ] && ok "$U uploads an image of their own and one marked by a live process ($LIVEFP)" ||
+    fail "uploading $U's own images"
+killed_import() # NAME: a box import held at its create and SIGKILLed; its pid
+{
+	rm -f "$PX/held" "$PX/unix.socket.user" "$PX/pid"
+	runuser -u "$U" -- python3 "$tmp/hold.py" "$PX/unix.socket.user" $US "$PX/held" \
+	    </dev/null >"$PX/log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
+	for _i in $(seq 1 50); do [ -S "$PX/unix.socket.user" ] && break; sleep 0.1; done
+	(cd "$tmp" && exec runuser -u "$U" -- env INCUS_SOCKET="$PX/unix.socket.user" \
+	    "$UB" import "$tmp/base.tar.gz" --name "$1" </dev/null >"$tmp/$1.out" 2>&1) &
+	for _i in $(seq 1 600); do [ -e "$PX/held" ] && break; sleep 0.1; done
+	_pid=
+	for _p in $(marks | tr ' ' '\n' | grep -v '=-$' | sed 's/.*,\([0-9]*\),[0-9]*$/\1/'); do
+		tr '\0' ' ' </proc/$_p/cmdline 2>/dev/null | grep -q "import $tmp/base.tar.gz --name $1" && _pid=$_p
+	done
+	if [ -e "$PX/held" ] && [ -n "$_pid" ]; then
+		kill -KILL "$_pid"
+		while kill -0 "$_pid" 2>/dev/null; do sleep 0.1; done
+		echo "$_pid"
+	fi
+	[ -s "$PX/pid" ] && kill "$(cat "$PX/pid")" 2>/dev/null
+	wait 2>/dev/null
+}
+KPID=$(killed_import ${P}k1)
+[ -n "$KPID" ] && ok "an import held at its create (its image made) is SIGKILLed (pid $KPID)" ||
+    fail "the import was never held at its create ($(cat "$tmp/${P}k1.out" "$PX/log" 2>/dev/null | tail -3))"
+left=$(marks | tr ' ' '\n' | grep ",$KPID," | cut -d= -f1)
+[ -n "$left" ] && ok "  it left its image ($left), marked with its pid" || fail "  no image left (marks: $(marks))"
+api GET "/1.0/instances/${P}k1?project=$PR" | grep -q '"type":"sync"' &&
+    fail "  an instance ${P}k1 was made" || ok "  and no instance"
+as "$UB" list >/dev/null 2>&1
+sleep 2
+expect_contains "$(marks)" "$left=" "control: the image stays (after a box list and 2 s)"
+out=$(as "$UB" import "$tmp/base.tar.gz" --name ${P}u4 </dev/null 2>&1); rc=$?
+expect_eq "$rc" 0 "the next import as $U: exit 0"
+expect_contains "$out" "removed image $left, which an interrupted import left behind" "  it says it removed the leftover"
+m=$(marks)
+case " $m " in *" $left="*) fail "  the leftover $left is still there ($m)" ;; *) ok "  the leftover is gone" ;; esac
+expect_contains "$m" "$LIVEFP=" "  the image marked by a live process stays"
+expect_contains "$m" "$OWN=-" "  the user's unmarked image stays"
+expect_eq "$(api GET "/1.0/instances/${P}u4?project=$PR" | json "j['metadata']['config'].get('image.box.import', 'unset')")" unset \
+    "  the box made carries no mark"
+KPID=$(killed_import ${P}k2)
+left=$(marks | tr ' ' '\n' | grep ",$KPID," | cut -d= -f1)
+[ -n "$KPID" ] && [ -n "$left" ] && ok "a second import SIGKILLed at its create left $left" ||
+    fail "the second import left nothing ($(marks))"
+out=$(as "$UB" prune --force </dev/null 2>&1)
+expect_contains "$out" "removed image $left" "box prune as $U removes it"
+m=$(marks)
+case " $m " in *" $left="*) fail "  $left is still there ($m)" ;; *) ok "  it is gone" ;; esac
+expect_contains "$m" "$LIVEFP=" "  the live-marked image stays"
+kill "$live" 2>/dev/null; live=
+for f in $(api GET "/1.0/images?project=$PR" | json "' '.join(u.rsplit('/', 1)[1].split('?')[0] for u in j['metadata'])"); do
+	api_wait DELETE "/1.0/images/$f?project=$PR" >/dev/null
+done
 summary

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/import_mark.h"
 #include "box/reframe.h"
 #include "box/tar.h"
 #include "t.h"
@@ -220,4 +221,59 @@ TEST(reframe_refuses_what_it_will_not_rename)
 	reframe_init(&r, put, &o, "x86_64", 0);
 	CHECK(reframe_feed(&r, in, n) < 0);
 	reframe_free(&r);
+}
+
+/* The importing process's mark (box/import_mark.h): in the metadata.yaml
+ * box writes, and judged live or gone by the sweep. */
+TEST(reframe_marks_the_image_and_the_sweep_judges_the_mark)
+{
+	static struct out o;
+	static unsigned char in[4096];
+	struct reframe r;
+	char mine[IMPORT_MARK_MAX], other[IMPORT_MARK_MAX + 32], boot[64];
+	char name[200], link[200];
+	unsigned long ns;
+	unsigned long long start;
+	size_t n = 0, off = 0, d;
+	long pid;
+	int k;
+
+	CHECK_INT(import_mark_own(mine, sizeof(mine)), 0);
+	n += member(in + n, "backup/container/rootfs", '5', "");
+	memset(in + n, 0, 2 * TAR_BLOCK);
+	n += 2 * TAR_BLOCK;
+	o.n = 0;
+	reframe_init(&r, put, &o, "x86_64", 1700000000);
+	r.mark = mine;
+	CHECK_INT(reframe_feed(&r, in, n), 0);
+	CHECK_INT(reframe_end(&r), 0);
+	d = next(&o, &off, name, sizeof(name), link, sizeof(link));
+	CHECK_STR(name, "metadata.yaml");
+	snprintf(other, sizeof(other), "  box.import: \"%s\"\n", mine);
+	CHECK(memmem(o.p + d, off - d, other, strlen(other)) != NULL);
+	reframe_free(&r);
+
+	/* this process lives: never stale, however old */
+	CHECK_INT(import_mark_stale(mine, 0, 1LL << 40), 0);
+	CHECK_INT(sscanf(mine, "%63s %lu %ld %llu%n", boot, &ns, &pid, &start,
+	    &k), 4);
+	/* the same pid with another start time: a reused pid, gone */
+	snprintf(other, sizeof(other), "%s %lu %ld %llu", boot, ns, pid,
+	    start + 1);
+	CHECK_INT(import_mark_stale(other, 0, 0), 1);
+	/* a pid nobody has */
+	snprintf(other, sizeof(other), "%s %lu %ld %llu", boot, ns, 0x3fffffffL,
+	    start);
+	CHECK_INT(import_mark_stale(other, 0, 0), 1);
+	/* from elsewhere (another boot, another pid namespace): by age */
+	snprintf(other, sizeof(other), "%s %lu %ld %llu", boot, ns + 1, pid,
+	    start);
+	CHECK_INT(import_mark_stale(other, 1000, 1000 + IMPORT_MARK_AGE_S), 0);
+	CHECK_INT(import_mark_stale(other, 1000, 1001 + IMPORT_MARK_AGE_S), 1);
+	/* not a mark: the user's own, never touched */
+	CHECK_INT(import_mark_stale("", 0, 1LL << 40), 0);
+	CHECK_INT(import_mark_stale("box import", 0, 1LL << 40), 0);
+	snprintf(other, sizeof(other), "%s %lu %ld %llu x", boot, ns + 1, pid,
+	    start);
+	CHECK_INT(import_mark_stale(other, 0, 1LL << 40), 0);
 }
