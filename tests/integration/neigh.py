@@ -19,11 +19,19 @@ verdict is what was observed, never an exit code:
   udpflows DST PORT N TOKEN
                          one datagram from each of N sockets: sent N
   udp DST PORT TOKEN     one datagram: sent
+  frame SRCMAC DSTMAC TYPE SRC DST TOKEN
+                         three frames from SRCMAC to DSTMAC: TYPE ip,
+                         a UDP datagram to DST:9 from the forged source SRC
+                         carrying TOKEN; TYPE raw, ethertype 0x88b5 (local
+                         experimental) carrying TOKEN: sent
 Run on the host or in a namespace:
   record LOG PORT        UDP on 0.0.0.0:PORT and every ICMP arriving: lines
                          "udp <src> <sport> <token>" / "icmp <src> <type>"
                          appended to LOG; "# ready" first
   count LOG TOKEN        distinct source ports heard with TOKEN: <n>
+  heardon DEV SECS TOKEN frames carrying TOKEN that DEV sends or receives
+                         in SECS (a packet socket on it): <n>; "# ready"
+                         on stderr once it listens
 Python 3 standard library only.
 """
 import os
@@ -274,6 +282,42 @@ def udp(dst, port, token):
         time.sleep(0.1)
     s.close()
     return "sent"
+
+
+def frame(srcmac, dstmac, typ, src, dst, token):
+    me = _mac_text(srcmac)
+    d = _mac_text(dstmac)
+    if typ == "ip":
+        a, b = socket.inet_aton(src), socket.inet_aton(dst)
+        f = d + me + b"\x08\x00" + _ipv4(a, b, 17,
+                                          _udp(a, b, 40000, 9,
+                                               token.encode()))
+    else:
+        f = d + me + b"\x88\xb5" + token.encode().ljust(46, b"\0")
+    s = _raw()
+    for _ in range(3):
+        s.send(f)
+        time.sleep(0.1)
+    s.close()
+    return "sent"
+
+
+def heardon(dev, secs, token):
+    s = _raw(dev)
+    t = token.encode()
+    n = 0
+    sys.stderr.write("# ready\n")
+    sys.stderr.flush()
+    end = time.time() + float(secs)
+    while True:
+        left = end - time.time()
+        if left <= 0:
+            break
+        r, _, _ = select.select([s], [], [], left)
+        if r and t in s.recv(4096):
+            n += 1
+    s.close()
+    return str(n)
 
 
 def record(log, port):

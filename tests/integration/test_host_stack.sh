@@ -69,7 +69,7 @@ expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.ipv4
 updev=$(ip -4 route show default | awk '{print $5; exit}')
 nup=$(ip -4 -o addr show dev "$updev" 2>/dev/null | wc -l)
 fwd=$((21 + nup))
-expect_eq "$(nft_box)" "bridge/forward:2 bridge/prerouting:10 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "firewall as the kernel holds it (nft -j)"
+expect_eq "$(nft_box)" "bridge/forward:4 bridge/prerouting:10 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "firewall as the kernel holds it (nft -j)"
 # The rules by content, through the nft program's own reader: the known
 # answer, with this host's subnet put in.
 net=${gw%.1}.0
@@ -100,7 +100,7 @@ expect_eq "$(nft -t list table inet box | grep -v "(this host's uplink)\"\$"; nf
 expect_eq "$(nft list chain inet box forward | grep -c "(this host's uplink)\"\$")" "$nup" "one uplink drop per prefix of $updev"
 expect_eq "$(cat /proc/sys/net/ipv4/conf/boxnet/route_localnet)" 0 "route_localnet off on boxnet (no VM door needs it)"
 fw=$($BOX firewall show --json)
-expect_eq "$(echo "$fw" | json "str(j['ok']) + ' ' + str(j['rules_held']) + '/' + str(j['rules_wanted']) + ' ' + j['sibling_drop']")" "True $((41 + nup))/$((41 + nup)) subnet" "box firewall show reads every rule back by content (kernel refuses ibrname here)"
+expect_eq "$(echo "$fw" | json "str(j['ok']) + ' ' + str(j['rules_held']) + '/' + str(j['rules_wanted']) + ' ' + j['sibling_drop']")" "True $((43 + nup))/$((43 + nup)) subnet" "box firewall show reads every rule back by content (kernel refuses ibrname here)"
 
 # --- the contract table is what nft sends for the same text --------------------
 # In throwaway namespaces: nft -f loads the known answer, box reads it as its
@@ -111,7 +111,7 @@ known "$variant" >/tmp/boxit-kat.$$.nft
 ip netns exec ${NS}-kat1 nft -f /tmp/boxit-kat.$$.nft
 out=$(ip netns exec ${NS}-kat1 $BOX firewall show --subnet 10.88.0.0/24 2>&1); rc=$?
 expect_eq "$rc" 0 "nft -f of the ruleset text: box finds every contract rule, by content"
-expect_contains "$out" "41 of 41 contract rules held" "...all 41"
+expect_contains "$out" "43 of 43 contract rules held" "...all 43"
 out=$(ip netns exec ${NS}-kat2 $BOX firewall apply --subnet 10.88.0.0/24 2>&1); rc=$?
 expect_eq "$rc" 0 "firewall apply --subnet in a namespace without the bridge (the boot path)"
 expect_eq "$(ip netns exec ${NS}-kat2 nft list ruleset)" "$(cat /tmp/boxit-kat.$$.nft)" "what box sends lists exactly as the ruleset text ($variant variant)"
@@ -190,7 +190,7 @@ expect_contains "$out" "acl       ok (unchanged)" "second run changes no ACL"
 expect_contains "$out" "profile   ok (unchanged)" "second run changes no profile"
 after=$(state)
 expect_eq "$after" "$before" "second run: identical Incus objects and nft tables"
-expect_eq "$(nft_box)" "bridge/forward:2 bridge/prerouting:10 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "no duplicate rules after a re-run"
+expect_eq "$(nft_box)" "bridge/forward:4 bridge/prerouting:10 inet/egress:0 inet/expose-snat:1 inet/forward:$fwd inet/input:7" "no duplicate rules after a re-run"
 n=$(api GET /1.0/network-acls/box-isolate | json "len(j['metadata']['ingress'])")
 expect_eq "$n" 1 "an expose door in the ACL survives setup-host"
 

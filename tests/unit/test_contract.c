@@ -643,14 +643,19 @@ struct ka_rule {
 /* the kernel refuses meta ibrname/obrname: by subnet, IPv4 and ARP */
 static const struct ka_rule ka_subnet[] = {
 	KA_INET,
+	{ NFT_FAM_BRIDGE, "forward",
+	  "box: no frame from a bound port to another port",
+	  META(K_IIFNAME) IN(S_PORTNAMES) DROP },
+	{ NFT_FAM_BRIDGE, "forward",
+	  "box: no frame to a bound port from another port",
+	  META(K_OIFNAME) IN(S_PORTNAMES) DROP },
 	{ NFT_FAM_BRIDGE, "forward", "box: no IPv4 from one box to another",
-	  META(K_PROTOCOL) EQ("0800") NH(SADDR, "00000003") EQ("0a5800")
-	  NH(DADDR, "00000003") EQ("0a5800") DROP },
-	/* ether type arp (link header bytes 12-13), then the ARP sender's
-	 * (bytes 14-16) and target's (24-26) protocol addresses */
+	  META(K_PROTOCOL) EQ("0800") NH(DADDR, "00000003") EQ("0a5800")
+	  DROP },
+	/* ether type arp (link header bytes 12-13), then the ARP target's
+	 * protocol address (bytes 24-26) */
 	{ NFT_FAM_BRIDGE, "forward", "box: no ARP from one box to another",
 	  "payload(1=00000001,2=00000000,3=0000000c,4=00000002) " EQ("0806")
-	  NH("0000000e", "00000003") EQ("0a5800")
 	  NH("00000018", "00000003") EQ("0a5800") DROP },
 	KA_PRE,
 };

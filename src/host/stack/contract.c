@@ -240,7 +240,7 @@ enum cm_kind {
 	CM_SADDR,		/* ip saddr <addr> */
 	CM_SADDR_NOT,		/* ip saddr != <addr> */
 	CM_NFPROTO,		/* meta nfproto <proto> */
-	CM_ARP_NET,		/* ether type arp, sender and target in NET */
+	CM_ARP_NET,		/* ether type arp, target in NET */
 	CM_MASQ,		/* masquerade (the statement) */
 	CM_CONNCAP,		/* add @box_conns { ip saddr ct count over N } */
 	CM_GIADDR,		/* @th,256,32 != 0 (a DHCP relay address) */
@@ -257,6 +257,7 @@ enum cm_kind {
 	CM_ARP_NOT_GW,		/* arp saddr ip NET arp daddr ip != GW */
 	CM_DHCP_CLIENT,		/* udp sport 68 udp dport 67 (one load) */
 	CM_BOUND_PORT,		/* iifname @box_portnames */
+	CM_BOUND_OUT,		/* oifname @box_portnames */
 	CM_IP_PORT_NOT_PINNED,	/* meta protocol ip iifname . ether saddr .
 				   ip saddr != @box_pins, any source */
 	CM_ARP_PORT_NOT_PINNED,	/* ether type arp iifname . arp saddr ether
@@ -320,6 +321,7 @@ struct crule {
 #define ARP_NOT_PINNED	{ .kind = CM_ARP_NOT_PINNED }
 #define ARP_NOT_GW	{ .kind = CM_ARP_NOT_GW }
 #define BOUND_PORT	{ .kind = CM_BOUND_PORT }
+#define BOUND_OUT	{ .kind = CM_BOUND_OUT }
 #define IP_PORT_NOT_PINNED  { .kind = CM_IP_PORT_NOT_PINNED }
 #define ARP_PORT_NOT_PINNED { .kind = CM_ARP_PORT_NOT_PINNED }
 #define CW_NAMED	100
@@ -418,11 +420,22 @@ static const struct crule rules[] = {
 	  "box: loopback-sourced expose traffic leaves as the gateway",
 	  { OIF, FROM_LOOPBACK, MASQ }, NOVERDICT },
 
-	/* bridge box forward: no frame from one box to another. */
+	/* bridge box forward: no frame from one box to another.  Without
+	 * meta ibrname (this kernel) the chain sees every bridge's frames,
+	 * so it names boxnet's ports by the sets: no frame from or to a
+	 * bound port (a port's only peer is the gateway, the bridge
+	 * itself, which this hook never sees), whatever its ethertype or
+	 * source.  A port not bound yet (started since the last sync, and
+	 * never a DHCP client since) is held by the subnet: no IPv4 to a
+	 * box's address, no ARP for one, whatever the source claims. */
 	{ BRIDGE, "forward", CW_BRNAME, "box: no frame from one box to another",
 	  { BRI_IIF, BRI_OIF }, DROP },
+	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no frame from a bound port "
+	  "to another port", { BOUND_PORT }, DROP },
+	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no frame to a bound port "
+	  "from another port", { BOUND_OUT }, DROP },
 	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no IPv4 from one box to another",
-	  { FROM_NET, TO_NET }, DROP },
+	  { TO_NET }, DROP },
 	{ BRIDGE, "forward", CW_NO_BRNAME, "box: no ARP from one box to another",
 	  { ARP_IN_NET }, DROP },
 
@@ -550,8 +563,9 @@ resolve(const struct cm *m, const struct contract_env *env,
 #define ETH_P_ARP_BE 0x0608	/* 0x0806 in network order, as stored */
 
 /*
- * arp saddr ip NET arp daddr ip NET, as nft writes it: the dependency is
- * `ether type arp` (the link header's type field), not meta protocol.
+ * arp daddr ip NET (a box's address asked for, whatever the sender
+ * claims), as nft writes it: the dependency is `ether type arp` (the link
+ * header's type field), not meta protocol.
  */
 static int
 arp_in_net(struct nft_batch *bt, const struct contract_env *env)
@@ -562,8 +576,6 @@ arp_in_net(struct nft_batch *bt, const struct contract_env *env)
 	be32(env->net, n);
 	nft_expr_payload(bt, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
 	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, &arp, 2);
-	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 14, 3, NFT_REG_1);
-	nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
 	nft_expr_payload(bt, NFT_PAYLOAD_NETWORK_HEADER, 24, 3, NFT_REG_1);
 	return nft_expr_cmp(bt, NFT_REG_1, NFT_CMP_EQ, n, 3);
 }
@@ -634,7 +646,9 @@ port_match(struct nft_batch *bt, int kind)
 	switch (kind) {
 	case CM_NEW_PORT:
 	case CM_BOUND_PORT:
-		nft_expr_meta(bt, NFT_META_IIFNAME, NFT_REG_1);
+	case CM_BOUND_OUT:
+		nft_expr_meta(bt, kind == CM_BOUND_OUT ? NFT_META_OIFNAME :
+		    NFT_META_IIFNAME, NFT_REG_1);
 		return nft_expr_lookup(bt, NFT_REG_1, CONTRACT_SET_PORTNAMES,
 		    kind == CM_NEW_PORT);
 	case CM_PINNED_MAC:
@@ -742,6 +756,7 @@ emit_match(struct nft_batch *bt, const struct cm *m,
 		return dhcp_match(bt, m->kind);
 	case CM_NEW_PORT:
 	case CM_BOUND_PORT:
+	case CM_BOUND_OUT:
 	case CM_PINNED_MAC:
 	case CM_PORT_NOT_MAC:
 		return port_match(bt, m->kind);
