@@ -163,17 +163,20 @@ $(B)/fuzz/fuzz_reframe: LDLIBS_FUZZ += -larchive
 fuzzers: $(FUZZERS)
 
 # Each harness runs FUZZ_SECONDS on its checked-in corpus (copied, so the
-# tree is not touched); a crash fails the target.
+# tree is not touched); a crash fails the target.  FUZZ_JOBS harnesses run
+# at once (each is one process: one per core).
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 fuzz-smoke: $(FUZZERS)
-	$(Q)for f in $(FUZZERS); do n=$${f##*/}; \
-	  rm -rf $(B)/corpus/$$n; mkdir -p $(B)/corpus/$$n; \
+	$(Q)$(MAKE) --no-print-directory -j$(FUZZ_JOBS) $(FUZZERS:%=%.smoke)
+
+$(B)/fuzz/%.smoke: $(B)/fuzz/%
+	$(Q)n=$*; rm -rf $(B)/corpus/$$n; mkdir -p $(B)/corpus/$$n; \
 	  cp tests/fuzz/corpus/$$n/* $(B)/corpus/$$n/ 2>/dev/null; \
 	  echo "  RUN     $$n ($(FUZZ_SECONDS)s)"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	  $< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 -print_final_stats=1 $(B)/corpus/$$n \
 	    >$(B)/corpus/$$n.log 2>&1 || { tail -40 $(B)/corpus/$$n.log; exit 1; }; \
-	  grep -E 'stat::number_of_executed_units' $(B)/corpus/$$n.log; \
-	done
+	  echo "  DONE    $$n: $$(grep -E 'stat::number_of_executed_units' $(B)/corpus/$$n.log)"
 
 fuzz-long:
 	$(MAKE) fuzz-smoke FUZZ_SECONDS=600
