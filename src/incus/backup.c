@@ -186,23 +186,6 @@ incus_backup_import(struct incus *c, const char *name, const char *pool,
 }
 
 int
-incus_backup_import_begin(struct incus *c, const char *name,
-    const char *pool, struct stream_push *k, struct box_err *e)
-{
-	char headers[256];
-	int n;
-
-	if (strpbrk(name, "\r\n") != NULL || strpbrk(pool, "\r\n") != NULL)
-		return err_usage(e, "a name with a line break");
-	n = snprintf(headers, sizeof(headers), "X-Incus-name: %s\r\n"
-	    "X-Incus-pool: %s\r\n", name, pool);
-	if (n < 0 || (size_t)n >= sizeof(headers))
-		return err_usage(e, "instance or pool name too long");
-	return stream_push_begin(c, "POST", "/1.0/instances",
-	    "application/octet-stream", headers, k, e);
-}
-
-int
 incus_backup_import_end(struct stream_push *k, char *op, size_t opcap,
     struct box_err *e)
 {

@@ -67,10 +67,9 @@ int incus_backup_import(struct incus *c, const char *name, const char *pool,
     long long length, stream_source source, void *ctx, char *op,
     size_t opcap, struct box_err *e);
 
-/* The same pushed (stream_push_*): begin, stream_push_write the body,
- * then end (the last chunk, and op) or stream_push_abort. */
-int incus_backup_import_begin(struct incus *c, const char *name,
-    const char *pool, struct stream_push *k, struct box_err *e);
+/* A pushed upload (stream_push_*, begun by incus_image_push_begin) ended:
+ * the last chunk sent, op gets the operation to wait on (or
+ * stream_push_abort instead). */
 int incus_backup_import_end(struct stream_push *k, char *op, size_t opcap,
     struct box_err *e);
 
