@@ -11,70 +11,16 @@
  *
  * One line per check; exit 0 when nothing FAILs (clean, or fresh: no
  * stack yet), 1 otherwise.  --fix repairs what is safely convergent and
- * checks again; the exit status is the second check's.
+ * checks again; the exit status is the second check's.  Where it stands
+ * and what it runs is host/doctor/doctor_run.c; this file is the options,
+ * one call and the rendering.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "box/life.h"
-#include "box/tier.h"
 #include "cmd/cmd.h"
-#include "host/doctor/doctor.h"
-#include "host/doctor/doctor_tier.h"
-#include "host/install/nested.h"
-#include "incus/api.h"
-#include "incus/server.h"
+#include "host/doctor/doctor_run.h"
 #include "util/opt.h"
-
-/* Is a local daemon answering?  (An Incus instance may host boxes.) */
-static int
-local_daemon(void)
-{
-	struct incus c;
-	struct box_err e;
-	int ok = 0;
-
-	err_clear(&e);
-	if (incus_init(&c, &e) == 0) {
-		c.timeout_ms = 3000;
-		ok = incus_server_ping(&c, &e) == 0;
-	}
-	incus_close(&c);
-	return ok;
-}
-
-/* Where are we?  DR_INSIDE or DR_HOST. */
-static int
-standpoint(void)
-{
-	struct nested_facts *f;
-	struct nested_report *r;
-	const char *forced = getenv("BOX_DOCTOR_INSIDE");
-	int v;
-
-	if (forced != NULL && strcmp(forced, "1") == 0)
-		return DR_INSIDE;
-	f = malloc(sizeof(*f));
-	r = malloc(sizeof(*r));
-	if (f == NULL || r == NULL) {
-		free(f);
-		free(r);
-		return DR_HOST;
-	}
-	nested_probe(f, NESTED_GUESTAPI);
-	nested_classify(f, r);
-	v = r->verdict;
-	free(f);
-	free(r);
-	if (v == NESTED_BOX)
-		return DR_INSIDE;
-	if (v == NESTED_INSTANCE)
-		return local_daemon() ? DR_HOST : DR_INSIDE;
-	return DR_HOST;
-}
 
 static void
 print_findings(const struct dr_report *r)
@@ -153,115 +99,48 @@ print_json(const struct dr_report *r, struct box_err *e)
 	return 0;
 }
 
-static int
-inside(struct dr_report *r, const struct dr_opts *o, int json,
-    struct box_err *e)
-{
-	const char *to = getenv(LIFE_REPORT_ENV);
-	int rc;
-
-	dr_inside(r, o);
-	/* a host that ran us (a VM's) reads the report from this file */
-	if (to != NULL && *to != '\0' && (rc = dr_report_save(r, e)) < 0)
-		return rc;
-	if (json)
-		return print_json(r, e);
-	print_text(r, "", 0);
-	return 0;
-}
-
-static int
-repair(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
-{
-	int i, rc;
-
-	if (!json)
-		print_text(r, "", 0);
-	dr_report_reset(r);
-	rc = dr_host_fix(r, o, e);
-	if (rc < 0)
-		return rc;
-	if (!json) {
-		printf("\nrepairs:\n");
-		for (i = 0; i < r->nfixed; i++)
-			printf("  fixed: %s\n", r->fixed[i]);
-		if (r->nfixed == 0)
-			printf("  none were needed\n");
-		printf("\n");
-	}
-	o->fix = o->pin_dns = 0;
-	o->probe_boxes = 1;
-	o->rejoin = 1;		/* a cluster member back in shape rejoins */
-	r->n = r->fails = r->warns = r->dropped = r->fresh = 0;
-	rc = dr_host(r, o, e);
-	snprintf(r->where_text, sizeof(r->where_text), "on a host");
-	if (rc < 0)
-		return rc;
-	if (json)
-		return print_json(r, e);
-	print_text(r, ", after the repairs", 1);
-	return 0;
-}
-
-/* The host's granted users, when the daemon answers (info otherwise). */
+/* The stages of a repair, as text: the first check, then the repairs. */
 static void
-granted(struct dr_report *r)
+staged(const struct dr_report *r, int stage)
 {
-	struct incus c;
-	struct box_err e;
+	int i;
 
-	err_clear(&e);
-	if (incus_init(&c, &e) == 0 && dr_granted(&c, r, &e) < 0)
-		dr_add(r, "tier.project", "granted users", DR_INFO, "",
-		    "not listed: %s", e.msg);
-	incus_close(&c);
-}
-
-/* A restricted caller's own check set. */
-static int
-restricted(struct dr_report *r, struct dr_opts *o, int json,
-    struct box_err *e)
-{
-	int rc;
-
-	o->probe_boxes = 1;
-	rc = dr_restricted(r, o, e);
-	snprintf(r->where_text, sizeof(r->where_text), "restricted tier");
-	if (rc < 0)
-		return rc;
-	if (json)
-		return print_json(r, e);
-	printf("box doctor — %s\n", r->where_text);
-	print_findings(r);
-	if (r->fails == 0)
-		printf("clean — your tier is granted and your boxes are fit\n");
-	else
-		printf("%d problem(s) — see the fixes above (most need an "
-		    "admin)\n", r->fails);
-	return 0;
-}
-
-static int
-host(struct dr_report *r, struct dr_opts *o, int json, struct box_err *e)
-{
-	int rc;
-
-	if ((o->fix || o->pin_dns) && geteuid() != 0) {
-		err_set(e, -EPERM, "repairing the host needs root");
-		err_fix(e, "sudo box doctor %s", o->fix ? "--fix" : "--pin-dns");
-		return -EPERM;
+	if (stage == DR_STAGE_CHECKED) {
+		print_text(r, "", 0);
+		return;
 	}
-	o->probe_boxes = !o->fix && !o->pin_dns;
-	rc = dr_host(r, o, e);
-	snprintf(r->where_text, sizeof(r->where_text), "on a host");
-	if (rc < 0)
-		return rc;
-	granted(r);
-	if (o->fix || o->pin_dns)
-		return repair(r, o, json, e);
+	printf("\nrepairs:\n");
+	for (i = 0; i < r->nfixed; i++)
+		printf("  fixed: %s\n", r->fixed[i]);
+	if (r->nfixed == 0)
+		printf("  none were needed\n");
+	printf("\n");
+}
+
+static int
+render(const struct dr_run *d, int json, struct box_err *e)
+{
+	const struct dr_report *r = &d->r;
+
 	if (json)
 		return print_json(r, e);
-	print_text(r, "", 0);
+	switch (d->kind) {
+	case DR_RUN_RESTRICTED:
+		printf("box doctor — %s\n", r->where_text);
+		print_findings(r);
+		if (r->fails == 0)
+			printf("clean — your tier is granted and your boxes "
+			    "are fit\n");
+		else
+			printf("%d problem(s) — see the fixes above (most need "
+			    "an admin)\n", r->fails);
+		break;
+	case DR_RUN_REPAIRED:
+		print_text(r, ", after the repairs", 1);
+		break;
+	default:
+		print_text(r, "", 0);
+	}
 	return 0;
 }
 
@@ -269,9 +148,8 @@ int
 cmd_doctor(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
-	struct dr_report r;
-	struct dr_opts o;
-	int rc, where, fix, pin_dns, json, members;
+	struct dr_run d;
+	int rc, fix, pin_dns, json, members;
 	const struct opt rows[] = {
 		OPT_ARG("<box>", 0, OPT_ANY, OC_BOX, "check only these boxes "
 		    "from inside (default: every running one)"),
@@ -295,24 +173,18 @@ cmd_doctor(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "--fix and --pin-dns are one or the other "
 		    "(--fix keeps the pinned resolvers; --pin-dns re-pins "
 		    "them from BOX_DNS)");
-	dr_opts_defaults(&o);
-	o.fix = fix;
-	o.pin_dns = pin_dns;
-	o.members = members;
-	o.boxes = res.npos > 0 ? res.pos : NULL;
-	o.nboxes = res.npos;
-	where = standpoint();
-	if (where == DR_INSIDE && (o.fix || o.pin_dns || res.npos > 0))
-		return err_usage(e, "inside a box, doctor only checks: %s",
-		    res.npos > 0 ? "it takes no box names" : "--fix and "
-		    "--pin-dns repair a host; run them there");
-	if (dr_report_init(&r) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	rc = where == DR_INSIDE ? inside(&r, &o, json, e) :
-	    tier_get() == TIER_RESTRICTED ? restricted(&r, &o, json,
-	    e) : host(&r, &o, json, e);
-	if (rc == 0 && r.fails > 0)
+	dr_opts_defaults(&d.o);
+	d.o.fix = fix;
+	d.o.pin_dns = pin_dns;
+	d.o.members = members;
+	d.o.boxes = res.npos > 0 ? res.pos : NULL;
+	d.o.nboxes = res.npos;
+	d.staged = json ? NULL : staged;
+	rc = doctor_run(&d, e);
+	if (rc == 0)
+		rc = render(&d, json, e);
+	if (rc == 0 && d.r.fails > 0)
 		rc = 1;
-	dr_report_free(&r);
+	dr_report_free(&d.r);
 	return rc;
 }
