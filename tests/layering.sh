@@ -43,26 +43,6 @@ rule 'no getifaddrs (the network picture comes from rtnetlink)' \
 # The includes of the files under src/$1 that name a header under $2:
 # "file:line:#include ..." each.
 inc() { grep -rnE "^#include \"$2" "src/$1" --include='*.c' --include='*.h'; }
-# The same less the arrows in $known (lines "file header  why"): each
-# known arrow must still be there, so the list only shrinks.
-known_arrows=''
-unlisted()
-{
-	_all=$(inc "$1" "$2")
-	printf '%s\n' "$_all" | while IFS= read -r _l; do
-		[ -n "$_l" ] || continue
-		_f=${_l%%:*}
-		_h=${_l#*\"}; _h=${_h%\"*}
-		printf '%s\n' "$known_arrows" | grep -q "^$_f $_h " ||
-			printf '%s\n' "$_l"
-	done
-	printf '%s\n' "$known_arrows" | while read -r _f _h _why; do
-		[ -n "$_f" ] || continue
-		case $_f in src/$1/*) ;; *) continue ;; esac
-		grep -q "^#include \"$_h\"" "$_f" 2>/dev/null ||
-			printf '%s: known arrow to %s is gone: take it off the list in tests/layering.sh\n' "$_f" "$_h"
-	done
-}
 
 rule 'the model floor (src/model/) includes nothing of the tree above libc' \
     sh -c 'grep -rnE "^#include \"" src/model | grep -v "#include \"model/"'
@@ -75,25 +55,10 @@ rule 'box/, host/, model/ include no cmd/ (verbs sit on top)' \
     sh -c 'grep -rnE "^#include \"cmd/" src/box src/host src/model'
 rule 'cmd/ includes no net/ (a verb calls host/ or box/, never the kernel)' \
     inc cmd 'net/'
-
-# box/ -> host/: the arrows still to remove (issue 27), each with why.
-known_arrows='
-src/box/verify.c host/doctor/doctor.h  the DNS reply check of doctor (dr_dnsq_reply); to a floor below both
-src/box/verify_probe.c host/doctor/doctor.h  the DNS query of doctor (dr_dns_ask_id, dr_dns_resolve); likewise
-src/box/vet.c host/stack/contract.h  the profile NIC'"'"'s keys (contract_nic_keys)
-src/box/tier.c host/stack/stack.h  the mint gate checks the project'"'"'s profile
-'
-rule 'box/ includes no host/ beyond the listed arrows (the floor under host/)' \
-    unlisted box 'host/'
-
-# host/stack -> host/doctor: migrate-host still borrows doctor's shape
-# check and probe (issue 27; h21 is moving the probes).
-known_arrows='
-src/host/stack/migrate.c host/doctor/doctor_shape.h  the shape check of a re-homed box
-src/host/stack/migrate_probe.c host/doctor/doctor.h  the in-box probe report format
-'
-rule 'host/stack includes no host/doctor beyond the listed arrows (doctor reads the stack, not back)' \
-    unlisted host/stack 'host/doctor/'
+rule 'box/ includes no host/ (the floor under host/)' \
+    inc box 'host/'
+rule 'host/stack includes no host/doctor (doctor reads the stack, not back)' \
+    inc host/stack 'host/doctor/'
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]

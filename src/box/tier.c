@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "host/stack/stack.h"
+#include "box/profile.h"
 #include "incus/api.h"
 #include "model/names.h"
 
@@ -131,7 +131,7 @@ tier_mint_gate(struct incus *c, struct box_err *e)
 
 	if (tier_get() != TIER_RESTRICTED)
 		return 0;
-	rc = stack_profile_check(c, &exists, &ok, e);
+	rc = profile_check(c, &exists, &ok, e);
 	if (rc < 0)
 		return rc;
 	if (!exists) {

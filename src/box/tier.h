@@ -57,7 +57,7 @@ int tier_require_root(const char *verb, struct box_err *e);
 struct incus;
 /*
  * Before a restricted caller mints (new, import): the project's box-net
- * must be the contract's by content (host/stack/stack.h), or nothing is
+ * must be the contract's by content (box/profile.h), or nothing is
  * presented as a box.  0 for other tiers.
  */
 int tier_mint_gate(struct incus *c, struct box_err *e);

@@ -31,8 +31,8 @@
 #include "incus/exec.h"
 #include "incus/json.h"
 #include "incus/network.h"
-#include "host/doctor/doctor.h"
 #include "model/names.h"
+#include "net/dnsq.h"
 #include "net/neigh.h"
 #include "net/netns.h"
 #include "net/nl.h"
@@ -266,7 +266,7 @@ plan_egress(struct plan *p, struct box_err *e)
 	 * kernel's layer is probed by its address, asked by this host of
 	 * the name server it uses for the boxes' names. */
 	if (p->names != 0 && parse4h(p->gw, &g) == 0 && p->names != g &&
-	    dr_dns_ask(p->names, h, 1500, &x, why, sizeof(why)) == 1) {
+	    dnsq_ask(p->names, h, 1500, &x, why, sizeof(why)) == 1) {
 		fmt4h(x, a, sizeof(a));
 		t = add(p, "refusedaddr", "egress", "tcp", 0, "that name's "
 		    "address, %s:%d (the view aside)", a, port);
@@ -791,7 +791,7 @@ seen_dns(struct seen *r, const struct sniff_frame *fr)
 	if (fr->plen < 12)
 		return;
 	r->id = (uint16_t)(fr->payload[0] << 8 | fr->payload[1]);
-	r->dns = dr_dnsq_reply(fr->payload, fr->plen, r->id, &r->dns_a,
+	r->dns = dnsq_reply(fr->payload, fr->plen, r->id, &r->dns_a,
 	    &rcode);
 	if (r->dns < 0)
 		r->dns = -1;

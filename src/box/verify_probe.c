@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "box/life.h"
-#include "host/doctor/doctor.h"
+#include "net/dnsq.h"
 #include "util/clock.h"
 #include "util/lines.h"
 #include "util/text.h"
@@ -157,8 +157,8 @@ p_name(const struct probe *p, int ms, char *out, size_t cap)
 
 	/* p->dns: the server the plan names, with the query id it will
 	 * capture; else resolv.conf's first nameserver */
-	rc = p->dns != 0 ? dr_dns_ask_id(p->dns, p->n, (uint16_t)p->qid, ms,
-	    &x, why, sizeof(why)) : dr_dns_resolve(p->n, ms, &x, why,
+	rc = p->dns != 0 ? dnsq_ask_id(p->dns, p->n, (uint16_t)p->qid, ms,
+	    &x, why, sizeof(why)) : dnsq_resolve(p->n, ms, &x, why,
 	    sizeof(why));
 	if (rc != 1) {
 		say(out, cap, "none (%s does not resolve: %s)", p->n,

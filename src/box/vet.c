@@ -90,8 +90,9 @@
 #include "box/door.h"
 #include "box/egress.h"
 #include "box/life.h"
-#include "host/stack/contract.h"
 #include "incus/idmap.h"
+#include "model/names.h"
+#include "model/profile.h"
 
 #define IDMAP_HOST_MIN	65536LL
 
@@ -493,7 +494,7 @@ door_ok(const struct vet_dev *d)
  * copied onto the instance with ipv4.address added.  A device named eth0
  * replaces the profile's whole, so a restore of a snapshot whose eth0 held
  * only type, network and an address would take the filters off the port:
- * every key of the contract's NIC (host/stack/contract.h) with its value,
+ * every key of the contract's NIC (model/profile.h) with its value,
  * the address, and nothing else.
  */
 int

@@ -234,3 +234,29 @@ text_shown_in(char *buf, size_t cap)
 	free(t);
 	return strlen(buf);
 }
+
+void
+text_each_line(const char *text, size_t n, void (*fn)(const char *, void *),
+    void *arg)
+{
+	char line[256];
+	size_t i = 0, k, s;
+
+	while (i < n) {
+		for (k = 0; i + k < n && text[i + k] != '\n'; k++)
+			;
+		for (s = 0; s < k && (text[i + s] == ' ' ||
+		    text[i + s] == '\t'); s++)
+			;
+		if (k - s < sizeof(line)) {
+			memcpy(line, text + i + s, k - s);
+			line[k - s] = '\0';
+			line[strcspn(line, "\r")] = '\0';
+			while (line[0] && strchr(" \t", line[strlen(line) - 1]))
+				line[strlen(line) - 1] = '\0';
+			if (line[0] != '\0' && line[0] != '#')
+				fn(line, arg);
+		}
+		i += k + 1;
+	}
+}

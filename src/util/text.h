@@ -53,4 +53,11 @@ int text_hexval(int ch);
 /* A decimal in [lo, hi] with nothing else: 0 and *out, or -1. */
 int text_uint(const char *s, long lo, long hi, long *out);
 
+/*
+ * Each line of text[0..n), trimmed of blanks, to fn (comments skipped;
+ * a line of 256 bytes or more is skipped too).
+ */
+void text_each_line(const char *text, size_t n,
+    void (*fn)(const char *, void *), void *arg);
+
 #endif

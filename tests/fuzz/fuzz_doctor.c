@@ -1,9 +1,9 @@
 /*
  * fuzz_doctor.c - what box doctor reads from elsewhere, under arbitrary
  * bytes: a box's own report, a line record (a box is not trusted), the
- * dnsmasq lease file (its names are the boxes' choice), a DNS reply, a
- * dnsmasq command line and configuration, resolv.conf and
- * /proc/net/if_inet6; and an
+ * dnsmasq lease file (its names are the boxes' choice), a dnsmasq
+ * command line and configuration and /proc/net/if_inet6 (a DNS reply and
+ * resolv.conf: fuzz_dnsq.c); and an
  * instance object judged for its shape (its device and key names are
  * whoever configured the box's choice).
  */
@@ -27,12 +27,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int ready;
 	struct json_doc doc;
 	struct incus_instance in;
-	char names[8][64], ns[4][48], dev[16], where[32], *copy;
+	char names[8][64], dev[16], where[32], *copy;
 	struct dr_dnsmasq dm;
 	struct dr_dns d;
 	struct box_err e;
-	uint32_t a;
-	int rcode;
 
 	if (!ready && dr_report_init(&r) == 0)
 		ready = 1;
@@ -42,11 +40,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (copy == NULL)
 		return 0;
 	memcpy(copy, data, size);
-	dr_dnsq_reply((const unsigned char *)copy, size,
-	    size >= 2 ? (uint16_t)(data[0] << 8 | data[1]) : 0, &a, &rcode);
 	dr_dnsmasq_argv(copy, size, "boxnet", &dm);
 	dr_dns_parse(copy, size, &d);
-	dr_resolv_parse(copy, size, ns, 4);
 	dr_leases_names(copy, size, names, 8);
 	dr_inet6_global(copy, size, dev, sizeof(dev));
 	dr_report_reset(&r);

@@ -1,8 +1,8 @@
 /*
  * box doctor's pure parts: the nested-box signature on pictures of a host,
- * a box and a poisoned box; the dnsmasq command line, configuration, lease
- * file and DNS replies; resolv.conf and if_inet6; the report and the merge
- * of a box's own report (which is untrusted).
+ * a box and a poisoned box; the dnsmasq command line, configuration and
+ * lease file; if_inet6; the report and the merge of a box's own report
+ * (which is untrusted).  The DNS client's parts: test_dnsq.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,19 +160,6 @@ TEST(doctor_dns_conf)
 	CHECK_INT(d.dhcp_dns, 1);
 }
 
-TEST(doctor_resolv_conf)
-{
-	static const char rc[] = "# generated\nsearch example\n"
-	    "nameserver 100.100.100.100\nnameserver\t10.0.0.53 # x\n"
-	    "options ndots:1\nnameserver\n";
-	char ns[4][48];
-
-	CHECK_INT(dr_resolv_parse(rc, strlen(rc), ns, 4), 2);
-	CHECK_STR(ns[0], "100.100.100.100");
-	CHECK_STR(ns[1], "10.0.0.53");
-	CHECK_INT(dr_resolv_parse(rc, strlen(rc), ns, 1), 1);
-}
-
 TEST(doctor_leases)
 {
 	static const char l[] = "1796052030 10:66:6a:ae:cb:c2 10.88.0.201 web "
@@ -202,58 +189,6 @@ TEST(doctor_inet6)
 	CHECK_INT(dr_inet6_global(none, strlen(none), dev, sizeof(dev)), 0);
 	CHECK_INT(dr_inet6_global(global, strlen(global), dev, sizeof(dev)), 1);
 	CHECK_STR(dev, "eth0");
-}
-
-TEST(doctor_dns_query)
-{
-	unsigned char q[64];
-	static const unsigned char want[] = {
-		0x12, 0x34, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
-		0x00, 0x00, 3, 'w', 'e', 'b', 4, 't', 'e', 's', 't', 0,
-		0x00, 0x01, 0x00, 0x01,
-	};
-	int n = dr_dnsq_build("web.test", 0x1234, q, sizeof(q));
-
-	CHECK_MEM(q, (size_t)n, want, sizeof(want));
-	CHECK_INT(dr_dnsq_build("", 1, q, sizeof(q)), -EINVAL);
-	CHECK_INT(dr_dnsq_build("a..b", 1, q, sizeof(q)), -EINVAL);
-	CHECK_INT(dr_dnsq_build("a b", 1, q, sizeof(q)), -EINVAL);
-	CHECK_INT(dr_dnsq_build("web.test", 1, q, 20), -EINVAL);
-}
-
-TEST(doctor_dns_reply)
-{
-	/* An answer to "web" with a compressed name, CNAME first. */
-	static const unsigned char ok[] = {
-		0x12, 0x34, 0x81, 0x80, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00,
-		0x00, 0x00, 3, 'w', 'e', 'b', 0, 0x00, 0x01, 0x00, 0x01,
-		0xc0, 0x0c, 0x00, 0x05, 0x00, 0x01, 0, 0, 0, 60, 0x00, 0x02,
-		0xc0, 0x0c,
-		0xc0, 0x0c, 0x00, 0x01, 0x00, 0x01, 0, 0, 0, 60, 0x00, 0x04,
-		10, 88, 0, 7,
-	};
-	static const unsigned char nx[] = {
-		0x12, 0x34, 0x81, 0x83, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
-		0x00, 0x00, 3, 'w', 'e', 'b', 0, 0x00, 0x01, 0x00, 0x01,
-	};
-	unsigned char bad[sizeof(ok)];
-	uint32_t a = 0;
-	int rcode;
-
-	CHECK_INT(dr_dnsq_reply(ok, sizeof(ok), 0x1234, &a, &rcode), 1);
-	CHECK(a == IP(10, 88, 0, 7));
-	CHECK_INT(rcode, 0);
-	CHECK_INT(dr_dnsq_reply(nx, sizeof(nx), 0x1234, &a, &rcode), 0);
-	CHECK_INT(rcode, 3);
-	CHECK_INT(dr_dnsq_reply(ok, sizeof(ok), 0x4321, &a, &rcode),
-	    -EBOX_PROTO);
-	CHECK_INT(dr_dnsq_reply(ok, sizeof(ok) - 1, 0x1234, &a, &rcode),
-	    -EBOX_PROTO);
-	memcpy(bad, ok, sizeof(ok));
-	bad[2] &= 0x7f;		/* a query, not an answer */
-	CHECK_INT(dr_dnsq_reply(bad, sizeof(bad), 0x1234, &a, &rcode),
-	    -EBOX_PROTO);
-	CHECK_INT(dr_dnsq_reply(ok, 11, 0x1234, &a, &rcode), -EBOX_PROTO);
 }
 
 TEST(doctor_report_json_and_merge)

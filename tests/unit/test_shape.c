@@ -1,5 +1,5 @@
 /*
- * doctor's judgement of a box's whole shape (host/doctor/doctor_shape.h) over
+ * doctor's judgement of a box's whole shape (host/stack/shape.h) over
  * crafted instance objects: a clean box (container and VM, with and
  * without doors) passes; each forbidden thing is a problem that names it.
  */
@@ -10,7 +10,7 @@
 
 #include "box/door.h"
 #include "host/doctor/doctor.h"
-#include "host/doctor/doctor_shape.h"
+#include "host/stack/shape.h"
 #include "incus/instance.h"
 #include "incus/kv.h"
 #include "t.h"

@@ -7,7 +7,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -21,6 +20,7 @@
 
 #include "incus/json.h"
 #include "model/ip4text.h"
+#include "net/dnsq.h"
 #include "net/ip4.h"
 #include "net/nl.h"
 #include "net/rtnl.h"
@@ -620,33 +620,6 @@ dns_line(const char *l, struct dr_dns *d)
 	}
 }
 
-/* Each line of text[0..n), trimmed of blanks, to fn (comments skipped). */
-static void
-each_line(const char *text, size_t n, void (*fn)(const char *, void *),
-    void *arg)
-{
-	char line[256];
-	size_t i = 0, k, s;
-
-	while (i < n) {
-		for (k = 0; i + k < n && text[i + k] != '\n'; k++)
-			;
-		for (s = 0; s < k && (text[i + s] == ' ' ||
-		    text[i + s] == '\t'); s++)
-			;
-		if (k - s < sizeof(line)) {
-			memcpy(line, text + i + s, k - s);
-			line[k - s] = '\0';
-			line[strcspn(line, "\r")] = '\0';
-			while (line[0] && strchr(" \t", line[strlen(line) - 1]))
-				line[strlen(line) - 1] = '\0';
-			if (line[0] != '\0' && line[0] != '#')
-				fn(line, arg);
-		}
-		i += k + 1;
-	}
-}
-
 static void
 dns_cb(const char *l, void *arg)
 {
@@ -657,54 +630,7 @@ void
 dr_dns_parse(const char *text, size_t n, struct dr_dns *d)
 {
 	memset(d, 0, sizeof(*d));
-	each_line(text, n, dns_cb, d);
-}
-
-struct resolv_ctx {
-	char (*ns)[48];
-	int max, n;
-};
-
-static void
-resolv_cb(const char *l, void *arg)
-{
-	struct resolv_ctx *c = arg;
-	char w[16];
-
-	if (sscanf(l, "%15s", w) != 1 || strcmp(w, "nameserver") != 0 ||
-	    c->n >= c->max)
-		return;
-	l += strlen("nameserver");
-	l += strspn(l, " \t");
-	if (*l == '\0')
-		return;
-	snprintf(c->ns[c->n], 48, "%.*s", (int)strcspn(l, " \t"), l);
-	c->n++;
-}
-
-int
-dr_resolv_parse(const char *text, size_t n, char ns[][48], int max)
-{
-	struct resolv_ctx c = { ns, max, 0 };
-
-	each_line(text, n, resolv_cb, &c);
-	return c.n;
-}
-
-/* A plain hostname: [A-Za-z0-9][A-Za-z0-9-]*, at most 63. */
-static int
-plain_name(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > 63 || s[0] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		    (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return 0;
-	return 1;
+	text_each_line(text, n, dns_cb, d);
 }
 
 struct leases_ctx {
@@ -719,7 +645,7 @@ leases_cb(const char *l, void *arg)
 	char exp[24], mac[64], ip[64], name[80];
 
 	if (c->n >= c->max || sscanf(l, "%23s %63s %63s %79s", exp, mac, ip,
-	    name) != 4 || !plain_name(name))
+	    name) != 4 || !dnsq_plain_label(name))
 		return;
 	snprintf(c->names[c->n++], 64, "%.63s", name);
 }
@@ -729,102 +655,8 @@ dr_leases_names(const char *text, size_t n, char names[][64], int max)
 {
 	struct leases_ctx c = { names, max, 0 };
 
-	each_line(text, n, leases_cb, &c);
+	text_each_line(text, n, leases_cb, &c);
 	return c.n;
-}
-
-int
-dr_dnsq_build(const char *name, uint16_t id, unsigned char *buf, size_t cap)
-{
-	size_t o = 12, n = strlen(name), i = 0, k;
-
-	if (n == 0 || n > 253 || cap < 12 + n + 2 + 4)
-		return -EINVAL;
-	memset(buf, 0, 12);
-	buf[0] = (unsigned char)(id >> 8);
-	buf[1] = (unsigned char)id;
-	buf[2] = 0x01;			/* recursion desired */
-	buf[5] = 1;			/* one question */
-	while (i < n) {
-		char lab[64];
-
-		k = strcspn(name + i, ".");
-		if (k == 0 || k > 63)
-			return -EINVAL;
-		memcpy(lab, name + i, k);
-		lab[k] = '\0';
-		if (!plain_name(lab))
-			return -EINVAL;
-		buf[o++] = (unsigned char)k;
-		memcpy(buf + o, lab, k);
-		o += k;
-		i += k + (name[i + k] == '.');
-	}
-	buf[o++] = 0;
-	memcpy(buf + o, "\0\1\0\1", 4);	/* type A, class IN */
-	return (int)(o + 4);
-}
-
-/* Skip a (possibly compressed) name at *o; -1 when it runs off the end. */
-static int
-skip_name(const unsigned char *b, size_t n, size_t *o)
-{
-	int hops = 0;
-
-	while (*o < n && hops++ < 128) {
-		unsigned l = b[*o];
-
-		if (l == 0) {
-			(*o)++;
-			return 0;
-		}
-		if ((l & 0xc0) == 0xc0) {
-			if (*o + 2 > n)
-				return -1;
-			*o += 2;
-			return 0;
-		}
-		if ((l & 0xc0) != 0)
-			return -1;
-		*o += l + 1;
-	}
-	return -1;
-}
-
-int
-dr_dnsq_reply(const unsigned char *b, size_t n, uint16_t id, uint32_t *a,
-    int *rcode)
-{
-	size_t o = 12;
-	unsigned qd, an, i;
-
-	*rcode = -1;
-	if (n < 12 || ((unsigned)b[0] << 8 | b[1]) != id || !(b[2] & 0x80))
-		return -EBOX_PROTO;
-	*rcode = b[3] & 15;
-	qd = (unsigned)b[4] << 8 | b[5];
-	an = (unsigned)b[6] << 8 | b[7];
-	for (i = 0; i < qd; i++)
-		if (skip_name(b, n, &o) < 0 || (o += 4) > n)
-			return -EBOX_PROTO;
-	for (i = 0; i < an; i++) {
-		unsigned type, rdlen;
-
-		if (skip_name(b, n, &o) < 0 || o + 10 > n)
-			return -EBOX_PROTO;
-		type = (unsigned)b[o] << 8 | b[o + 1];
-		rdlen = (unsigned)b[o + 8] << 8 | b[o + 9];
-		o += 10;
-		if (o + rdlen > n)
-			return -EBOX_PROTO;
-		if (type == 1 && rdlen == 4) {
-			*a = (uint32_t)b[o] << 24 | (uint32_t)b[o + 1] << 16 |
-			    (uint32_t)b[o + 2] << 8 | b[o + 3];
-			return 1;
-		}
-		o += rdlen;
-	}
-	return 0;
 }
 
 struct inet6_ctx {
@@ -856,7 +688,7 @@ dr_inet6_global(const char *text, size_t n, char *dev, size_t cap)
 
 	if (cap > 0)
 		dev[0] = '\0';
-	each_line(text, n, inet6_cb, &c);
+	text_each_line(text, n, inet6_cb, &c);
 	return c.found;
 }
 
@@ -925,94 +757,4 @@ dr_tcp_probe(uint32_t addr, int port, int timeout_ms, char *why, size_t cap)
 		return DR_CONNECTED;
 	}
 	return errno_verdict(err, why, cap);
-}
-
-/*
- * The name the way a program here would look it up over DNS: the first
- * IPv4 nameserver /etc/resolv.conf names, asked with our own query (no
- * libc resolver: its /etc/hosts, search list and services are not what
- * a probe of DNS means, and it would be the binary's largest stranger).
- */
-int
-dr_dns_resolve(const char *name, int timeout_ms, uint32_t *a, char *why,
-    size_t cap)
-{
-	char text[4096], ns[4][48];
-	struct in_addr in;
-	ssize_t n = -1;
-	int fd, i, k;
-
-	if ((fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = read(fd, text, sizeof(text) - 1);
-		close(fd);
-	}
-	if (n <= 0) {
-		snprintf(why, cap, "/etc/resolv.conf names no nameserver");
-		return -1;
-	}
-	k = dr_resolv_parse(text, (size_t)n, ns, 4);
-	for (i = 0; i < k; i++)
-		if (inet_pton(AF_INET, ns[i], &in) == 1)
-			return dr_dns_ask(ntohl(in.s_addr), name, timeout_ms,
-			    a, why, cap);
-	snprintf(why, cap, "/etc/resolv.conf names no IPv4 nameserver");
-	return -1;
-}
-
-int
-dr_dns_ask(uint32_t server, const char *name, int timeout_ms, uint32_t *a,
-    char *why, size_t cap)
-{
-	return dr_dns_ask_id(server, name, (uint16_t)(getpid() ^ 0x6472),
-	    timeout_ms, a, why, cap);
-}
-
-int
-dr_dns_ask_id(uint32_t server, const char *name, uint16_t id, int timeout_ms,
-    uint32_t *a, char *why, size_t cap)
-{
-	unsigned char q[300], rep[1500];
-	struct sockaddr_in sa;
-	struct pollfd p;
-	ssize_t k;
-	int fd, n, rc, rcode;
-
-	n = dr_dnsq_build(name, id, q, sizeof(q));
-	if (n < 0) {
-		snprintf(why, cap, "not a plain name");
-		return -1;
-	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(why, cap, "socket: %s", strerror(errno));
-		return -1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons(53);
-	sa.sin_addr.s_addr = htonl(server);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(fd, q, (size_t)n, 0) != n) {
-		snprintf(why, cap, "%s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	p.fd = fd;
-	p.events = POLLIN;
-	k = poll(&p, 1, timeout_ms) == 1 ? recv(fd, rep, sizeof(rep), 0) : -1;
-	close(fd);
-	if (k < 0) {
-		snprintf(why, cap, "no answer in %d ms", timeout_ms);
-		return -1;
-	}
-	rc = dr_dnsq_reply(rep, (size_t)k, id, a, &rcode);
-	if (rc < 0)
-		snprintf(why, cap, "a malformed answer");
-	else if (rc == 0)
-		snprintf(why, cap, "%s", rcode == 3 ? "NXDOMAIN" :
-		    rcode == 5 ? "REFUSED" : rcode == 2 ? "SERVFAIL" :
-		    rcode == 0 ? "no address" : "an error answer");
-	else
-		snprintf(why, cap, "an address");
-	return rc < 0 ? -1 : rc;
 }

@@ -179,9 +179,6 @@ struct dr_dns {
 /* Parse raw.dnsmasq (or dnsmasq's conf file) text. */
 void dr_dns_parse(const char *text, size_t n, struct dr_dns *d);
 
-/* nameserver lines of a resolv.conf: how many were stored in ns. */
-int dr_resolv_parse(const char *text, size_t n, char ns[][48], int max);
-
 /*
  * The hostnames boxes sent in DHCP, from a dnsmasq lease file ("expiry mac
  * ip name clientid" lines; "*" when none): plain names (a letter or digit,
@@ -189,20 +186,6 @@ int dr_resolv_parse(const char *text, size_t n, char ns[][48], int max);
  * name is the box's choice: anything else is skipped.
  */
 int dr_leases_names(const char *text, size_t n, char names[][64], int max);
-
-/*
- * A DNS query for name's A record, id in its header, into buf[0..cap):
- * its length, or -EINVAL for a name that is not plain labels.
- */
-int dr_dnsq_build(const char *name, uint16_t id, unsigned char *buf,
-    size_t cap);
-/*
- * The reply buf[0..n) to that query: 1 and *a (host order) when it holds
- * an A record, 0 when it holds none (*rcode says why), -EBOX_PROTO when it
- * is malformed or not an answer to id.
- */
-int dr_dnsq_reply(const unsigned char *buf, size_t n, uint16_t id,
-    uint32_t *a, int *rcode);
 
 /*
  * /proc/net/if_inet6: 1 when an interface other than lo holds a global
@@ -223,23 +206,6 @@ enum dr_verdict { DR_CONNECTED = 0, DR_REFUSED, DR_DROPPED, DR_ERROR };
 int dr_tcp_probe(uint32_t addr, int port, int timeout_ms, char *why,
     size_t cap);
 const char *dr_verdict_name(int v);
-
-/*
- * Ask server:53 (IPv4, host order) for name over UDP, bounded by
- * timeout_ms: 1 answered with an address (*a), 0 answered without one,
- * -1 no usable answer (why says what happened).
- */
-int dr_dns_ask(uint32_t server, const char *name, int timeout_ms,
-    uint32_t *a, char *why, size_t cap);
-/* The same with the query's id chosen by the caller (a capture can then
- * tell its answer from any other). */
-int dr_dns_ask_id(uint32_t server, const char *name, uint16_t id,
-    int timeout_ms, uint32_t *a, char *why, size_t cap);
-
-/* name asked of the first IPv4 nameserver /etc/resolv.conf names, the
- * same verdicts as dr_dns_ask */
-int dr_dns_resolve(const char *name, int timeout_ms, uint32_t *a,
-    char *why, size_t cap);
 
 /* ---------------------------------------------------------------- running */
 

@@ -26,6 +26,7 @@
 #include "host/install/nested.h"
 #include "incus/exec.h"
 #include "model/ip4text.h"
+#include "net/dnsq.h"
 #include "net/netns.h"
 #include "net/sniff.h"
 #include "util/clock.h"
@@ -221,7 +222,7 @@ probe_dns(struct dr_report *r, const struct dr_opts *o)
 	uint32_t x;
 	int rc;
 
-	rc = dr_dns_resolve(o->probe_name, ROUTE_MS, &x, why, sizeof(why));
+	rc = dnsq_resolve(o->probe_name, ROUTE_MS, &x, why, sizeof(why));
 	if (rc != 1) {
 		dr_add(r, "dns", SUBJ, DR_FAIL, NULL, "%s by name: does not "
 		    "resolve (%s)", o->probe_name, rc == 0 ? "no address" : why);
@@ -362,7 +363,7 @@ dr_box_probe_vm(struct incus *c, const char *name, struct dr_report *r,
 struct ns_facts {
 	int route;		/* DR_CONNECTED ... DR_ERROR, -1 not tried */
 	char route_why[96];
-	int dns;		/* dr_dns_ask_id: 1, 0, -1 */
+	int dns;		/* dnsq_ask_id: 1, 0, -1 */
 	uint32_t dns_a;
 	char dns_why[64];
 	int gwv;		/* the gateway's port GW_PORT */
@@ -397,7 +398,7 @@ ns_measure(void *arg, char *out, size_t cap)
 	f->net_ok = dr_net_read(&f->net, &e) == 0;
 	f->route = a->addr != 0 ? dr_tcp_probe(a->addr, a->port, ROUTE_MS,
 	    f->route_why, sizeof(f->route_why)) : -1;
-	f->dns = dr_dns_ask_id(a->gw, a->name, a->qid, GW_MS * 2, &f->dns_a,
+	f->dns = dnsq_ask_id(a->gw, a->name, a->qid, GW_MS * 2, &f->dns_a,
 	    f->dns_why, sizeof(f->dns_why));
 	f->gwv = dr_tcp_probe(a->gw, GW_PORT, GW_MS, f->gw_why,
 	    sizeof(f->gw_why));
@@ -435,7 +436,7 @@ port_flows(struct sniff *sn, uint32_t self, uint32_t gw, uint16_t qid,
 		    fr.sport == 53 && fr.daddr == self && fr.plen >= 12 &&
 		    (uint16_t)(fr.payload[0] << 8 | fr.payload[1]) == qid &&
 		    !*dns_seen) {
-			rc = dr_dnsq_reply(fr.payload, fr.plen, qid, &a,
+			rc = dnsq_reply(fr.payload, fr.plen, qid, &a,
 			    &rcode);
 			if (rc >= 0) {
 				*dns_seen = 1;
@@ -513,7 +514,7 @@ box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
 		close(fd);
 	}
 	ip4_fmt(gw, a, sizeof(a));
-	k = n > 0 ? dr_resolv_parse(text, (size_t)n, ns, 4) : 0;
+	k = n > 0 ? dnsq_resolv_parse(text, (size_t)n, ns, 4) : 0;
 	for (i = 0; i < k; i++)
 		named |= strcmp(ns[i], a) == 0;
 	if (k > 0 && named)

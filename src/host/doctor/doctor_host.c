@@ -39,6 +39,7 @@
 #include "incus/server.h"
 #include "model/ip4text.h"
 #include "model/mac.h"
+#include "net/dnsq.h"
 #include "net/ip4.h"
 #include "net/nl.h"
 #include "util/text.h"
@@ -455,7 +456,7 @@ host_resolvers(char *buf, size_t cap, int *tailnet)
 	snprintf(buf, cap, "none listed");
 	if (n <= 0)
 		return;
-	k = dr_resolv_parse(text, (size_t)n, ns, 8);
+	k = dnsq_resolv_parse(text, (size_t)n, ns, 8);
 	if (k > 0)
 		buf[0] = '\0';
 	for (i = 0; i < k; i++) {
@@ -536,7 +537,7 @@ names_verdict(struct dh_ctx *h, char names[][64], int k)
 	int i, nhit = 0;
 
 	for (i = 0; i < k; i++) {
-		if (dr_dns_ask(h->live_gw, names[i], 2000, &addr, why,
+		if (dnsq_ask(h->live_gw, names[i], 2000, &addr, why,
 		    sizeof(why)) == 1) {
 			ip4_fmt(addr, a, sizeof(a));
 			snprintf(hits + strlen(hits), sizeof(hits) -

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/profile.h"
 #include "host/stack/contract.h"
 #include "host/stack/grant_probe.h"
 #include "host/stack/grant_project.h"
-#include "host/stack/stack.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "incus/project.h"
@@ -80,7 +80,7 @@ dr_restricted(struct dr_report *r, const struct dr_opts *o,
 	if (o->fix || o->pin_dns)
 		dr_add(r, "tier.fix", "access tier", DR_INFO, "", "--fix and "
 		    "--pin-dns repair the host: an admin's job, ignored here");
-	rc = stack_profile_check(&c, &exists, &ok, e);
+	rc = profile_check(&c, &exists, &ok, e);
 	if (rc < 0) {
 		dr_add(r, "tier.profile", CONTRACT_PROFILE, DR_FAIL, grant,
 		    "cannot read it: %s", e->msg);

@@ -22,38 +22,18 @@
 #include <stdint.h>
 
 #include "model/names.h"
+#include "model/profile.h"
 #include "net/nft.h"
 
 /* --- object names: model/names.h (box/ reads them too) ------------------- */
 
 /* --- Incus keys -------------------------------------------------------------- */
 
-/* How a key's wanted value is found. */
-enum contract_val {
-	CV_FIXED = 0,		/* .value as written */
-	CV_GATEWAY_CIDR,	/* "<gateway>/24": set at creation, never
-				   re-addressed, checked always */
-	CV_DNSMASQ,		/* raw.dnsmasq, from the resolvers */
-	CV_POOL,		/* the storage pool setup-host chose (host/
-				   stack/pool.h): any existing pool's name */
-};
-
-struct contract_key {
-	const char *key;
-	const char *value;	/* CV_FIXED */
-	int how;		/* enum contract_val */
-	const char *why;	/* one line for the reader and for doctor */
-};
+/* struct contract_key and the profile's NIC and root disk: model/profile.h
+ * (box/ reads them too). */
 
 extern const struct contract_key contract_bridge_keys[];
 extern const size_t contract_nbridge_keys;
-
-/* The NIC of the box-net profile (and of every box): name, then keys. */
-extern const struct contract_key contract_nic_keys[];
-extern const size_t contract_nnic_keys;
-/* The root disk of the profile. */
-extern const struct contract_key contract_root_keys[];
-extern const size_t contract_nroot_keys;
 
 /* The ACL's egress rules, in order: the gateway allow, then drops. */
 struct contract_acl_rule {

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "box/profile.h"
 #include "box/tier.h"
-#include "host/stack/stack.h"
 #include "host/stack/sysd.h"
 #include "incus/server.h"
 
@@ -246,7 +246,7 @@ child_request(const struct grant_user *u, int check_profile, int fd)
 		rc = incus_server_ping(&c, &e);
 	if (rc == 0) {
 		if (check_profile) {
-			rc = stack_profile_check(&c, &exists, &ok, &e);
+			rc = profile_check(&c, &exists, &ok, &e);
 			if (rc == 0 && !(exists && ok))
 				rc = err_set(&e, -EPROTO, "from %s's side, "
 				    "the profile box-net in %s is %s",

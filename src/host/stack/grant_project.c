@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box/profile.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/certificate.h"
@@ -426,7 +427,7 @@ grant_project_check(struct incus *c, const char *project, char *bad,
 			problems++;
 		}
 		incus_profile_free(&prof);
-		rc = stack_profile_check(&pc, &exists, &ok, e);
+		rc = profile_check(&pc, &exists, &ok, e);
 	}
 	incus_close(&pc);
 	if (rc < 0)

@@ -12,8 +12,8 @@
 
 #include "box/bridge.h"
 #include "box/life.h"
-#include "host/doctor/doctor_shape.h"
 #include "host/stack/contract.h"
+#include "host/stack/shape.h"
 #include "incus/instance.h"
 #include "util/clock.h"
 #include "util/text.h"

@@ -17,7 +17,8 @@
  *            not a copy, so no other NIC can hold it, and it is its
  *            network identity (the lease Incus pins and the NIC filter
  *            binds are per MAC; a guest's network config may match on it)
- *   shape    the daemon's record judged with doctor's shape check
+ *   shape    the daemon's record judged with the shape check doctor uses
+ *            too (host/stack/shape.h)
  *   start
  *   verify   from inside: a container by this host's own process in its
  *            network namespace (nothing put into the box), a VM by this

@@ -11,10 +11,11 @@
 #include <unistd.h>
 
 #include "box/life.h"
-#include "host/doctor/doctor.h"
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/stream.h"
+#include "net/dnsq.h"
+#include "net/ip4.h"
 #include "net/netns.h"
 #include "util/clock.h"
 #include "util/lines.h"
@@ -64,29 +65,33 @@ migrate_has_user(const char *text, size_t n, const char *user)
 void
 migrate_probe_gather(struct migrate_probe *p, uint32_t gw, const char *name)
 {
-	struct dr_net *n = malloc(sizeof(*n));
+	struct ip4_picture *w;
 	struct box_err e;
-	uint32_t a = 0;
-	int i, rc;
+	uint32_t a = 0, v;
+	size_t i;
+	int rc;
 
 	memset(p, 0, sizeof(*p));
 	p->name = -1;
 	err_clear(&e);
-	if (n != NULL && dr_net_read(n, &e) == 0)
-		for (i = 0; i < n->nlocal && p->naddr < MIGRATE_MAX_ADDRS; i++) {
-			if ((n->local[i].a >> 24) == 127)
+	if (ip4_read(&w, &e) == 0) {
+		/* The box's own addresses, loopback left out. */
+		for (i = 0; i < w->naddr && p->naddr < MIGRATE_MAX_ADDRS; i++) {
+			v = ntohl(w->addr[i].addr.s_addr);
+			if ((v >> 24) == 127)
 				continue;
-			p->addr[p->naddr] = n->local[i].a;
-			p->plen[p->naddr] = n->local[i].plen;
+			p->addr[p->naddr] = v;
+			p->plen[p->naddr] = w->addr[i].prefixlen;
 			snprintf(p->dev[p->naddr], sizeof(p->dev[0]), "%s",
-			    n->local[i].dev);
+			    ip4_ifname(w, w->addr[i].ifindex, "?"));
 			p->naddr++;
 		}
-	free(n);
-	rc = dr_dns_ask(gw, MIGRATE_GW_NAME, DNS_MS, &a, p->gw_why,
+		ip4_free(w);
+	}
+	rc = dnsq_ask(gw, MIGRATE_GW_NAME, DNS_MS, &a, p->gw_why,
 	    sizeof(p->gw_why));
 	p->gw = rc >= 0;
-	p->name = dr_dns_ask(gw, name, DNS_MS, &p->name_a, p->name_why,
+	p->name = dnsq_ask(gw, name, DNS_MS, &p->name_a, p->name_why,
 	    sizeof(p->name_why));
 }
 

@@ -10,6 +10,7 @@
 #include "box/box.h"
 #include "box/bridge.h"
 #include "box/egress_fw.h"
+#include "box/profile.h"
 #include "host/stack/subnet.h"
 #include "incus/acl.h"
 #include "incus/cluster.h"
@@ -376,44 +377,6 @@ stack_ensure_network(struct incus *c, const struct stack_conf *sc,
 
 /* --- the profile --------------------------------------------------------- */
 
-/*
- * The wanted value of contract key k: a CV_POOL key takes pool (NULL: any
- * pool's name will do, for the readers that judge a profile).
- */
-static int
-key_holds(const struct contract_key *k, const char *v, const char *pool)
-{
-	if (k->how == CV_POOL)
-		return v != NULL && v[0] != '\0' && (pool == NULL ||
-		    strcmp(v, pool) == 0);
-	return same(v, k->value);
-}
-
-/* Does device dev hold exactly the contract keys kv[0..n)? */
-static int
-device_exact(const struct incus_kvs *dev, const struct contract_key *kv,
-    size_t n, const char *pool)
-{
-	size_t i;
-
-	if (dev == NULL || dev->n != n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!key_holds(&kv[i], incus_kv_get(dev, kv[i].key), pool))
-			return 0;
-	return 1;
-}
-
-static int
-profile_matches(const struct incus_profile *p, const char *pool)
-{
-	return p->config.n == 0 && p->devices.n == 2 &&
-	    device_exact(incus_dev_get(&p->devices, CONTRACT_NIC),
-	    contract_nic_keys, contract_nnic_keys, NULL) &&
-	    device_exact(incus_dev_get(&p->devices, "root"),
-	    contract_root_keys, contract_nroot_keys, pool);
-}
-
 /* Device name with exactly the contract keys kv[0..n), added to d. */
 static int
 device_add(struct incus_devices *d, const char *name,
@@ -430,19 +393,6 @@ device_add(struct incus_devices *d, const char *name,
 		rc = incus_dev_set(d, name, &m);
 	incus_kv_free(&m);
 	return rc;
-}
-
-/* The profile: 1 with p filled, 0 when there is none (e cleared), -errno. */
-static int
-profile_get(struct incus *c, struct incus_profile *p, struct box_err *e)
-{
-	int rc = incus_profile_get(c, STACK_PROFILE, p, e);
-
-	if (rc == -ENOENT) {
-		err_clear(e);
-		return 0;
-	}
-	return rc < 0 ? rc : 1;
 }
 
 int
@@ -521,22 +471,6 @@ stack_ensure_profile_on(struct incus *c, const char *pool, int *changed,
 	if (rc == 0)
 		*changed = 1;
 	return rc;
-}
-
-int
-stack_profile_check(struct incus *c, int *exists, int *ok, struct box_err *e)
-{
-	struct incus_profile p;
-	int rc;
-
-	*ok = 0;
-	rc = profile_get(c, &p, e);
-	*exists = rc > 0;
-	if (rc <= 0)
-		return rc;
-	*ok = profile_matches(&p, NULL);
-	incus_profile_free(&p);
-	return 0;
 }
 
 /* --- observing ------------------------------------------------------------- */

@@ -91,14 +91,6 @@ int stack_ensure_profile(struct incus *c, int *changed, struct box_err *e);
 int stack_profile_pool(struct incus *c, char *pool, size_t cap,
     struct box_err *e);
 /*
- * Read the box-net profile (in c's project) and compare it with the
- * contract by content: *exists, and *ok when it holds exactly the
- * contract's NIC and root disk and no config.
- */
-int stack_profile_check(struct incus *c, int *exists, int *ok,
-    struct box_err *e);
-
-/*
  * How many VM boxes have an expose door (a NAT proxy): only those need
  * route_localnet on the bridge.  -errno when the daemon could not say.
  */
