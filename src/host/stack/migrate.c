@@ -15,6 +15,7 @@
 #include "host/stack/contract.h"
 #include "host/stack/shape.h"
 #include "incus/instance.h"
+#include "model/ip4text.h"
 #include "util/clock.h"
 #include "util/text.h"
 
@@ -209,13 +210,6 @@ migrate_rollback_of(const struct incus_instance *cur,
 	if (rc < 0)
 		incus_instance_free(out);
 	return rc;
-}
-
-static void
-fmt4(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
 }
 
 /* --- re-homing one box ------------------------------------------------------ */
@@ -424,8 +418,8 @@ say_result(const char *name, uint32_t net, const struct migrate_probe *p,
 {
 	char a[16], dns[160];
 
-	fmt4(migrate_probe_lease(p, net), res->addr, sizeof(res->addr));
-	fmt4(p->name_a, a, sizeof(a));
+	ip4_fmt(migrate_probe_lease(p, net), res->addr, sizeof(res->addr));
+	ip4_fmt(p->name_a, a, sizeof(a));
 	if (p->name == 1)
 		snprintf(dns, sizeof(dns), "%s resolves to %s", migrate_probe_name(), a);
 	else

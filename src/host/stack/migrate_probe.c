@@ -14,6 +14,7 @@
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/stream.h"
+#include "model/ip4text.h"
 #include "net/dnsq.h"
 #include "net/ip4.h"
 #include "net/netns.h"
@@ -26,13 +27,6 @@
 #define DNS_MS		2000
 
 /* --- the in-box probe ---------------------------------------------------- */
-
-static void
-fmt4(uint32_t a, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-	    (a >> 8) & 255, a & 255);
-}
 
 static int
 parse4(const char *s, uint32_t *a)
@@ -119,13 +113,13 @@ migrate_probe_print(const struct migrate_probe *p, char **out)
 	lines_w_init(&w, buf, cap);
 	lines_put(&w, PROBE_MAGIC, "%s", PROBE_VERSION);
 	for (i = 0; i < p->naddr; i++) {
-		fmt4(p->addr[i], a, sizeof(a));
+		ip4_fmt(p->addr[i], a, sizeof(a));
 		lines_put(&w, "addr", "%s/%u %s", a, p->plen[i], p->dev[i]);
 	}
 	lines_put(&w, "gw", "%d", p->gw);
 	lines_put(&w, "gw_why", "%s", p->gw_why);
 	lines_put(&w, "name", "%d", p->name);
-	fmt4(p->name_a, a, sizeof(a));
+	ip4_fmt(p->name_a, a, sizeof(a));
 	lines_put(&w, "name_a", "%s", a);
 	lines_put(&w, "name_why", "%s", p->name_why);
 	lines_put(&w, "user", "%d", p->user);
@@ -321,7 +315,7 @@ probe_guest(struct incus *c, const char *name, uint32_t gw,
 
 	if ((rep.p = malloc(PROBE_OUT)) == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	fmt4(gw, g, sizeof(g));
+	ip4_fmt(gw, g, sizeof(g));
 	snprintf(eg, sizeof(eg), "BOX_MIGRATE_GATEWAY=%s", g);
 	snprintf(en, sizeof(en), "BOX_MIGRATE_PROBE_NAME=%s",
 	    migrate_probe_name());
@@ -434,13 +428,13 @@ migrate_verify_inside(struct incus *c, const char *name, uint32_t net,
 		if (clock_ms() >= deadline) {
 			if (rc == 0) {
 				for (i = 0; i < p->naddr; i++) {
-					fmt4(p->addr[i], a, sizeof(a));
+					ip4_fmt(p->addr[i], a, sizeof(a));
 					snprintf(got + strlen(got), sizeof(got) -
 					    strlen(got), "%s%s/%u on %s",
 					    i ? ", " : "", a, p->plen[i],
 					    p->dev[i]);
 				}
-				fmt4(net, a, sizeof(a));
+				ip4_fmt(net, a, sizeof(a));
 				rc = migrate_probe_lease(p, net) == 0 ?
 				    err_set(e, -ETIMEDOUT, "no lease in %s/24 "
 				    "inside %s before the time ran out (it "
