@@ -121,28 +121,48 @@ read_name(const unsigned char *b, size_t n, size_t o, char *out, size_t cap)
 	return 0;
 }
 
+/*
+ * A reply's header and question section: our id, the QR bit, at most 4
+ * questions and anmax answers.  1 with *o at the first answer and *an
+ * their count; 0 for a reply with an error code (no answer); negative
+ * when it is not a reply to us.
+ */
+static int
+reply_head(const unsigned char *buf, size_t n, uint16_t id, unsigned anmax,
+    size_t *o, unsigned *an)
+{
+	unsigned qd, i;
+
+	*o = 12;
+	if (n < 12 || (buf[0] << 8 | buf[1]) != id || !(buf[2] & 0x80))
+		return -EBOX_PROTO;
+	qd = (unsigned)buf[4] << 8 | buf[5];
+	*an = (unsigned)buf[6] << 8 | buf[7];
+	if ((buf[3] & 0x0f) != 0)
+		return 0;
+	if (qd > 4 || *an > anmax)
+		return -EBOX_PROTO;
+	for (i = 0; i < qd; i++) {
+		if (skip_name(buf, n, o) < 0 || *o + 4 > n)
+			return -EBOX_PROTO;
+		*o += 4;
+	}
+	return 1;
+}
+
 int
 ptr_reply(const unsigned char *buf, size_t n, uint16_t id, char *name,
     size_t cap)
 {
-	size_t o = 12;
-	unsigned qd, an, i;
+	size_t o;
+	unsigned an, i;
+	int rc;
 
-	if (cap == 0 || n < 12 || (buf[0] << 8 | buf[1]) != id ||
-	    !(buf[2] & 0x80))
+	if (cap == 0)
 		return -EBOX_PROTO;
 	name[0] = '\0';
-	qd = (unsigned)buf[4] << 8 | buf[5];
-	an = (unsigned)buf[6] << 8 | buf[7];
-	if ((buf[3] & 0x0f) != 0)
-		return 0;
-	if (qd > 4 || an > 64)
-		return -EBOX_PROTO;
-	for (i = 0; i < qd; i++) {
-		if (skip_name(buf, n, &o) < 0 || o + 4 > n)
-			return -EBOX_PROTO;
-		o += 4;
-	}
+	if ((rc = reply_head(buf, n, id, 64, &o, &an)) <= 0)
+		return rc;
 	for (i = 0; i < an; i++) {
 		unsigned type, rdlen;
 
@@ -233,22 +253,12 @@ int
 ptr_a_reply(const unsigned char *buf, size_t n, uint16_t id, uint32_t *addr,
     uint32_t *ttl, size_t max)
 {
-	size_t o = 12, k = 0;
-	unsigned qd, an, i;
+	size_t o, k = 0;
+	unsigned an, i;
+	int rc;
 
-	if (n < 12 || (buf[0] << 8 | buf[1]) != id || !(buf[2] & 0x80))
-		return -EBOX_PROTO;
-	qd = (unsigned)buf[4] << 8 | buf[5];
-	an = (unsigned)buf[6] << 8 | buf[7];
-	if ((buf[3] & 0x0f) != 0)
-		return 0;
-	if (qd > 4 || an > 256)
-		return -EBOX_PROTO;
-	for (i = 0; i < qd; i++) {
-		if (skip_name(buf, n, &o) < 0 || o + 4 > n)
-			return -EBOX_PROTO;
-		o += 4;
-	}
+	if ((rc = reply_head(buf, n, id, 256, &o, &an)) <= 0)
+		return rc;
 	for (i = 0; i < an; i++) {
 		unsigned type, cls, rdlen;
 
