@@ -313,6 +313,20 @@ layout()
 	/*) ;;
 	*) BINDIR=$(pwd)/$BINDIR ;;
 	esac
+	SHARE=${BOX_SHARE:-$(dirname "$BINDIR")/share}
+	case $SHARE in
+	/*) ;;
+	*) SHARE=$(pwd)/$SHARE ;;
+	esac
+}
+
+# root_fix WHAT: the fix line for a refused directory.
+root_fix()
+{
+	case $1 in
+	BOX_SHARE) echo "make it root's (chown root, chmod go-w, the whole way up), or name one only root can write: BOX_SHARE=<dir> (the default /usr/local/share is)" ;;
+	*) echo "pick a directory only root can write (the defaults /opt/box and /usr/local/bin are)" ;;
+	esac
 }
 
 # root_only PATH WHAT: as root, refuse PATH unless no other user can
@@ -346,14 +360,14 @@ root_chain()
 	while :; do
 		_u=$(stat -c %u "$_r") && _m=$(stat -c %a "$_r") ||
 		    die "cannot stat $_r ($3)"
-		[ "$_u" = 0 ] || die "refusing to install as root under $_r, which uid $_u owns ($3=$2): that user could swap what root runs" \
-		    "pick a directory only root can write (the defaults /opt/box and /usr/local/bin are)"
+		[ "$_u" = 0 ] || die "refusing to install as root under $_r, which uid $_u owns ($3=$2): that user could swap what root runs or writes" \
+		    "$(root_fix "$3")"
 		if [ ! -L "$_r" ]; then
 			_w=$(( 0$_m & 022 ))
 			_sticky=$(( 0$_m & 01000 ))
 			if [ "$_w" != 0 ] && ! { [ "$_sticky" != 0 ] && [ -n "$_below" ]; }; then
-				die "refusing to install as root under $_r (mode $_m: other users can write it; $3=$2): they could swap what root runs" \
-				    "pick a directory only root can write (the defaults /opt/box and /usr/local/bin are)"
+				die "refusing to install as root under $_r (mode $_m: other users can write it; $3=$2): they could swap what root runs or writes" \
+				    "$(root_fix "$3")"
 			fi
 		fi
 		[ "$_r" = / ] && break
@@ -362,14 +376,22 @@ root_chain()
 	done
 }
 
-# root_install_safe: as root, DEST and BINDIR (and what is already in
-# them) pass root_only; the scratch directory is made only where root alone
-# can (TMPDIR too, else /tmp).
+# The share directory's subdirectories install_docs writes into.
+DOC_DIRS="man/man1 bash-completion/completions zsh/site-functions fish/vendor_completions.d"
+
+# root_install_safe: as root, DEST, BINDIR and every directory the manual
+# and completions go to (given as BOX_SHARE or derived from BOX_BIN; what
+# is already in them) pass root_only: through a user's share directory
+# root would write its text wherever that user's links point; the scratch
+# directory is made only where root alone can (TMPDIR too, else /tmp).
 root_install_safe()
 {
 	[ "$(id -u)" = 0 ] || return 0
 	root_only "$DEST" BOX_HOME
 	root_only "$BINDIR" BOX_BIN
+	for _d in $DOC_DIRS; do
+		root_only "$SHARE/$_d" BOX_SHARE
+	done
 	for _f in "$DEST/versions" "$DEST/current" "$BINDIR/box"; do
 		if [ -e "$_f" ] || [ -L "$_f" ]; then
 			[ "$(stat -c %u "$_f")" = 0 ] ||
@@ -415,20 +437,24 @@ install_version()
 		[ "${BOX_REINSTALL:-}" = 1 ] ||
 		    die "box $V is already installed in $VDIR with different contents — nothing was changed" \
 		    "replace it: BOX_REINSTALL=1"
-		cp "$BIN" "$VDIR/.box.new.$$" && chmod 755 "$VDIR/.box.new.$$" &&
-		    mv -f "$VDIR/.box.new.$$" "$VDIR/box" ||
-		    die "could not replace $VDIR/box"
-		manifest >"$VDIR/.MANIFEST.new.$$" && mv -f "$VDIR/.MANIFEST.new.$$" "$VDIR/MANIFEST" ||
-		    die "could not write $VDIR/MANIFEST"
+		_t=$(mktemp "$VDIR/.box.XXXXXX") && cp "$BIN" "$_t" &&
+		    chmod 755 "$_t" && mv -f "$_t" "$VDIR/box" || {
+			[ -z "${_t:-}" ] || rm -f "$_t"
+			die "could not replace $VDIR/box"
+		}
+		_t=$(mktemp "$VDIR/.MANIFEST.XXXXXX") && manifest >"$_t" &&
+		    chmod 644 "$_t" && mv -f "$_t" "$VDIR/MANIFEST" || {
+			[ -z "${_t:-}" ] || rm -f "$_t"
+			die "could not write $VDIR/MANIFEST"
+		}
 		say "reinstalled box $V in $VDIR"
 		return
 	fi
 	mkdir -p "$DEST/versions" || die "cannot create $DEST/versions" \
 	    "$([ "$(id -u)" = 0 ] && echo "check $DEST" || echo "install system-wide as root, or pick a directory: BOX_HOME=<dir>")"
-	_stage=$DEST/versions/.$V.new.$$
-	rm -rf "$_stage"
-	mkdir "$_stage" &&
-	    cp "$BIN" "$_stage/box" && chmod 755 "$_stage/box" &&
+	_stage=$(mktemp -d "$DEST/versions/.$V.new.XXXXXX") ||
+	    die "cannot create a staging directory in $DEST/versions"
+	cp "$BIN" "$_stage/box" && chmod 755 "$_stage/box" &&
 	    manifest >"$_stage/MANIFEST" && chmod 644 "$_stage/MANIFEST" &&
 	    chmod 755 "$_stage" &&
 	    mv "$_stage" "$VDIR" || {
@@ -439,12 +465,18 @@ install_version()
 	say "installed box $V in $VDIR"
 }
 
-# relink LINK TARGET: point LINK at TARGET in one rename.
+# relink LINK TARGET: point LINK at TARGET in one rename, the new link
+# made in a directory of mktemp's beside LINK (no name another user
+# could guess and plant first).
 relink()
 {
-	ln -s "$2" "$1.new.$$" && mv -Tf "$1.new.$$" "$1" 2>/dev/null || {
-		rm -f "$1.new.$$" "$1" && ln -s "$2" "$1"
+	_rd=$(mktemp -d "$(dirname "$1")/.box.XXXXXX") || return 1
+	ln -s "$2" "$_rd/link" && mv -Tf "$_rd/link" "$1" 2>/dev/null || {
+		rm -f "$_rd/link" "$1" && ln -s "$2" "$1"
 	}
+	_rc=$?
+	rmdir "$_rd"
+	return $_rc
 }
 
 flip_current()
@@ -505,8 +537,9 @@ link_bin()
 put_if_changed()
 {
 	cmp -s "$1" "$2" && return 0
-	cp "$1" "$2.new.$$" && mv -f "$2.new.$$" "$2" && return 0
-	rm -f "$2.new.$$"
+	_t=$(mktemp "$(dirname "$2")/.box.XXXXXX") || return 1
+	cp "$1" "$_t" && chmod 644 "$_t" && mv -f "$_t" "$2" && return 0
+	rm -f "$_t"
 	return 1
 }
 
@@ -515,7 +548,7 @@ put_if_changed()
 # Best effort: a page that cannot be written is said, never fatal.
 install_docs()
 {
-	_share=${BOX_SHARE:-$(dirname "$BINDIR")/share}
+	_share=$SHARE
 	_list=$TMP/DOCS
 	: >"$_list" || { warn "cannot write $DEST/DOCS; no manual page or completions"; return; }
 	for _doc in "man/man1/box.1:help --man" \

@@ -65,6 +65,46 @@ inst()
 	RC=$?
 }
 
+# share_checks: as root, the share directory (BOX_SHARE, or share/ beside
+# BOX_BIN) must be root-only too (issue 35).  The attack: a user's share
+# directory whose man/man1 links into a root-only directory; root's
+# installer would put the manual page through it, over a root 0600 file.
+# The control: the same install with the check cut out of the script
+# overwrites that file.
+share_checks()
+{
+	_s=$T/share35 _d=$T/der35
+	mkdir -p "$_s/root" "$_s/user/man" "$_d/share" &&
+	    chmod 700 "$_s/root" && chmod 755 "$_d" &&
+	    chown 65534 "$_s/user" "$_s/user/man" "$_d/share" &&
+	    printf 'root only\n' >"$_s/root/box.1" && chmod 600 "$_s/root/box.1" &&
+	    ln -s "$_s/root" "$_s/user/man/man1" && chown -h 65534 "$_s/user/man/man1" ||
+	    { fail "share: setup"; return; }
+	inst BOX_YES=1 BOX_HOME="$C/home" BOX_BIN="$C/bin" BOX_SHARE="$_s/user" \
+	    BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK"
+	expect_eq "$RC" 1 "root, BOX_SHARE a user's directory: exit 1"
+	expect_contains "$OUT" "which uid 65534 owns" "it names the owner"
+	expect_contains "$OUT" "BOX_SHARE=<dir>" "the fix names BOX_SHARE"
+	expect_eq "$(cat "$_s/root/box.1")/$(snap "$C/home")" "root only/absent: $C/home" \
+	    "BOX_SHARE refused: root's file untouched, nothing installed"
+	inst BOX_YES=1 BOX_HOME="$C/home" BOX_BIN="$_d/bin" \
+	    BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK"
+	expect_eq "$RC" 1 "root, share/ beside BOX_BIN a user's: exit 1"
+	expect_contains "$OUT" "under $_d/share, which uid 65534 owns" "it names the derived share directory"
+	expect_eq "$(snap "$_d/bin")/$(snap "$C/home")" "absent: $_d/bin/absent: $C/home" "derived share refused: nothing installed"
+	sed 's|^\t\troot_only "\$SHARE/\$_d" BOX_SHARE$|\t\t:|' host/install.sh >"$T/nocheck.sh"
+	if grep -q 'root_only "$SHARE' "$T/nocheck.sh"; then
+		fail "control: the share check was not cut out"
+		return
+	fi
+	OUT=$(setsid -w env BOX_YES=1 BOX_HOME="$C/home" BOX_BIN="$C/bin" BOX_SHARE="$_s/user" \
+	    BOX_INSTALL_SOURCE="$A" INCUS_SOCKET="$NOSOCK" sh <"$T/nocheck.sh" 2>&1)
+	RC=$?
+	expect_eq "$RC:$(head -c 7 "$_s/root/box.1" 2>&1)" "0:.TH BOX" \
+	    "control: without the check, root wrote its manual page over a root-only file through the user's link"
+	rm -rf "$C/home" "$C/bin" "$C/share" "$_s" "$_d"
+}
+
 # --- two releases -------------------------------------------------------------
 SRC=$T/src
 mkdir "$SRC"
@@ -189,6 +229,7 @@ expect_eq "$(readlink "$C/bin/box")" "$C/home/current/box" "control: linked"
 grep -q "$UD" "$T/mkdir.trace" && fail "the scratch directory was made in a user's TMPDIR" ||
     ok "no scratch directory in a TMPDIR a user owns ($(grep -c box-install "$T/mkdir.trace") made elsewhere)"
 rm -rf "$C/home" "$C/bin"
+share_checks
 
 # --- fresh root install over HTTP --------------------------------------------
 inst BOX_YES=TRUE BOX_HOME="$R/home" BOX_BIN="$R/bin" BOX_RELEASE_URL="$URL/a" INCUS_SOCKET="$NOSOCK"

@@ -222,22 +222,28 @@ inst_current(const struct inst *in, char *v, size_t cap)
 	return -ESTALE;
 }
 
+/*
+ * The new link is made in a directory of mkdtemp's beside link, never
+ * under a name another user could guess and plant first, then renamed
+ * over link.
+ */
 int
 inst_relink(const char *link, const char *target)
 {
-	char tmp[PATH_MAX + 32];
+	char dir[PATH_MAX], d[PATH_MAX + 16], l[PATH_MAX + 24];
+	int rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.new.%ld", link, (long)getpid());
-	unlink(tmp);
-	if (symlink(target, tmp) < 0)
+	dirname_of(link, dir, sizeof(dir));
+	snprintf(d, sizeof(d), "%s/.box.XXXXXX",
+	    dir[0] != '\0' || link[0] == '/' ? dir : ".");
+	if (mkdtemp(d) == NULL)
 		return -errno;
-	if (rename(tmp, link) < 0) {
-		int rc = -errno;
-
-		unlink(tmp);
-		return rc;
-	}
-	return 0;
+	snprintf(l, sizeof(l), "%s/l", d);
+	if (symlink(target, l) < 0 || rename(l, link) < 0)
+		rc = -errno;
+	unlink(l);
+	rmdir(d);
+	return rc;
 }
 
 int
