@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "box/remote.h"
-#include "box/tier.h"
+#include "box/remote/remote.h"
+#include "box/remote/tier.h"
 #include "cmd/cmd.h"
 #include "host/install/nested.h"
 #include "util/err.h"
@@ -75,7 +75,7 @@ wants(int argc, char **argv, const char *l, const char *s)
 }
 
 /*
- * --remote: the verb's row in remote_table (box/remote.c) says where it
+ * --remote: the verb's row in remote_table (box/remote/remote.c) says where it
  * runs.  0 and *how, or < 0 (refused: the command to run there named).
  */
 static int

@@ -14,6 +14,7 @@
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/err.h"
+#include "model/boxname.h"	/* box_name_ok, BOX_NAME_RULE */
 
 #define BOX_NAME_MAX 64
 
@@ -30,19 +31,10 @@ struct box_info {
 };
 
 /*
- * Instance names as Incus accepts them (letters, digits, hyphens; not
- * starting with a digit or hyphen; at most 63).  Checked before a name is
- * put into a URL.
- */
-int box_name_ok(const char *name);
-
-/*
  * box_name_ok() as the one usage error every verb gives for a name that
  * fails it: 0, or -EINVAL (exit 2) with whence ("" or " (the name ...)")
  * appended.
  */
-#define BOX_NAME_RULE "letters, digits and hyphens, at most 63, starting " \
-	"with a letter and not ending with a hyphen"
 int box_name_check(const char *name, const char *whence, struct box_err *e);
 
 /*

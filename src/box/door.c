@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/life.h"
+#include "box/edit.h"
+#include "box/narrate.h"
 #include "incus/acl.h"
 #include "incus/instance.h"
 #include "model/names.h"

@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "box/life.h"
+#include "box/narrate.h"
 #include "util/prompt.h"
 
 #define EACH_MAX 1024	/* boxes one `all` acts on */

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/life.h"
 #include "incus/instance.h"
 
 static int

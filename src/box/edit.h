@@ -9,6 +9,8 @@
 #include "incus/kv.h"
 #include "util/err.h"
 
+#define LIFE_OP_S	600		/* bound on one daemon operation */
+
 /*
  * Rewrite an instance whole (GET, change, PUT, wait): the only way to drop
  * a device.  Everything not mentioned is sent back as it was, volatile

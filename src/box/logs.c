@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "box/remote.h"
+#include "box/remote/remote.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "util/clock.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/box.h"
+#include "model/boxname.h"
 #include "incus/cluster.h"
 #include "incus/instance.h"
 #include "model/names.h"

@@ -8,7 +8,7 @@
 
 #include "box/where.h"
 #include "box/box.h"
-#include "box/remote.h"
+#include "box/remote/remote.h"
 #include "model/ip4text.h"
 #include "model/mac.h"
 

@@ -14,7 +14,7 @@
 #include "util/table.h"
 #include "util/text.h"
 
-/* What applies when nothing sets the key (a mint's, box/mint.h). */
+/* What applies when nothing sets the key (a mint's, box/life/mint.h). */
 static const char *const conf_default[CONF_N] = {
 	"blank", "the template's", "the template's, else 4",
 	"the template's, else 8GiB", "the template's, else 60GiB",

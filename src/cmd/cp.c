@@ -1,10 +1,10 @@
 /*
- * box cp <src> <dst> - files between this host and a box (box/cp.h): one
+ * box cp <src> <dst> - files between this host and a box (box/import/cp.h): one
  * side is <box>:<path>, the other a local path or "-".
  */
 #include <stdio.h>
 
-#include "box/cp.h"
+#include "box/import/cp.h"
 #include "cmd/cmd.h"
 #include "util/opt.h"
 

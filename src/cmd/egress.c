@@ -3,7 +3,7 @@
  *            [--log] [--json]
  *
  * The box's egress policy, stored on its instance (user.box.egress) and
- * enforced in the host kernel (box/egress_sync.h).  allow adds names to
+ * enforced in the host kernel (box/egress/egress_sync.h).  allow adds names to
  * the allowlist (an open box becomes allow with exactly those); deny
  * takes names off it (the last one stays: "allow:" names at least one,
  * and a box that should reach nothing is better off without the NIC);
@@ -23,8 +23,8 @@
 
 #include "box/box.h"
 #include "box/bridge.h"
-#include "box/egress.h"
-#include "box/ptr.h"
+#include "box/egress/egress.h"
+#include "box/egress/ptr.h"
 #include "cmd/cmd.h"
 #include "host/resolver/resolver.h"
 #include "host/stack/egress_host.h"

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box/idle.h"
+#include "box/life/idle.h"
 #include "box/box.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"

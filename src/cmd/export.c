@@ -1,7 +1,7 @@
 /*
  * box export <box> [<file>] [--instance-only] [--force]
  *
- * The options read and checked here, the pipeline run by box/export.c
+ * The options read and checked here, the pipeline run by box/import/export.c
  * (a backup made on the daemon, streamed to a file written whole or not
  * at all, its SHA-256 beside it), its result printed here.
  */
@@ -10,8 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "box/export.h"
-#include "box/life.h"
+#include "box/import/export.h"
+#include "box/life/life.h"
+#include "box/narrate.h"
 #include "cmd/cmd.h"
 #include "util/opt.h"
 #include "util/progress.h"

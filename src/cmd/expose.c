@@ -16,9 +16,10 @@
 
 #include "box/box.h"
 #include "box/door.h"
-#include "box/life.h"
-#include "box/remote.h"
-#include "box/tier.h"
+#include "box/life/life.h"
+#include "box/narrate.h"
+#include "box/remote/remote.h"
+#include "box/remote/tier.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "host/stack/firewall.h"

@@ -3,14 +3,14 @@
  * stops it: a copy-on-write snapshot of the source, a copy of that, and
  * the copy brought up as a clone is (re-stamped, a machine identity, a MAC
  * and so a lease of its own, the source's doors left behind, its egress
- * policy carried).  The pipeline is box/mint_run.c's; refused on a pool
+ * policy carried).  The pipeline is box/life/mint_run.c's; refused on a pool
  * without copy-on-write unless --slow.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "box/each.h"
-#include "box/mint_run.h"
+#include "box/life/mint_run.h"
 #include "cmd/cmd.h"
 #include "util/opt.h"
 

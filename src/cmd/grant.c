@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "box/tier.h"
+#include "box/remote/tier.h"
 #include "cmd/cmd.h"
 #include "host/stack/grant_run.h"
 #include "model/names.h"

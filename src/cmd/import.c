@@ -1,7 +1,7 @@
 /*
  * box import <file> [--name <box>] [--force]
  *
- * The options read here, the pipeline run by box/import.c (the file
+ * The options read here, the pipeline run by box/import/import.c (the file
  * checked against its SHA-256 and vetted against box's allowlist, uploaded,
  * re-homed on this host's terms, vetted again as the daemon holds it,
  * booted; a half-imported box removed), its result printed here.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/import.h"
+#include "box/import/import.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "util/opt.h"

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "box/life.h"
+#include "box/life/life.h"
+#include "box/narrate.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/egress.h"
-#include "box/egress_sync.h"
+#include "box/egress/egress.h"
+#include "box/egress/egress_sync.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
-#include "box/remote.h"
+#include "box/remote/remote.h"
 #include "incus/api.h"
 #include "util/opt.h"
 #include "util/text.h"
@@ -95,7 +95,7 @@ print_imported(const struct view *v)
 	if (f != NULL && l != NULL && strcmp(f, l) != 0)
 		printf(LABEL "import %s — the first was %s by box %s\n", "",
 		    n ? n : "?", f, b ? b : "unknown");
-	/* what the file said of itself (box/import.c): a claim, no more */
+	/* what the file said of itself (box/import/import.c): a claim, no more */
 	f = cfg(v, "user.box.claimed.origin");
 	l = cfg(v, "user.box.claimed.created");
 	b = cfg(v, "user.box.claimed.origin.from");

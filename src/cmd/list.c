@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/egress_sync.h"
-#include "box/idle.h"
+#include "box/egress/egress_sync.h"
+#include "box/life/idle.h"
 #include "box/box.h"
-#include "box/egress.h"
+#include "box/egress/egress.h"
 #include "box/place.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
-#include "box/remote.h"
+#include "box/remote/remote.h"
 #include "incus/api.h"
 #include "incus/storage.h"
 #include "util/opt.h"
@@ -585,7 +585,7 @@ list(int out, struct box_err *e)
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
 	    print_table(&ro, e) : print_plain(&ro, out);
-	/* box/idle.h: no daemon for it, this; after the list, which it
+	/* box/life/idle.h: no daemon for it, this; after the list, which it
 	 * never delays or changes (a box it stops is shown as it was) */
 	if (rc == 0) {
 		fflush(stdout);

@@ -1,13 +1,13 @@
 /*
  * box move <box> --pool <pool> | --target <member> - a stopped box onto
  * another storage pool, or another member of an Incus cluster
- * (box/move.c); its identity and policy stay.
+ * (box/life/move.c); its identity and policy stay.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "box/bridge.h"
-#include "box/move.h"
+#include "box/life/move.h"
 #include "host/stack/contract.h"
 #include "host/stack/pins.h"
 #include "incus/cluster.h"

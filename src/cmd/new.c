@@ -1,6 +1,6 @@
 /*
  * box new - mint a box from a template, or clone one: the options read
- * and checked here, the pipeline run by box/mint_run.c (which narrates its
+ * and checked here, the pipeline run by box/life/mint_run.c (which narrates its
  * stages and removes a half-made box), its result printed here.
  */
 #include <errno.h>
@@ -10,17 +10,17 @@
 
 #include "box/conf.h"
 #include "box/each.h"
-#include "box/idle.h"
-#include "box/egress.h"
+#include "box/life/idle.h"
+#include "box/egress/egress.h"
 #include "box/input.h"
-#include "box/mint.h"
-#include "box/mint_run.h"
+#include "box/life/mint.h"
+#include "box/life/mint_run.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "util/opt.h"
 
 /*
- * --egress: a policy as box/egress.h has it, or a usage error.  Each name
+ * --egress: a policy as box/egress/egress.h has it, or a usage error.  Each name
  * of an allow list as people paste it (https://GitHub.com/x) is made a
  * name first, with a note; *out is the policy to use (malloc'd).
  */

@@ -3,7 +3,7 @@
  * stopped
  * boxes: each said, then asked about once (no terminal: --force, else
  * exit 2).  As root every stopped box; anyone else, the boxes they
- * minted (user.box.owner).  Runs the idle check first (box/idle.h), so a
+ * minted (user.box.owner).  Runs the idle check first (box/life/idle.h), so a
  * box it stops is not yet among them: it is still stopping.
  */
 #include <errno.h>
@@ -14,14 +14,14 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "box/discard.h"
+#include "box/life/discard.h"
 #include "box/each.h"
-#include "box/idle.h"
-#include "box/import_mark.h"
+#include "box/life/idle.h"
+#include "box/import/import_mark.h"
 #include "box/lease.h"
-#include "box/life.h"
+#include "box/life/life.h"
 #include "box/narrate.h"
-#include "box/tier.h"
+#include "box/remote/tier.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"

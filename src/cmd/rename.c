@@ -4,7 +4,7 @@
  * fix.  POST /1.0/instances/<box> {"name": "<new>"}.
  */
 #include "box/each.h"
-#include "box/life.h"
+#include "box/life/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"

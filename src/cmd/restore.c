@@ -2,7 +2,7 @@
  * box restore <box> <snapshot> [--force] - roll a box back to a snapshot.
  * Destructive: asks on a terminal, or needs --force (BOX_YES is not read).
  * A running box is stopped, rolled back, its shape re-asserted (no NIC
- * but box-net's with its filters, no door it did not have: box/restore.h)
+ * but box-net's with its filters, no door it did not have: box/life/restore.h)
  * and started again (snapshots are stateless: a crash-consistent
  * rollback).
  */
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/life.h"
-#include "box/restore.h"
+#include "box/life/life.h"
+#include "box/life/restore.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "incus/instance.h"

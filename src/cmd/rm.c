@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/discard.h"
+#include "box/life/discard.h"
 #include "box/each.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"

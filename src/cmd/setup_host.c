@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "host/resolver/unit.h"
+#include "host/stack/resolver_unit.h"
 #include "host/stack/setup.h"
 #include "host/stack/sysd.h"
 #include "incus/json.h"

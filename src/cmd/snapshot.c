@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "box/box.h"
-#include "box/life.h"
+#include "box/life/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "incus/instance.h"

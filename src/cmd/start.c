@@ -9,7 +9,7 @@
 
 #include "box/box.h"
 #include "box/each.h"
-#include "box/life.h"
+#include "box/life/life.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "box/tier.h"
+#include "box/remote/tier.h"
 #include "cmd/cmd.h"
 #include "host/doctor/doctor_tier.h"
 #include "host/install/nestguard.h"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "box/template.h"
+#include "box/life/template.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
 #include "util/opt.h"

@@ -524,42 +524,6 @@ box_usage(void)
 }
 
 int
-cmd_help(int argc, char **argv, struct box_err *e)
-{
-	const struct verb *v;
-	struct opt_result res;
-	int rc, man;
-	const struct opt rows[] = {
-		OPT_ARG("<command>", 0, 1, OC_VERB, "one command's page"),
-		OPT_FLAG("--man", NULL, &man, "the manual page, as roff (man "
-		    "-l reads it); with a command, that command's own"),
-		OPT_END
-	};
-
-	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
-		return rc;
-	if (man && res.npos > 0) {
-		if ((v = verb_find(res.pos[0])) == NULL)
-			return verb_unknown(res.pos[0], e);
-		verb_manpage(v);
-		return 0;
-	}
-	if (man) {
-		box_manpage();
-		return 0;
-	}
-	if (res.npos == 0) {
-		box_usage();
-		return 0;
-	}
-	v = verb_find(res.pos[0]);
-	if (v == NULL)
-		return verb_unknown(res.pos[0], e);
-	verb_usage(v);
-	return 0;
-}
-
-int
 cmd_version(int argc, char **argv, struct box_err *e)
 {
 	int json;

@@ -1,6 +1,6 @@
 /*
  * box verify <box> [--json] - the isolation contract probed live from
- * inside one box (see box/verify.h).  Exit 0 when every probe held, 1 on
+ * inside one box (see box/verify/verify.h).  Exit 0 when every probe held, 1 on
  * any breach, failure or unjudged probe.
  *
  * `verify --inside` is the hidden in-box half: the host that pushed this
@@ -12,7 +12,7 @@
 
 #include "box/box.h"
 #include "box/bridge.h"
-#include "box/verify.h"
+#include "box/verify/verify.h"
 #include "cmd/cmd.h"
 #include "incus/api.h"
 #include "util/opt.h"

@@ -23,7 +23,7 @@ enum incus_type { INCUS_SYNC = 1, INCUS_ASYNC, INCUS_ERROR };
 
 /*
  * How to reach the daemon.  incus/ never reads the environment: its caller
- * fills this in (box/incus_env.c reads INCUS_SOCKET, INCUS_DIR,
+ * fills this in (box/remote/incus_env.c reads INCUS_SOCKET, INCUS_DIR,
  * BOX_IO_TIMEOUT, BOX_PROJECT and the tier's defaults once) and hands it
  * down, with incus_open() or once for the run with incus_configure().
  */
@@ -61,7 +61,7 @@ int incus_open(struct incus *c, const struct incus_settings *s,
     struct box_err *e);
 
 /*
- * The run's settings, handed down once by main (box/incus_env.c).  bad,
+ * The run's settings, handed down once by main (box/remote/incus_env.c).  bad,
  * when it holds an error, is what every later incus_init() fails with (a
  * setting that does not parse fails the verbs that talk to Incus, and only
  * those).

@@ -76,7 +76,7 @@ int incus_backup_import_end(struct stream_push *k, char *op, size_t opcap,
 /* --- the daemon's record of an imported instance ------------------------- */
 
 /*
- * What an import's vet judges (box/vet_export.h vet_daemon_index): the
+ * What an import's vet judges (box/import/vet_export.h vet_daemon_index): the
  * instance as the daemon re-homed it from the export's backup.yaml, and
  * each snapshot record it made from the same file (a restore brings a
  * snapshot's config back).  Read as the daemon sent it, so a file box's
@@ -112,7 +112,7 @@ int incus_backup_index_get(struct incus *c, const char *name,
 int incus_backup_index_from_json(const char *inst, size_t n,
     const char *snaps, size_t sn, struct incus_backup_index *ix,
     struct box_err *e);
-/* The same over replies already parsed (box/vet_export.c's old entry). */
+/* The same over replies already parsed (box/import/vet_export.c's old entry). */
 int incus_backup_index_from_doc(const struct json_doc *d, int inst,
     const struct json_doc *sd, int snaps, struct incus_backup_index *ix);
 void incus_backup_index_free(struct incus_backup_index *ix);

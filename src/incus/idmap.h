@@ -3,7 +3,7 @@
  * volatile.idmap.next, volatile.idmap.current and volatile.last_state.idmap
  * config values (Incus's idmap.IdmapEntry: Isuid, Isgid, Hostid, Nsid,
  * Maprange).  Only the reading is here; what a box may be mapped onto is
- * box/vet.c's to judge.
+ * box/life/vet.c's to judge.
  */
 #ifndef BOX_INCUS_IDMAP_H
 #define BOX_INCUS_IDMAP_H

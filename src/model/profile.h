@@ -4,7 +4,7 @@
  * key with the value the contract wants and why.
  *
  * setup-host writes the profile from them (host/stack/stack.c); box/
- * judges a profile (box/profile.h), a VM door's pinned eth0 (box/vet.c)
+ * judges a profile (box/remote/profile.h), a VM door's pinned eth0 (box/life/vet.c)
  * and doctor a box's shape (host/stack/shape.c) against them.
  *
  * Part of the model floor (src/model/): names and pure rules that box/ and

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/backup.h"
-#include "box/vet.h"
-#include "box/vet_export.h"
-#include "box/yaml.h"
+#include "box/import/backup.h"
+#include "box/life/vet.h"
+#include "box/import/vet_export.h"
+#include "box/import/yaml.h"
 #include "incus/backup.h"
 #include "incus/idmap.h"
 #include "incus/json.h"

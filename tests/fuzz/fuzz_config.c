@@ -1,6 +1,6 @@
 /*
  * fuzz_config - the config files' parser (box/conf.h) over any bytes,
- * and the idle mark and duration readers (box/idle.h) over the same.
+ * and the idle mark and duration readers (box/life/idle.h) over the same.
  * What the parser accepts is checked independently: every value it keeps
  * is non-empty, under CONF_VALUE_MAX, free of control bytes, and appears
  * in the input; a refusal always names its line ("<label>:<n>:") or the
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "box/conf.h"
-#include "box/idle.h"
+#include "box/life/idle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

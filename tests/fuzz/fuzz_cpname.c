@@ -1,6 +1,6 @@
 /*
  * fuzz_cpname - the name check box cp's reader applies to every name a
- * box's tar stream sends (box/cp.h): a name it accepts is relative, holds
+ * box's tar stream sends (box/import/cp.h): a name it accepts is relative, holds
  * no "." or ".." component and no control byte, and is bounded.
  */
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/cp.h"
+#include "box/import/cp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

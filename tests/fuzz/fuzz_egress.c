@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/egress.h"
-#include "box/egress_fw.h"
-#include "box/egress_sync.h"
-#include "box/ptr.h"
+#include "box/egress/egress.h"
+#include "box/egress/egress_fw.h"
+#include "box/egress/egress_sync.h"
+#include "box/egress/ptr.h"
 #include "net/nft.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

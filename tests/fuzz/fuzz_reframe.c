@@ -1,6 +1,6 @@
 /*
  * fuzz_reframe - the re-framer a granted user's import sends through
- * (box/reframe.h: an export's tar in, an image tarball out), over any
+ * (box/import/reframe.h: an export's tar in, an image tarball out), over any
  * bytes:
  *   - fed whole and fed in pieces the input's first byte picks, the
  *     result and the output are the same (no state lost at a boundary);
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/reframe.h"
-#include "box/vet_export.h"
+#include "box/import/reframe.h"
+#include "box/import/vet_export.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

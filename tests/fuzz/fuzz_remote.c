@@ -1,5 +1,5 @@
 /*
- * fuzz_remote.c - the --remote address reader (box/remote_url.c).
+ * fuzz_remote.c - the --remote address reader (box/remote/remote_url.c).
  *
  * The input is the address.  Checked: a parse either fails as a usage
  * error with a message and a fix, or every part is one ssh cannot read as
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/remote_url.h"
+#include "box/remote/remote_url.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_sidecar - the <file>.sha256 reader (box/backup.h): the parser over
+ * fuzz_sidecar - the <file>.sha256 reader (box/import/backup.h): the parser over
  * any bytes, and the reader over the same bytes written to a real
  * sidecar (opened without following or blocking, a regular file of at
  * most BACKUP_SIDECAR_MAX bytes).  A digest it accepts is 64 lower-case
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box/backup.h"
+#include "box/import/backup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

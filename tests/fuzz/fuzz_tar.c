@@ -1,5 +1,5 @@
 /*
- * fuzz_tar - box's tar walk (box/vet_export.c, box/tar.c) against an
+ * fuzz_tar - box's tar walk (box/import/vet_export.c, box/import/tar.c) against an
  * independent reader, libarchive (Debian's libarchive-dev, linked into
  * this harness alone: the binary never carries it).  Every archive box
  * reads whole must be read by libarchive as the same members in the same
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "box/vet_export.h"
+#include "box/import/vet_export.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "box/template.h"
+#include "box/life/template.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

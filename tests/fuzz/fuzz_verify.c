@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/verify.h"
+#include "box/verify/verify.h"
 #include "net/sniff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "incus/api.h"
-#include "box/incus_env.h"
+#include "box/remote/incus_env.h"
 #include "incus/exec.h"
 
 static long long

@@ -123,7 +123,7 @@ if gcc -std=c11 -D_GNU_SOURCE -Isrc -Ibuild/bearssl-inc -I/usr/include/bearssl \
     -DBOX_VERSION='"test"' -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
     -o "$XT" tests/integration/exectool.c src/incus/exec.c src/incus/ws.c \
     src/incus/api.c src/incus/http.c src/incus/json.c src/incus/json_write.c \
-    src/incus/transport.c src/box/incus_env.c src/util/err.c src/util/tty.c \
+    src/incus/transport.c src/box/remote/incus_env.c src/util/err.c src/util/tty.c \
     src/util/clock.c src/util/text.c \
     "$(ls /usr/lib/*/libbearssl.a | head -1)" 2>"$T/cc"; then
 	ok "build exectool"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The two things that make box import as fast as `incus import` + start:
 #
-# 1. the vet runs beside the upload (box/vet_bg.h; without --name once a
+# 1. the vet runs beside the upload (box/import/vet_bg.h; without --name once a
 #    read of the file's head found the recorded name) and a refusal withholds
 #    the last bytes, so the daemon never gets the whole file and creates
 #    nothing - not "created, then removed": no instance appears for 5 s
@@ -9,8 +9,8 @@
 #    daemon's restore went on and made the instance after box had left);
 #
 # 2. box import gives a container its new machine identity as a first-start
-# instance template (box/import_id.h), never through anything the file
-# planted (box/vet_export.h: id_template).  The daemon writes
+# instance template (box/import/import_id.h), never through anything the file
+# planted (box/import/vet_export.h: id_template).  The daemon writes
 # metadata.yaml and templates/<t> on the host, as root, through whatever
 # the export unpacked there, and Incus 6.0.4 without the CVE-2026-23954
 # fix renders a template's target through symlinks too.  So exports that

@@ -4,7 +4,7 @@
 # restore in a restricted project: the restore re-checks the instance it
 # has just made, and the volatile.* keys the daemon itself sets on every
 # new instance (uuid, idmap, cloud-init id) are forbidden there
-# (box/reframe.h has the source).  So a granted user's box import sends
+# (box/import/reframe.h has the source).  So a granted user's box import sends
 # the export's root filesystem as a private image, makes the box from it
 # with the file's config (vetted), deletes the image, and runs the rest of
 # the import as for anyone.

@@ -176,7 +176,7 @@ expect_contains "$(echo "$forkout" | grep forked)" "at $ip2 (pinned" "fork said 
 # The source's /etc becomes a link to a path that also exists on the host
 # with a machine-id in it: followed on the host, the clone's new id would
 # land in the host's file (the control: the same clone with O_NOFOLLOW
-# taken out of src/box/identity.c's dir_at replaces it).  Refused there,
+# taken out of src/box/life/identity.c's dir_at replaces it).  Refused there,
 # the daemon's file API writes it inside the box instead.
 probe=$(mktemp -d /tmp/boxit-st-probe.XXXXXX)
 echo host-owned >"$probe/machine-id"

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/vet.h"
-#include "box/vet_export.h"
+#include "box/life/vet.h"
+#include "box/import/vet_export.h"
 #include "incus/backup.h"
 #include "t.h"
 

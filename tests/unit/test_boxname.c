@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/cp.h"
+#include "box/import/cp.h"
 #include "box/each.h"
-#include "box/life.h"
+#include "box/life/life.h"
 #include "t.h"
 
 TEST(box_name_one_rule_one_message)

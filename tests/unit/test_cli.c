@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "box/box.h"
-#include "box/template.h"
+#include "box/life/template.h"
 #include "t.h"
 #include "util/opt.h"
 #include "util/table.h"

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "box/egress_sync.h"
+#include "box/egress/egress_sync.h"
 #include "t.h"
 
-#include "box/egress.h"
-#include "box/egress_fw.h"
-#include "box/ptr.h"
+#include "box/egress/egress.h"
+#include "box/egress/egress_fw.h"
+#include "box/egress/ptr.h"
 #include "net/nft.h"
 
 static struct egress pol;

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "box/incus_env.h"
+#include "box/remote/incus_env.h"
 #include "incus/api.h"
 #include "incus/exec.h"
 #include "incus/ws.h"

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "box/tar.h"
+#include "box/import/tar.h"
 #include "host/stack/grant_probe.h"
 #include "t.h"
 

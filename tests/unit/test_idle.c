@@ -1,12 +1,12 @@
 /*
- * test_idle.c - idle-stop (box/idle.h): durations, marks, the judgement
+ * test_idle.c - idle-stop (box/life/idle.h): durations, marks, the judgement
  * against hand-worked cases, and the daemon's sessions read from a reply
  * shaped as Incus 6.0 sends it.
  */
 #include <stdlib.h>
 
-#include "box/idle.h"
-#include "box/vet.h"
+#include "box/life/idle.h"
+#include "box/life/vet.h"
 #include "incus/json.h"
 #include "incus/operation.h"
 #include "t.h"

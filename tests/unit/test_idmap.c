@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/vet.h"
+#include "box/life/vet.h"
 #include "incus/idmap.h"
 #include "util/err.h"
 #include "t.h"
@@ -99,7 +99,7 @@ TEST(idmap_holds_at_most_sixteen_and_never_more_than_cap)
 	CHECK_INT(n, 0);
 }
 
-/* The policy stays box/vet.c's: onto host ids >= 65536, within 2^32. */
+/* The policy stays box/life/vet.c's: onto host ids >= 65536, within 2^32. */
 TEST(vet_judges_the_parsed_idmap)
 {
 	static const char *const k = "volatile.idmap.next";

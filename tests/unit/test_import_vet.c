@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "box/vet.h"
-#include "box/vet_export.h"
-#include "box/yaml.h"
+#include "box/life/vet.h"
+#include "box/import/vet_export.h"
+#include "box/import/yaml.h"
 #include "incus/backup.h"
 #include "t.h"
 #include "util/gzstream.h"
@@ -1220,7 +1220,7 @@ TEST(vet_export_members_types_and_targets)
 	CHECK_INT(members_ok(m_big, 12), -EFBIG);
 }
 
-/* the bound holds on the stream path the upload feeds (box/vet_bg.h) */
+/* the bound holds on the stream path the upload feeds (box/import/vet_bg.h) */
 TEST(vet_export_fd_stream_is_bounded)
 {
 	struct box_err e;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "box/incus_env.h"
+#include "box/remote/incus_env.h"
 #include "box/lease.h"
 #include "t.h"
 
@@ -161,7 +161,7 @@ TEST(lease_paths_honour_incus_dir)
 
 /*
  * A copy's pinned address is checked against every other pin on its
- * network (box/waits.c): the holder is named, its own file and anything
+ * network (box/life/waits.c): the holder is named, its own file and anything
  * that is not a pin are passed over.
  */
 static void

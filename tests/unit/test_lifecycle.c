@@ -10,11 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box/backup.h"
+#include "box/import/backup.h"
 #include "box/door.h"
-#include "box/life.h"
-#include "box/mint.h"
-#include "box/tar.h"
+#include "box/life/life.h"
+#include "box/edit.h"
+#include "box/life/mint.h"
+#include "box/import/tar.h"
 #include "incus/json.h"
 #include "incus/kv.h"
 #include "t.h"

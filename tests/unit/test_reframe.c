@@ -1,5 +1,5 @@
 /*
- * The re-framer a granted user's import goes through (src/box/reframe.c):
+ * The re-framer a granted user's import goes through (src/box/import/reframe.c):
  * an export's tar in, a unified image tarball out - box's metadata.yaml,
  * then the container's rootfs members renamed, their data as it came,
  * everything else left out; a long name through PAX both ways, a hard
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/import_mark.h"
-#include "box/reframe.h"
-#include "box/tar.h"
+#include "box/import/import_mark.h"
+#include "box/import/reframe.h"
+#include "box/import/tar.h"
 #include "t.h"
 
 static const char CT[] =
@@ -223,7 +223,7 @@ TEST(reframe_refuses_what_it_will_not_rename)
 	reframe_free(&r);
 }
 
-/* The importing process's mark (box/import_mark.h): in the metadata.yaml
+/* The importing process's mark (box/import/import_mark.h): in the metadata.yaml
  * box writes, and judged live or gone by the sweep. */
 TEST(reframe_marks_the_image_and_the_sweep_judges_the_mark)
 {

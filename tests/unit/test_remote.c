@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/remote.h"
-#include "box/remote_url.h"
+#include "box/remote/remote.h"
+#include "box/remote/remote_url.h"
 #include "cmd/cmd.h"
 #include "t.h"
 
@@ -154,7 +154,7 @@ TEST(remote_table_covers_every_verb)
 	for (v = box_verbs; v->name != NULL; v++)
 		if (remote_how(v->name) == 0)
 			t_fail(__FILE__, __LINE__, "verb %s has no row in "
-			    "remote_table (box/remote.c)", v->name);
+			    "remote_table (box/remote/remote.c)", v->name);
 	CHECK_INT(remote_how("list"), RH_API);
 	CHECK_INT(remote_how("new"), RH_API);
 	CHECK_INT(remote_how("setup-host"), RH_HOST);

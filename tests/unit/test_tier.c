@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/incus_env.h"
-#include "box/tier.h"
+#include "box/remote/incus_env.h"
+#include "box/remote/tier.h"
 #include "incus/api.h"
 #include "t.h"
 

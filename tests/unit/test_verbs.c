@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "box/each.h"
-#include "box/life.h"
+#include "box/life/life.h"
 #include "cmd/cmd.h"
 #include "host/doctor/doctor.h"
 #include "t.h"

@@ -1,13 +1,13 @@
 /*
- * box verify's pure parts: the policy stand-in (src/box/verify.c), the
+ * box verify's pure parts: the policy stand-in (src/box/verify/verify.c), the
  * in-box readers of /proc/net/if_inet6 and ipv6_route
- * (src/box/verify_probe.c), and the bridge listener's frame decoder
+ * (src/box/verify/verify_probe.c), and the bridge listener's frame decoder
  * (src/net/sniff.c).
  */
 #include <stdint.h>
 #include <string.h>
 
-#include "box/verify.h"
+#include "box/verify/verify.h"
 #include "net/neigh.h"
 #include "net/sniff.h"
 #include "t.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/verify.h"
+#include "box/verify/verify.h"
 #include "t.h"
 #include "util/err.h"
 

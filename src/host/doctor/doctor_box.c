@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "box/life.h"
+#include "box/life/life.h"
 #include "host/install/nested.h"
 #include "incus/exec.h"
 #include "model/ip4text.h"

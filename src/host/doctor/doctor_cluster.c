@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "box/life.h"
-#include "box/mint.h"
-#include "box/mint_run.h"
-#include "box/waits.h"
+#include "box/life/life.h"
+#include "box/life/mint.h"
+#include "box/life/mint_run.h"
+#include "box/life/waits.h"
 #include "host/doctor/doctor_int.h"
 #include "host/stack/contract.h"
 #include "incus/cluster.h"

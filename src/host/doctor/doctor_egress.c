@@ -1,7 +1,7 @@
 /*
  * doctor_egress.c - doctor's word on the boxes' egress policies: each
  * allow box's policy, whether the kernel holds its rules and sets (read
- * back by content, box/egress_fw.h), whether its address set holds
+ * back by content, box/egress/egress_fw.h), whether its address set holds
  * an address named for a name the policy does not allow (its contents,
  * not its size), and whether the gateway's resolver feeds its set
  * (boxnet's raw.dnsmasq nftset lines).
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/egress_sync.h"
+#include "box/egress/egress_sync.h"
 #include "host/doctor/doctor_int.h"
 #include "incus/network.h"
 

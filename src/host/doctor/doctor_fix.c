@@ -18,8 +18,8 @@
 
 #include "box/box.h"
 #include "box/bridge.h"
-#include "box/egress_sync.h"
-#include "host/resolver/unit.h"
+#include "box/egress/egress_sync.h"
+#include "host/stack/resolver_unit.h"
 #include "host/stack/firewall.h"
 #include "incus/instance.h"
 #include "net/brport.h"

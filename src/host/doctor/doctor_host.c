@@ -89,8 +89,8 @@ slurp(const char *path, char *buf, size_t cap)
 
 /* --- this machine --------------------------------------------------------- */
 
-static void
-check_signature(struct dh_ctx *h)
+void
+dh_check_signature(struct dh_ctx *h)
 {
 	struct dr_net *n = malloc(sizeof(*n));
 	struct box_err e;
@@ -119,8 +119,8 @@ check_signature(struct dh_ctx *h)
 		    "outage): %s", why);
 }
 
-static void
-check_daemon(struct dh_ctx *h)
+void
+dh_check_daemon(struct dh_ctx *h)
 {
 	struct box_err e;
 
@@ -286,8 +286,8 @@ check_dnsmasq_key(struct dh_ctx *h, const struct contract_key *k,
  * The bridge's keys, each against the contract's own table
  * (contract_bridge_keys): a key added there is checked here.
  */
-static void
-check_net_keys(struct dh_ctx *h)
+void
+dh_check_net_keys(struct dh_ctx *h)
 {
 	char id[48], got[96], want[32];
 	size_t i;
@@ -329,8 +329,8 @@ check_net_keys(struct dh_ctx *h)
 	}
 }
 
-static void
-check_bridge_kernel(struct dh_ctx *h)
+void
+dh_check_bridge_kernel(struct dh_ctx *h)
 {
 	char cfg_gw[16];
 
@@ -413,8 +413,8 @@ dh_find_dnsmasq(struct dr_dnsmasq *dm)
 	return found;
 }
 
-static void
-check_dnsmasq(struct dh_ctx *h)
+void
+dh_check_dnsmasq(struct dh_ctx *h)
 {
 	h->dnsmasq_pid = dh_find_dnsmasq(&h->dm);
 	if (h->dnsmasq_pid == 0) {
@@ -595,8 +595,8 @@ check_names(struct dh_ctx *h, const struct dr_dns *run)
 	free(names);
 }
 
-static void
-check_resolver(struct dh_ctx *h)
+void
+dh_check_resolver(struct dh_ctx *h)
 {
 	struct dr_dns run, cfg, env;
 	struct stack_conf sc;
@@ -667,8 +667,8 @@ brnf_note(struct dh_ctx *h)
  * ruleset shows here too; `box doctor --fix` (or `box firewall apply`)
  * puts it back, and so does the boot unit at the next boot.
  */
-static void
-check_firewall(struct dh_ctx *h, struct fw_status *st)
+void
+dh_check_firewall(struct dh_ctx *h, struct fw_status *st)
 {
 	struct box_err e;
 	struct dr_report *r = h->r;
@@ -798,8 +798,8 @@ acl_judge(struct dh_ctx *h, const struct incus_acl *acl)
 	}
 }
 
-static void
-check_acl(struct dh_ctx *h)
+void
+dh_check_acl(struct dh_ctx *h)
 {
 	struct incus_acl acl;
 	struct box_err e;
@@ -871,8 +871,8 @@ check_pool(struct dh_ctx *h, const char *name)
  * The profile's devices, each against the contract's own tables
  * (contract_nic_keys, contract_root_keys), key by key.
  */
-static void
-check_profile(struct dh_ctx *h)
+void
+dh_check_profile(struct dh_ctx *h)
 {
 	struct incus_profile p;
 	const struct incus_kvs *eth, *root;
@@ -936,8 +936,8 @@ port_named(const struct dh_ctx *h, const char *name)
 	return NULL;
 }
 
-static void
-check_ports(struct dh_ctx *h)
+void
+dh_check_ports(struct dh_ctx *h)
 {
 	char bad[320] = "";
 	int i, nbad = 0;
@@ -1269,8 +1269,8 @@ dh_check_box(struct dh_ctx *h, const struct incus_instance *in)
 		box_probe(h, in, subject, nicname);
 }
 
-static void
-check_boxes(struct dh_ctx *h)
+void
+dh_check_boxes(struct dh_ctx *h)
 {
 	struct incus_instance_list l;
 	struct box_err e;
@@ -1329,54 +1329,5 @@ dh_free(struct dh_ctx *h)
 		incus_network_free(&h->net);
 	incus_close(&h->c);
 	free(h->ports);
-}
-
-int
-dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
-{
-	struct fw_status fw;
-	struct dh_ctx h;
-
-	if (dh_init(&h, r, o) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	r->where = DR_HOST;
-	check_signature(&h);
-	dh_read_kernel(&h);
-	check_daemon(&h);
-	if (h.daemon) {
-		struct box_err ce;
-
-		err_clear(&ce);
-		if (incus_cluster_self(&h.c, h.self, sizeof(h.self), &ce) < 0)
-			dr_add(r, "cluster", "cluster", DR_WARN, NULL, "whether "
-			    "this daemon is a cluster member is not known: %s",
-			    ce.msg);
-	}
-	if (h.daemon && dh_read_network(&h) == 0) {
-		r->fresh = 1;
-		dr_add(r, "bridge", S_NET, DR_INFO, "box setup-host", "no box "
-		    "stack on this host yet (no network %s)", BR);
-	} else if (h.daemon && h.net_exists) {
-		check_net_keys(&h);
-		check_bridge_kernel(&h);
-		check_dnsmasq(&h);
-		check_resolver(&h);
-		dh_check_own_resolver(&h);
-		check_firewall(&h, &fw);
-		dh_check_egress(&h);
-		dh_check_neigh(&h);
-		check_acl(&h);
-		check_profile(&h);
-		check_ports(&h);
-		check_boxes(&h);
-		if (h.self[0] != '\0')
-			dh_check_cluster(&h);
-	} else if (!h.daemon && h.br_ifindex != 0) {
-		/* Without the daemon, the kernel layers can still be read. */
-		check_firewall(&h, &fw);
-		check_ports(&h);
-	}
-	dh_free(&h);
-	return 0;
 }
 

@@ -79,4 +79,21 @@ struct incus_instance;
 struct incus_device;
 const struct incus_device *dh_box_nic(const struct incus_instance *in);
 
+/*
+ * The host's checks, one layer each, in the order dr_host
+ * (doctor_host_run.c) runs them (doctor_host.c).
+ */
+struct fw_status;
+void dh_check_signature(struct dh_ctx *h);
+void dh_check_daemon(struct dh_ctx *h);
+void dh_check_net_keys(struct dh_ctx *h);
+void dh_check_bridge_kernel(struct dh_ctx *h);
+void dh_check_dnsmasq(struct dh_ctx *h);
+void dh_check_resolver(struct dh_ctx *h);
+void dh_check_firewall(struct dh_ctx *h, struct fw_status *st);
+void dh_check_acl(struct dh_ctx *h);
+void dh_check_profile(struct dh_ctx *h);
+void dh_check_ports(struct dh_ctx *h);
+void dh_check_boxes(struct dh_ctx *h);
+
 #endif

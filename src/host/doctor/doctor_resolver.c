@@ -28,9 +28,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "box/egress_sync.h"
+#include "box/egress/egress_sync.h"
 #include "host/doctor/doctor_int.h"
-#include "host/resolver/unit.h"
+#include "host/stack/resolver_unit.h"
 #include "incus/instance.h"
 #include "net/dns.h"
 

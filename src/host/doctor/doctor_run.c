@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box/life.h"
-#include "box/tier.h"
+#include "box/life/life.h"
+#include "box/remote/tier.h"
 #include "host/doctor/doctor_tier.h"
 #include "host/install/nested.h"
 #include "incus/api.h"

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/profile.h"
+#include "box/remote/profile.h"
 #include "host/stack/contract.h"
 #include "host/stack/grant_probe.h"
 #include "host/stack/grant_project.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/egress_sync.h"
+#include "box/egress/egress_sync.h"
 #include "box/lease.h"
 #include "host/resolver/resolver.h"
 #include "host/stack/contract.h"

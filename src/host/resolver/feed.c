@@ -1,6 +1,6 @@
 /*
  * feed.c - the resolver's answers into the allow boxes' egress sets,
- * through egress_fw's hook (box/egress_fw.h, egfw_feed): each A
+ * through egress_fw's hook (box/egress/egress_fw.h, egfw_feed): each A
  * record of an answer for a name the box's policy covers, for its TTL
  * (egfw_feed bounds it: at least EGFW_FEED_MIN_S, at most the set's
  * hour), named for the name asked.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "host/resolver/resolver.h"
-#include "box/egress_fw.h"
+#include "box/egress/egress_fw.h"
 
 int
 rsv_feed_egress(const struct rsv_box *b, const char *name,

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/resolver/unit.h"
+#include "host/stack/resolver_unit.h"
 #include "model/ip4text.h"
 #include "util/clock.h"
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "box/egress.h"
+#include "box/egress/egress.h"
 #include "net/dns.h"
 
 struct rsv_box {

@@ -2,7 +2,7 @@
 #include "host/stack/egress_host.h"
 
 #include "box/bridge.h"
-#include "host/resolver/unit.h"
+#include "host/stack/resolver_unit.h"
 
 int
 egress_sync_kick(struct incus *c, struct egfw_report *rep, struct box_err *e)

@@ -1,12 +1,12 @@
 /*
  * egress_host.h - an egress sync that also tells box's resolver (the egress
- * verb): the sync itself is box/egress_sync.h's, which box/'s lifecycle
+ * verb): the sync itself is box/egress/egress_sync.h's, which box/'s lifecycle
  * functions call without this.
  */
 #ifndef BOX_EGRESS_HOST_H
 #define BOX_EGRESS_HOST_H
 
-#include "box/egress_sync.h"
+#include "box/egress/egress_sync.h"
 
 /*
  * egress_sync_report(), then, when box's resolver serves the boxes (the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/egress_sync.h"
+#include "box/egress/egress_sync.h"
 #include "host/stack/contract.h"
 #include "host/stack/fwdata.h"
 #include "host/stack/hostinfo.h"
@@ -210,7 +210,7 @@ compare_rules(struct fw_read_ctx *x, const struct contract_env *env,
 
 			if (x->used[fi][k])
 				continue;
-			/* the per-box part is compared by box/egress_fw.c */
+			/* the per-box part is compared by box/egress/egress_fw.c */
 			if (fi == 0 && strcmp(r->chain,
 			    CONTRACT_EGRESS_CHAIN) == 0)
 				continue;

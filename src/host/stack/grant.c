@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box/profile.h"
-#include "box/tier.h"
+#include "box/remote/profile.h"
+#include "box/remote/tier.h"
 #include "host/stack/sysd.h"
 #include "incus/server.h"
 

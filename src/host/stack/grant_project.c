@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box/profile.h"
+#include "box/remote/profile.h"
 #include "host/stack/contract.h"
 #include "host/stack/stack.h"
 #include "incus/certificate.h"

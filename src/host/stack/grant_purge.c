@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "box/life.h"
+#include "box/life/life.h"
 #include "host/stack/grant_cut.h"
 #include "host/stack/grant_project.h"
 #include "incus/image.h"

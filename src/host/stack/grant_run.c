@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "box/tier.h"
+#include "box/remote/tier.h"
 #include "incus/cluster.h"
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"

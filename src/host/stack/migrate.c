@@ -11,7 +11,9 @@
 #include <time.h>
 
 #include "box/bridge.h"
-#include "box/life.h"
+#include "box/life/life.h"
+#include "box/edit.h"
+#include "box/narrate.h"
 #include "host/stack/contract.h"
 #include "host/stack/shape.h"
 #include "incus/instance.h"

@@ -51,7 +51,7 @@
 #include <stdint.h>
 
 #include "box/box.h"
-#include "box/mint.h"
+#include "box/life/mint.h"
 #include "incus/api.h"
 #include "incus/json.h"
 #include "util/err.h"

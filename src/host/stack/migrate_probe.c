@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box/life.h"
+#include "box/life/life.h"
+#include "box/narrate.h"
+#include "box/life/waits.h"
 #include "incus/exec.h"
 #include "incus/instance.h"
 #include "incus/stream.h"

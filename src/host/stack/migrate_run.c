@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "box/life.h"
-#include "box/tier.h"
+#include "box/life/life.h"
+#include "box/narrate.h"
+#include "box/remote/tier.h"
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/migrate.h"

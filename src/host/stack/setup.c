@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box/egress_sync.h"
-#include "box/tier.h"
+#include "box/egress/egress_sync.h"
+#include "box/remote/tier.h"
 #include "host/install/nestguard.h"
-#include "host/resolver/unit.h"
+#include "host/stack/resolver_unit.h"
 #include "host/stack/fwdata.h"
 #include "host/stack/hostinfo.h"
 #include "host/stack/pins.h"

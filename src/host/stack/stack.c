@@ -9,8 +9,8 @@
 
 #include "box/box.h"
 #include "box/bridge.h"
-#include "box/egress_fw.h"
-#include "box/profile.h"
+#include "box/egress/egress_fw.h"
+#include "box/remote/profile.h"
 #include "host/stack/subnet.h"
 #include "incus/acl.h"
 #include "incus/cluster.h"
@@ -247,7 +247,7 @@ bridge_want(const struct contract_key *k, const struct stack_conf *sc,
 }
 
 /* raw.dnsmasq equal to want but for its nftset= lines, which are the
- * boxes' egress policies (box/egress_sync.c keeps them). */
+ * boxes' egress policies (box/egress/egress_sync.c keeps them). */
 static int
 dnsmasq_same(const struct incus_kvs *cfg, const char *want)
 {

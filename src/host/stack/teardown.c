@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "box/box.h"
-#include "box/life.h"
-#include "host/resolver/unit.h"
+#include "box/life/life.h"
+#include "host/stack/resolver_unit.h"
 #include "host/stack/firewall.h"
 #include "host/stack/pool.h"
 #include "host/stack/stack.h"
