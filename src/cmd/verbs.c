@@ -373,6 +373,10 @@ static const struct box_env box_env[] = {
 	  "(IPv4 prefixes no box reaches) and each box's connection cap "
 	  "(2048)" },
 	{ "BOX_FIREWALL_DATA", "the firewall data file (an absolute path)" },
+	{ "BOX_SECRETS", "the secret store (an absolute path; default "
+	  "/var/lib/box/secrets, the one box's door reads)" },
+	{ "BOX_DOOR_TEST, BOX_DOOR_TEST_CA", "tests only: 1 lets the door "
+	  "trust the PEM CA file named instead of the host's bundle" },
 	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "
 	  "the pool's free space, else 65536)" },
 	{ "BOX_DOCTOR_PROBE_ADDR, BOX_DOCTOR_PROBE_NAME", "the public address "

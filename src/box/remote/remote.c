@@ -46,7 +46,7 @@ static const struct {
 	{ "rm", RH_API }, { "expose", RH_API }, { "status", RH_API },
 	{ "logs", RH_API }, { "prune", RH_API },
 	/* the host's own kernel, files or programs: the remote's box */
-	{ "egress", RH_HOST }, { "incus", RH_HOST },
+	{ "egress", RH_HOST }, { "incus", RH_HOST }, { "secret", RH_HOST },
 	{ "setup-host", RH_HOST }, { "teardown-host", RH_HOST },
 	{ "migrate-host", RH_HOST }, { "firewall", RH_HOST },
 	{ "grant", RH_HOST }, { "revoke", RH_HOST }, { "doctor", RH_HOST },

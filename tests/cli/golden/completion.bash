@@ -7,7 +7,7 @@ _box_kind()
 	case $1 in
 	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
 	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
-	verb) echo "new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version" ;;
+	verb) echo "new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress secret expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version" ;;
 	=*) _w=${1#=}; echo "${_w//,/ }" ;;
 	esac
 }
@@ -15,7 +15,7 @@ _box()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} opts= vals= args= kind=- w v i n=0 skip=
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
+		COMPREPLY=($(compgen -W "new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress secret expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check" -- "$cur"))
 		return
 	fi
 	case ${COMP_WORDS[1]} in
@@ -42,6 +42,7 @@ _box()
 	rm|delete|remove|destroy) opts="--force -f --help"; vals=""; args="box+" ;;
 	prune) opts="--older-than --force -f --json --help"; vals="--older-than=-"; args="box+" ;;
 	egress) opts="--log --json --help"; vals=""; args="box =show,open,allow,deny -+" ;;
+	secret) opts="--host --header --scheme --from-file --from-env --force -f --last --json --help"; vals="--host=- --header=- --scheme=- --from-file=file --from-env=- --last=-"; args="=add,list,rm,grant,revoke,url,log - -" ;;
 	expose) opts="--list --json --remove --help"; vals="--remove=-"; args="box - -" ;;
 	incus) opts="--help"; vals=""; args="box" ;;
 	setup-host) opts="--pool --dry-run --json --help"; vals="--pool=-"; args="" ;;

@@ -5,7 +5,7 @@ _box_kind()
 	case $1 in
 	box) box list 2>/dev/null | awk 'NR > 1 { print $1 }' ;;
 	template) box templates 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }' ;;
-	verb) print -l new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version ;;
+	verb) print -l new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress secret expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version ;;
 	=*) print -l ${(s:,:)${1#=}} ;;
 	esac
 }
@@ -14,7 +14,7 @@ _box()
 	local opts= vals= args= kind=- w v i n=0 skip=
 	local -a al
 	if (( CURRENT == 2 )); then
-		compadd -- new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
+		compadd -- new templates list info shell root exec cp logs tmux snapshot restore fork export import rename move down start restart rm prune egress secret expose incus setup-host teardown-host migrate-host firewall grant revoke doctor verify whereami config versions use uninstall completion help version create launch ls ps show sh ssh run up stop halt reboot delete remove destroy snap check
 		return
 	fi
 	case $words[2] in
@@ -41,6 +41,7 @@ _box()
 	rm|delete|remove|destroy) opts='--force -f --help'; vals=''; args='box+' ;;
 	prune) opts='--older-than --force -f --json --help'; vals='--older-than=-'; args='box+' ;;
 	egress) opts='--log --json --help'; vals=''; args='box =show,open,allow,deny -+' ;;
+	secret) opts='--host --header --scheme --from-file --from-env --force -f --last --json --help'; vals='--host=- --header=- --scheme=- --from-file=file --from-env=- --last=-'; args='=add,list,rm,grant,revoke,url,log - -' ;;
 	expose) opts='--list --json --remove --help'; vals='--remove=-'; args='box - -' ;;
 	incus) opts='--help'; vals=''; args='box' ;;
 	setup-host) opts='--pool --dry-run --json --help'; vals='--pool=-'; args='' ;;
