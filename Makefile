@@ -36,7 +36,7 @@ COMMON := -std=c11 -D_GNU_SOURCE -Isrc -I$(B)/gen -I$(B)/uapi $(WARN) \
           -DBOX_VERSION='"$(VERSION)"'
 CFLAGS_STATIC := $(COMMON) -Os $(LTO_C) -ffunction-sections -fdata-sections \
           -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-stack-protector
-# Link-time optimisation: 12 KiB of the 768 KiB budget (measured on this
+# Link-time optimisation: 12 KiB of the (then) 768 KiB budget (measured on this
 # tree).  `make clean; make size LTO=0` for the per-module split (the
 # linker map of an LTO link names only its partitions).  Each file's
 # warnings are judged when it is compiled; at the link LTO's cross-file inlining adds only maybe-uninitialized guesses through

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 V=${1:?usage: ci/release.sh VERSION}
 DIST=${DIST:-dist}
-MAXSIZE=786432	# 768 KiB
+MAXSIZE=1048576	# 1 MiB
 MAKE=${MAKE:-make}
 
 die()

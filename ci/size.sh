@@ -1,11 +1,11 @@
 #!/bin/sh
 # make size: what each module costs in the static binary, from the linker
 # map (sections the linker kept after --gc-sections), plus the total
-# stripped size against the 768 KiB budget.
+# stripped size against the 1 MiB budget (raised from 768 KiB for the door's TLS client).
 #   ci/size.sh build/box.map box
 set -eu
 map=$1 bin=$2
-budget=$((768 * 1024))
+budget=$((1024 * 1024))
 awk '
 function hex(s,    i, c, v) {
 	v = 0
