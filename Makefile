@@ -3,8 +3,9 @@
 #
 #   make            the binary
 #   make test       unit tests (system compiler, ASan+UBSan), the CLI surface,
-#                   the layering rule (tests/layering.sh) and its negative
-#                   test (tests/layering_neg.sh)
+#                   the layering rule (tests/layering.sh), the docs' facts
+#                   (tests/docs.sh) and their negative tests (*_neg.sh);
+#                   tests/README.md runs one of each
 #   make fuzz-smoke each libFuzzer harness for FUZZ_SECONDS under ASan+UBSan
 #   make integration tests against the real Incus daemon (root)
 #   make check      test + fuzz-smoke + integration
@@ -137,6 +138,8 @@ test: $(B)/unit-tests box
 	$(Q)sh tests/cli/run.sh
 	$(Q)sh tests/layering.sh
 	$(Q)sh tests/layering_neg.sh
+	$(Q)sh tests/docs.sh
+	$(Q)sh tests/docs_neg.sh
 
 # After a deliberate change to help, completion or the man page: rewrite
 # tests/cli/golden/ and read `git diff` before committing it.

@@ -284,7 +284,7 @@ print_raw(const struct incus_instance_list *l)
 	puts("]");
 }
 
-/* One box in box's own schema (see README, "JSON"): the list entry. */
+/* One box in box's own schema (see docs/json.md): the list entry. */
 static void
 model_write(struct json_w *w, const struct row *r)
 {

@@ -1,5 +1,5 @@
 /*
- * model.h - one box as box's JSON model shows it (README.md, "JSON"): the
+ * model.h - one box as box's JSON model shows it (docs/json.md): the
  * list entry, written by list.c for box list --json and reused by every
  * verb that prints a box (new, info, start ...).  One writer, so the same
  * thing has the same key everywhere.

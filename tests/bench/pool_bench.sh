@@ -192,7 +192,7 @@ for pool in ${BENCH_POOLS:-dir btrfs}; do
 	cleanup_prefix $P >/dev/null
 done
 
-# the README's table (medians of BENCH_ROUNDS, ms)
+# docs/benchmarks.md's table (medians of BENCH_ROUNDS, ms)
 v() { eval "echo \${R_$1_$2:--}"; }
 echo "| operation (median of $ROUNDS, ms) | dir pool | btrfs pool (box's own, loop file) |"
 echo "|---|---|---|"

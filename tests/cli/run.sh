@@ -314,7 +314,7 @@ done
 grep -q 'BOX_LAUNCH_TIMEOUT' "$T/man.txt" && ok "box.1 lists the environment" ||
     fail "box.1 has no environment"
 
-# Adding a verb is one file and one row (README.md, "Adding a verb").
+# Adding a verb is one file and one row (docs/architecture.md, "Adding a verb").
 # The rows of src/cmd/verbs.def and the handlers src/cmd/ defines are the
 # same set; each verb file src/cmd/<v>.c defines cmd_<v>; a row's handler
 # is its name's (setup-host: cmd_setup_host); cmd.h declares none by hand.

@@ -136,14 +136,14 @@ expect_eq "$rc:$out" "0:hi" "box shell <box> <cmd> runs it (box ssh b ls)"
 expect_eq "$rc" 0 "box incus <box> -- file pull <box>/path: no name appended ($(tr '\n' ' ' <"$tmp/err"))"
 grep -q '^root:' "$tmp/pw" 2>/dev/null && ok "... and the file came" || fail "file pull: no /etc/passwd"
 
-# --- 8. one JSON model: every verb's JSON against the README's schema -------
-# The schema is the README's box-json-schema block: each object exactly its
+# --- 8. one JSON model: every verb's JSON against docs/json.md's schema -----
+# The schema is docs/json.md's box-json-schema block: each object exactly its
 # keys, each value of its kind (str int bool obj, X|null, [X], a type name).
 schema_check()	# schema_check TYPE < json: "valid", or what is wrong
 {
 	python3 -c '
 import json, re, sys
-lines = open("README.md").read().split("```box-json-schema\n", 1)[1].split("```", 1)[0].splitlines()
+lines = open("docs/json.md").read().split("```box-json-schema\n", 1)[1].split("```", 1)[0].splitlines()
 T = {}
 for l in lines:
 	name, rest = l.split(None, 1)
