@@ -5,7 +5,8 @@
 #     are the ones CI runs (.ci/run) on the image ci/ builds;
 #   * the contract's rule count, wherever a doc states it, is the count of
 #     src/host/stack/contract.c's table (and of the known answer
-#     tests/integration/contract.nft, and of test_host_stack.sh's check);
+#     tests/integration/contract.nft, and of test_host_stack.sh's check),
+#     and the size budget is ci/size.sh's;
 #   * docs/commands.md lists exactly the visible verbs of src/cmd/verbs.def,
 #     in their order, and every `box <word>` a doc runs names a verb or an
 #     alias that exists;
@@ -113,6 +114,19 @@ contract_docs()
 rule "the contract table, its known answer and its test agree ($NSUB rules; $NBR with ibrname)" \
     contract_sources
 rule 'every rule count the docs state is the table'"'"'s' contract_docs
+
+# The binary's size budget: what ci/size.sh holds `make size` to.
+size_budget()
+{
+	_b=$(sed -n 's/^budget=\$((\([0-9]*\) \* 1024))$/\1/p' ci/size.sh)
+	[ -n "$_b" ] || { echo "ci/size.sh: no budget=\$((N * 1024)) line"; return; }
+	grep -noE '[0-9]+ KiB budget' $DOCS | while IFS=: read -r _f _l _t; do
+		[ "${_t%% *}" = "$_b" ] || echo "$_f:$_l: '$_t' (ci/size.sh: $_b KiB)"
+	done
+	grep -qE '[0-9]+ KiB budget' docs/build.md ||
+	    echo "docs/build.md: states no 'N KiB budget'"
+}
+rule "the size budget the docs state is ci/size.sh's" size_budget
 
 # --- verbs -------------------------------------------------------------------
 

@@ -84,6 +84,8 @@ case_ 'a rule added to the contract table (the docs now state one too few)' \
 case_ 'the known answer one rule short of the table' \
     'the contract table, its known answer' \
     "sub tests/integration/contract.nft 's/\\n[^\\n]*comment \"box: DHCP broadcast\"//'"
+case_ 'a page stating another size budget' 'the size budget the docs state' \
+    "sub ci/size.sh 's/^budget=\\\$\\(\\((\\d+) /budget=\\\$((1\${1} /m'"
 case_ 'a visible verb missing from docs/commands.md' \
     'docs/commands.md lists exactly the visible verbs' \
     "sub docs/commands.md 's/^\\| \`box tmux\` \\|[^\\n]*\\n//m'"
