@@ -11,7 +11,8 @@
 #     in their order, and every `box <word>` a doc runs names a verb or an
 #     alias that exists;
 #   * every room docs/architecture.md lists exists (a "(planned)" one does
-#     not yet), and every directory of src/ is listed;
+#     not yet), every directory of src/ is listed, and the rooms of box/ and
+#     host/ are tests/layering.sh's, in its order;
 #   * every relative link in README.md, docs/*.md and tests/README.md
 #     resolves (the file, and the heading of a #fragment), and every source
 #     path a doc names in code (`src/...`, `box/life/vet.c`) exists.
@@ -247,8 +248,44 @@ rooms_exist()
 		    echo "docs/architecture.md: the directory $_d/ is not in the layout"
 	done
 }
+# The rooms of box/ and host/ in the layout are tests/layering.sh's
+# rooms (BOX_ROOMS, HOST_ROOMS), listed lowest first.
+room_order()
+{
+	for _fl in box host; do
+		_var=$(printf '%s' "$_fl" | tr a-z A-Z)_ROOMS
+		_spec=$(sed -n "s/^$_var='\(.*\)'\$/\1/p" tests/layering.sh)
+		[ -n "$_spec" ] ||
+		    { echo "tests/layering.sh: no $_var='...' line"; continue; }
+		_list=$(awk -v fl="$_fl" '/^```layout/ { on = 1; next }
+		    on && /^```/ { exit }
+		    on && $1 == "(core)" && $2 ~ "^src/" fl "/" { print "core" }
+		    on && $1 ~ "^src/" fl "/[a-z_]+/$" {
+			r = $1; sub("^src/" fl "/", "", r); sub("/$", "", r); print r }' \
+		    docs/architecture.md)
+		_prev=-1
+		for _r in $_list; do
+			_k=
+			for _p in $_spec; do
+				[ "${_p%%:*}" = "$_r" ] && _k=${_p#*:}
+			done
+			if [ -z "$_k" ]; then
+				echo "docs/architecture.md: src/$_fl/'s room $_r is not in tests/layering.sh's $_var"
+			elif [ "$_k" -lt "$_prev" ]; then
+				echo "docs/architecture.md: src/$_fl/'s room $_r is listed after a room above it ($_var='$_spec')"
+			else
+				_prev=$_k
+			fi
+		done
+		for _p in $_spec; do
+			printf '%s\n' "$_list" | grep -qx "${_p%%:*}" ||
+			    echo "docs/architecture.md: no line for src/$_fl/'s room ${_p%%:*} (tests/layering.sh's $_var)"
+		done
+	done
+}
 rule 'the rooms docs/architecture.md lists exist, and list every src/ directory' \
     rooms_exist
+rule 'the layout lists the rooms in tests/layering.sh'"'"'s order' room_order
 
 # --- links and paths ---------------------------------------------------------
 

@@ -113,6 +113,12 @@ case_ 'a room of src/ the layout does not list' \
 case_ 'a planned room that exists now' \
     'the rooms docs/architecture.md lists exist' \
     'mkdir -p src/mcp src/host/guard src/host/door src/box/secret'
+case_ "a room of layering.sh's order the layout does not name" \
+    "the layout lists the rooms in tests/layering.sh's order" \
+    "sub tests/layering.sh 's/ verify:5/ check:5/'"
+case_ "the layout's rooms out of layering.sh's order" \
+    "the layout lists the rooms in tests/layering.sh's order" \
+    "sub tests/layering.sh 's/ egress:2 / egress:4 /'"
 case_ 'a broken relative link in README.md' \
     'every relative link in README.md' \
     "printf '%s\\n' 'See [this](docs/nothere.md).' >>README.md"
