@@ -13,9 +13,11 @@
 #   * every room docs/architecture.md lists exists (a "(planned)" one does
 #     not yet), every directory of src/ is listed, and the rooms of box/ and
 #     host/ are tests/layering.sh's, in its order;
-#   * every relative link in README.md, docs/*.md and tests/README.md
-#     resolves (the file, and the heading of a #fragment), and every source
-#     path a doc names in code (`src/...`, `box/life/vet.c`) exists.
+#   * every page of docs/ is linked from README.md; every relative link in
+#     README.md, docs/*.md and tests/README.md resolves (the file, and the
+#     heading of a #fragment); every source path a doc names in code
+#     (`src/...`, `box/life/vet.c`) exists, and every docs page or README
+#     section the code names.
 # Every hit is printed with its file and line; any hit fails.
 #   sh tests/docs.sh            the tree this script is in
 #   sh tests/docs.sh DIR        a copy of it (tests/docs_neg.sh)
@@ -359,6 +361,16 @@ code_refs()
 		    echo "$_f:$_l: README.md has no section '## $_h'"
 	done
 }
+# Every page of docs/ is linked from README.md (no page a reader cannot
+# reach from the front).
+pages_linked()
+{
+	for _p in docs/*.md; do
+		grep -qF "]($_p" README.md ||
+		    echo "$_p: README.md links no ($_p) (add it to ## Documentation)"
+	done
+}
+rule 'every page of docs/ is linked from README.md' pages_linked
 rule 'every relative link in README.md, docs/ and tests/README.md resolves' links
 rule 'every source path a doc names exists' paths
 rule 'every docs page and README section the code names exists' code_refs

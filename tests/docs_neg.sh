@@ -119,6 +119,9 @@ case_ "a room of layering.sh's order the layout does not name" \
 case_ "the layout's rooms out of layering.sh's order" \
     "the layout lists the rooms in tests/layering.sh's order" \
     "sub tests/layering.sh 's/ egress:2 / egress:4 /'"
+case_ 'a page of docs/ the README does not link' \
+    'every page of docs/ is linked from README.md' \
+    "printf '%s\\n' '# Orphan' >docs/orphan.md"
 case_ 'a broken relative link in README.md' \
     'every relative link in README.md' \
     "printf '%s\\n' 'See [this](docs/nothere.md).' >>README.md"
