@@ -13,6 +13,7 @@
 #   * every room docs/architecture.md lists exists (a "(planned)" one does
 #     not yet), every directory of src/ is listed, and the rooms of box/ and
 #     host/ are tests/layering.sh's, in its order;
+#   * tests/README.md names every directory and script of tests/;
 #   * every page of docs/ is linked from README.md; every relative link in
 #     README.md, docs/*.md and tests/README.md resolves (the file, and the
 #     heading of a #fragment); every source path a doc names in code
@@ -372,7 +373,18 @@ pages_linked()
 		    echo "$_p: README.md links no ($_p) (add it to ## Documentation)"
 	done
 }
+# tests/README.md names every kind of test: each directory of tests/ and
+# each script at its top.
+test_kinds()
+{
+	for _t in tests/*/ tests/*.sh; do
+		_n=${_t#tests/}
+		grep -qF "$_n" tests/README.md ||
+		    echo "tests/README.md: names no $_n (say what kind of test it is)"
+	done
+}
 rule 'every page of docs/ is linked from README.md' pages_linked
+rule 'tests/README.md names every kind of test in tests/' test_kinds
 rule 'every relative link in README.md, docs/ and tests/README.md resolves' links
 rule 'every source path a doc names exists' paths
 rule 'every docs page and README section the code names exists' code_refs

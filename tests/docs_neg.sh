@@ -123,6 +123,9 @@ case_ "the layout's rooms out of layering.sh's order" \
 case_ 'a page of docs/ the README does not link' \
     'every page of docs/ is linked from README.md' \
     "printf '%s\\n' '# Orphan' >docs/orphan.md"
+case_ 'a kind of test tests/README.md does not name' \
+    'tests/README.md names every kind of test' \
+    'mkdir tests/soak && : >tests/soak/run.sh'
 case_ 'a broken relative link in README.md' \
     'every relative link in README.md' \
     "printf '%s\\n' 'See [this](docs/nothere.md).' >>README.md"
