@@ -27,52 +27,16 @@
 
 #define PURGE_WAIT_S 120
 
-/* Every instance of the project, stopped (forced) when it runs, deleted. */
-static int
-purge_instances(struct incus *pc, int *count, struct box_err *e)
-{
-	struct incus_instance_list l;
-	int rc;
-	size_t i;
-
-	*count = 0;
-	rc = incus_instance_list(pc, NULL, 0, &l, e);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < l.n && rc == 0; i++) {
-		rc = life_stop_delete(pc, l.v[i].name, strcmp(l.v[i].status,
-		    "Stopped") != 0, e);
-		if (rc == 0)
-			(*count)++;
-		else
-			err_context(e, "deleting the instance %s", l.v[i].name);
-	}
-	incus_instance_list_free(&l);
-	return rc;
-}
-
-/* The project's own profiles but its default (which cannot go). */
-static int
-purge_profiles(struct incus *pc, int *count, struct box_err *e)
-{
-	struct incus_profile_names l;
-	int rc;
-	size_t i;
-
-	*count = 0;
-	rc = incus_profile_names(pc, &l, e);
-	for (i = 0; rc == 0 && i < l.n; i++) {
-		if (strcmp(l.v[i], "default") == 0)
-			continue;
-		rc = incus_profile_delete(pc, l.v[i], e);
-		if (rc == 0)
-			(*count)++;
-		else
-			err_context(e, "deleting the profile %s", l.v[i]);
-	}
-	incus_profile_names_free(&l);
-	return rc;
-}
+/*
+ * One purge's tally: what could not be deleted is named in left (with the
+ * daemon's words) and the purge goes on with the rest, so one object a
+ * user made undeletable does not keep everything after it alive.
+ */
+struct purge {
+	struct incus *pc;
+	char left[1024];
+	int failed;
+};
 
 /* A name from the daemon as a terminal may show it (text_shown). */
 static const char *
@@ -82,118 +46,266 @@ shown(const char *s, char *buf, size_t cap)
 	return buf;
 }
 
+/* Record a survivor: said now on stderr, named again in the verdict. */
+static void
+lost(struct purge *p, const char *kind, const char *name,
+    const struct box_err *le)
+{
+	char n[256], why[sizeof(le->msg)];
+	size_t k = strlen(p->left);
+
+	shown(name, n, sizeof(n));
+	fprintf(stderr, "  could NOT delete %s %s: %s\n", kind, n,
+	    shown(le->msg, why, sizeof(why)));
+	if (k + 4 < sizeof(p->left))
+		snprintf(p->left + k, sizeof(p->left) - k, "%s%s %s", k ?
+		    ", " : "", kind, n);
+	p->failed++;
+}
+
 /*
- * Every disk device that names a source (a custom volume, a host path) off
- * the project's profiles: a volume still attached to one is "in use" and
- * its delete fails, and the default profile cannot be deleted.  The
- * instances are gone already.
+ * security.protection.delete set to false on the instance itself: a key
+ * the user may set on an instance or on one of the project's profiles
+ * makes the daemon refuse the delete, and the instance's own value wins
+ * over its profiles'.
  */
 static int
-purge_detach(struct incus *pc, int *count, struct box_err *e)
+unprotect(struct incus *pc, const struct incus_instance *in,
+    struct box_err *e)
+{
+	struct incus_kvs kv = { 0 };
+	int rc;
+
+	if (incus_kv_set(&kv, "security.protection.delete", "false") < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = incus_instance_patch(pc, in->name, &kv, NULL, in->description,
+	    PURGE_WAIT_S, e);
+	incus_kv_free(&kv);
+	return rc;
+}
+
+/* Every instance of the project, unprotected, stopped (forced), deleted. */
+static int
+purge_instances(struct purge *p)
+{
+	struct incus_instance_list l;
+	struct box_err le;
+	int n = 0;
+	size_t i;
+
+	err_clear(&le);
+	if (incus_instance_list(p->pc, NULL, 0, &l, &le) < 0) {
+		lost(p, "the instances of", "the project", &le);
+		return 0;
+	}
+	for (i = 0; i < l.n; i++) {
+		err_clear(&le);
+		if (unprotect(p->pc, &l.v[i], &le) < 0 ||
+		    life_stop_delete(p->pc, l.v[i].name, strcmp(l.v[i].status,
+		    "Stopped") != 0, &le) < 0)
+			lost(p, "the instance", l.v[i].name, &le);
+		else
+			n++;
+	}
+	incus_instance_list_free(&l);
+	return n;
+}
+
+/* fn on each of the project's profiles: the sum of what it returns. */
+static int
+each_profile(struct purge *p, int (*fn)(struct purge *, const char *))
 {
 	struct incus_profile_names l;
-	int rc;
-	size_t i, k;
+	struct box_err le;
+	int n = 0;
+	size_t i;
 
-	*count = 0;
-	rc = incus_profile_names(pc, &l, e);
-	for (i = 0; rc == 0 && i < l.n; i++) {
-		struct incus_profile p;
-		int changed = 0;
-
-		rc = incus_profile_get(pc, l.v[i], &p, e);
-		if (rc < 0)
-			break;
-		for (k = p.devices.n; k-- > 0 && rc == 0;) {
-			const struct incus_kvs *kv = &p.devices.v[k].kv;
-
-			if (strcmp(incus_kv_or(kv, "type", ""), "disk") != 0 ||
-			    incus_kv_get(kv, "source") == NULL)
-				continue;
-			rc = incus_dev_del(&p.devices, p.devices.v[k].name);
-			changed++;
-		}
-		if (rc < 0)
-			rc = err_set(e, rc, "changing a profile's devices");
-		else if (changed)
-			rc = incus_profile_put(pc, l.v[i], &p, e);
-		if (rc < 0) {
-			char n[256];
-
-			err_context(e, "detaching volumes from the profile %s",
-			    shown(l.v[i], n, sizeof(n)));
-		} else {
-			*count += changed;
-		}
-		incus_profile_free(&p);
+	err_clear(&le);
+	if (incus_profile_names(p->pc, &l, &le) < 0) {
+		lost(p, "the profiles of", "the project", &le);
+		return 0;
 	}
+	for (i = 0; i < l.n; i++)
+		n += fn(p, l.v[i]);
 	incus_profile_names_free(&l);
-	return rc;
+	return n;
+}
+
+/* A profile of the project's own but its default (which cannot go). */
+static int
+drop_profile(struct purge *p, const char *name)
+{
+	struct box_err le;
+
+	if (strcmp(name, "default") == 0)
+		return 0;
+	err_clear(&le);
+	if (incus_profile_delete(p->pc, name, &le) == 0)
+		return 1;
+	lost(p, "the profile", name, &le);
+	return 0;
+}
+
+/* The disk devices with a source off one profile; how many went. */
+static int
+detach_one(struct incus *pc, const char *name, struct box_err *e)
+{
+	struct incus_profile pr;
+	int rc, changed = 0;
+	size_t k;
+
+	if ((rc = incus_profile_get(pc, name, &pr, e)) < 0)
+		return rc;
+	for (k = pr.devices.n; k-- > 0 && rc == 0;) {
+		const struct incus_kvs *kv = &pr.devices.v[k].kv;
+
+		if (strcmp(incus_kv_or(kv, "type", ""), "disk") != 0 ||
+		    incus_kv_get(kv, "source") == NULL)
+			continue;
+		rc = incus_dev_del(&pr.devices, pr.devices.v[k].name);
+		changed++;
+	}
+	if (rc < 0)
+		rc = err_set(e, rc, "changing a profile's devices");
+	else if (changed)
+		rc = incus_profile_put(pc, name, &pr, e);
+	incus_profile_free(&pr);
+	return rc < 0 ? rc : changed;
+}
+
+/*
+ * Every disk device that names a source (a custom volume, a host path) off
+ * a profile: a volume still attached to one is "in use" and its delete
+ * fails, and the default profile cannot be deleted.  The instances are
+ * gone already.
+ */
+static int
+detach_profile(struct purge *p, const char *name)
+{
+	struct box_err le;
+	int rc;
+
+	err_clear(&le);
+	if ((rc = detach_one(p->pc, name, &le)) >= 0)
+		return rc;
+	lost(p, "the disk devices of the profile", name, &le);
+	return 0;
 }
 
 /* The project's own images (only called when it has its own store). */
 static int
-purge_images(struct incus *pc, int *count, struct box_err *e)
+purge_images(struct purge *p)
 {
 	struct incus_images l;
-	int rc;
+	struct box_err le;
+	int n = 0;
 	size_t i;
 
-	*count = 0;
-	rc = incus_image_list(pc, &l, e);
-	for (i = 0; rc == 0 && i < l.n; i++) {
-		rc = incus_image_delete(pc, l.v[i].fingerprint, PURGE_WAIT_S,
-		    e);
-		if (rc == 0)
-			(*count)++;
+	err_clear(&le);
+	if (incus_image_list(p->pc, &l, &le) < 0) {
+		lost(p, "the images of", "the project", &le);
+		return 0;
+	}
+	for (i = 0; i < l.n; i++) {
+		char fp[16];
+
+		err_clear(&le);
+		snprintf(fp, sizeof(fp), "%.12s", l.v[i].fingerprint);
+		if (incus_image_delete(p->pc, l.v[i].fingerprint,
+		    PURGE_WAIT_S, &le) < 0)
+			lost(p, "the image", fp, &le);
 		else
-			err_context(e, "deleting the image %.12s",
-			    l.v[i].fingerprint);
+			n++;
 	}
 	incus_images_free(&l);
-	return rc;
+	return n;
+}
+
+/* One pool's custom volumes (a volume's snapshots go with it). */
+static int
+purge_pool_volumes(struct purge *p, const char *pool)
+{
+	struct incus_volume_refs v;
+	struct box_err le;
+	char what[300];
+	int n = 0;
+	size_t k;
+
+	err_clear(&le);
+	if (incus_pool_volumes(p->pc, pool, "custom", &v, &le) < 0) {
+		lost(p, "the custom volumes of the pool", pool, &le);
+		return 0;
+	}
+	for (k = 0; k < v.n; k++) {
+		if (v.v[k].snapshot != NULL)
+			continue;
+		err_clear(&le);
+		if (incus_volume_delete(p->pc, pool, v.v[k].name,
+		    PURGE_WAIT_S, &le) == 0) {
+			n++;
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s/%s", pool, v.v[k].name);
+		lost(p, "the volume", what, &le);
+	}
+	incus_volume_refs_free(&v);
+	return n;
 }
 
 /* Custom volumes of the project, in every pool. */
 static int
-purge_volumes(struct incus *pc, int *count, struct box_err *e)
+purge_volumes(struct purge *p)
 {
-	struct incus_volume_refs v;
+	struct box_err le;
 	char **pools = NULL;
-	size_t npools = 0, i, k;
-	int rc;
+	size_t npools = 0, i;
+	int n = 0;
 
-	*count = 0;
-	rc = incus_pool_names(pc, &pools, &npools, e);
-	for (i = 0; rc == 0 && i < npools; i++) {
-		rc = incus_pool_volumes(pc, pools[i], "custom", &v, e);
-		for (k = 0; rc == 0 && k < v.n; k++) {
-			/* A volume's snapshots go with it. */
-			if (v.v[k].snapshot != NULL)
-				continue;
-			rc = incus_volume_delete(pc, pools[i], v.v[k].name,
-			    PURGE_WAIT_S, e);
-			if (rc == 0)
-				(*count)++;
-			else {
-				char n[256];
-
-				err_context(e, "deleting the volume %s/%s",
-				    pools[i], shown(v.v[k].name, n, sizeof(n)));
-			}
-		}
-		incus_volume_refs_free(&v);
+	err_clear(&le);
+	if (incus_pool_names(p->pc, &pools, &npools, &le) < 0) {
+		lost(p, "the storage pools of", "the project", &le);
+		return 0;
 	}
+	for (i = 0; i < npools; i++)
+		n += purge_pool_volumes(p, pools[i]);
 	incus_names_free(pools, npools);
-	return rc;
+	return n;
+}
+
+/*
+ * Only what the project holds itself: without its own features.images
+ * (profiles, volumes) the daemon serves the DEFAULT project's under this
+ * project's name.
+ */
+static void
+purge_project(struct purge *p, int own, const char *project)
+{
+	int n;
+
+	n = purge_instances(p);
+	fprintf(stderr, "  deleted %d box(es) of %s\n", n, project);
+	if (own & GRANT_OWN_IMAGES)
+		fprintf(stderr, "  deleted %d image(s)\n", purge_images(p));
+	if (own & GRANT_OWN_PROFILES) {
+		fprintf(stderr, "  deleted %d profile(s)\n",
+		    each_profile(p, drop_profile));
+		if ((n = each_profile(p, detach_profile)) > 0)
+			fprintf(stderr, "  detached %d disk device(s) from "
+			    "the default profile\n", n);
+	}
+	if ((own & GRANT_OWN_VOLUMES) && (n = purge_volumes(p)) > 0)
+		fprintf(stderr, "  deleted %d custom volume(s)\n", n);
 }
 
 int
 grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 {
+	struct purge p;
 	struct incus pc;
-	int rc, n, exists, own = 0;
+	struct box_err le;
+	int rc, exists, own = 0;
 
+	memset(&p, 0, sizeof(p));
 	exists = grant_project_features(c, u->project, &own, e);
 	if (exists < 0)
 		return exists;
@@ -201,45 +313,25 @@ grant_purge(struct incus *c, const struct grant_user *u, struct box_err *e)
 		rc = grant_project_client(c, u->project, &pc, e);
 		if (rc < 0)
 			return rc;
-		rc = purge_instances(&pc, &n, e);
-		if (rc == 0)
-			fprintf(stderr, "  deleted %d box(es) of %s\n", n,
-			    u->project);
-		/*
-		 * Only what the project holds itself: without its own
-		 * features.images (profiles, volumes) the daemon serves the
-		 * DEFAULT project's under this project's name.
-		 */
-		if (rc == 0 && (own & GRANT_OWN_IMAGES) &&
-		    (rc = purge_images(&pc, &n, e)) == 0)
-			fprintf(stderr, "  deleted %d image(s)\n", n);
-		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
-		    (rc = purge_profiles(&pc, &n, e)) == 0)
-			fprintf(stderr, "  deleted %d profile(s)\n", n);
-		if (rc == 0 && (own & GRANT_OWN_PROFILES) &&
-		    (rc = purge_detach(&pc, &n, e)) == 0 && n)
-			fprintf(stderr, "  detached %d disk device(s) from the "
-			    "default profile\n", n);
-		if (rc == 0 && (own & GRANT_OWN_VOLUMES) &&
-		    (rc = purge_volumes(&pc, &n, e)) == 0 && n)
-			fprintf(stderr, "  deleted %d custom volume(s)\n", n);
+		p.pc = &pc;
+		purge_project(&p, own, u->project);
 		incus_close(&pc);
-		if (rc < 0)
-			return rc;
-		rc = incus_project_delete(c, u->project, PURGE_WAIT_S, e);
-		if (rc < 0) {
-			err_context(e, "deleting the project %s", u->project);
-			return rc;
-		}
-		fprintf(stderr, "  deleted the project %s\n", u->project);
+		err_clear(&le);
+		if (incus_project_delete(c, u->project, PURGE_WAIT_S, &le) < 0)
+			lost(&p, "the project", u->project, &le);
+		else
+			fprintf(stderr, "  deleted the project %s\n",
+			    u->project);
 	}
-	rc = incus_network_delete(c, u->bridge, e);
-	if (rc == -ENOENT)
-		err_clear(e);
-	else if (rc < 0)
-		return rc;
-	else
+	err_clear(&le);
+	rc = incus_network_delete(c, u->bridge, &le);
+	if (rc < 0 && rc != -ENOENT)
+		lost(&p, "the bridge", u->bridge, &le);
+	else if (rc == 0)
 		fprintf(stderr, "  deleted the bridge %s\n", u->bridge);
+	if (p.failed)
+		return err_set(e, -EBUSY, "purge INCOMPLETE — %d object(s) "
+		    "not deleted: %s", p.failed, p.left);
 	return 0;
 }
 

@@ -18,10 +18,12 @@
 int grant_end_sessions(const struct grant_user *u, char *left, size_t cap);
 
 /*
- * Delete the project's boxes (stopped first), images, profiles but
- * default, every disk with a source off the default profile, custom
- * volumes, the project and the private bridge (the trust entries and the
- * state directory went with grant_cut()).  Names from the daemon are
+ * Delete the project's boxes (security.protection.delete turned off on
+ * each, stopped first), images, profiles but default, every disk with a
+ * source off the default profile, custom volumes, the project and the
+ * private bridge (the trust entries and the state directory went with
+ * grant_cut()).  An object that fails is said and skipped, the rest still
+ * go; then -EBUSY names every one that failed.  Names from the daemon are
  * shown escaped.
  */
 int grant_purge(struct incus *c, const struct grant_user *u,
