@@ -21,9 +21,10 @@ cmd_grant(int argc, char **argv, struct box_err *e)
 		    "host's GPUs (restricted.devices.gpu=allow); without it "
 		    "they are blocked"),
 		OPT_FLAG("--accept-daemon-risk", NULL, &accept, "grant even "
-		    "though the daemon follows an image's symlinks out of an "
-		    "instance's directory (the user can then read and write "
-		    "any host file as root); said loudly, and doctor FAILs"),
+		    "though the daemon fails a gate: the user then gets "
+		    "every project's boxes (the admin's and every other "
+		    "user's, copied and read) and root on this host; said "
+		    "loudly, and doctor FAILs"),
 		OPT_END
 	};
 	struct opt_result res;

@@ -140,30 +140,37 @@ one_project(struct incus *c, const char *project, struct dr_report *r)
 		    who);
 }
 
-/* The daemon's symlink behaviour matters once a user holds the tier. */
+/*
+ * The daemon's escapes (grant_probe.h) matter once a user holds the tier:
+ * FAIL while any gate fails, naming each.
+ */
 static void
-daemon_symlinks(struct incus *c, struct dr_report *r)
+daemon_gates(struct incus *c, struct dr_report *r)
 {
 	struct grant_probe v;
 	struct box_err e;
+	char bad[768];
+	size_t n;
 
 	err_clear(&e);
-	if (grant_probe_daemon(c, 0, &v, &e) < 0)
-		dr_add(r, "tier.daemon", "daemon symlinks", DR_FAIL, "fix the "
+	if (grant_probe_daemon(c, 0, &v, &e) < 0) {
+		dr_add(r, "tier.daemon", "daemon escapes", DR_FAIL, "fix the "
 		    "cause and run box doctor again", "the probe did not run "
 		    "(%s): whether a granted user can reach host files as "
 		    "root through the daemon is NOT known", e.msg);
-	else if (v.follows)
-		dr_add(r, "tier.daemon", "daemon symlinks", DR_FAIL, "upgrade "
-		    "Incus (CVE-2026-48752, CVE-2026-63343: fixed in 7.3.0)",
-		    "Incus %s follows symlinks out of an instance's directory "
-		    "(%s): every granted user can read and write any host file "
-		    "as root with an image of their own", v.version, v.how);
+		return;
+	}
+	n = grant_gates_text(&v, 0, bad, sizeof(bad));
+	if (n > 0)
+		dr_add(r, "tier.daemon", "daemon escapes", DR_FAIL, "upgrade "
+		    "Incus to a release that fixes every one, or box revoke "
+		    "--purge every granted user", "Incus %s fails %zu gate(s), "
+		    "so every granted user gets " GRANT_RISK_TEXT ": %s",
+		    v.version, n, bad);
 	else
-		dr_add(r, "tier.daemon", "daemon symlinks", DR_PASS, "", "Incus "
-		    "%s confines an instance's metadata and templates to its "
-		    "directory (probed%s)", v.version, v.cached ? "; cached "
-		    "for this daemon" : "");
+		dr_add(r, "tier.daemon", "daemon escapes", DR_PASS, "", "Incus "
+		    "%s passes every gate (probed%s)", v.version, v.cached ?
+		    "; cached for this daemon" : "");
 }
 
 int
@@ -181,7 +188,7 @@ dr_granted(struct incus *c, struct dr_report *r, struct box_err *e)
 		dr_add(r, "tier.project", "granted users", DR_INFO, "",
 		    "none (box grant <user> gives one boxes of their own)");
 	else
-		daemon_symlinks(c, r);
+		daemon_gates(c, r);
 	return 0;
 }
 

@@ -26,8 +26,11 @@
 
 #define PROBE_WAIT_S	60
 #define PROBE_INSTANCE	"box-probe"
+#define PROBE_ROOTFS	"box-probe-rootfs"
 #define PROBE_TAR_MAX	(16u << 10)
 #define CANARY		"box-canary-"
+
+static void by_release(struct grant_probe *v);
 
 static void
 octal(unsigned char *p, size_t n, unsigned long long v)
@@ -145,10 +148,9 @@ canary_make(struct canary *k, struct box_err *e)
 	return 0;
 }
 
-/* The image: metadata.yaml (a file, then a link), rootfs/, templates. */
+/* Either image's head: metadata.yaml (a regular file) and rootfs/. */
 static int
-probe_tar(const struct canary *k, unsigned char *buf, size_t cap,
-    size_t *len)
+tar_head(const char *what, unsigned char *buf, size_t cap, size_t *len)
 {
 	struct utsname un;
 	char meta[256];
@@ -158,18 +160,48 @@ probe_tar(const struct canary *k, unsigned char *buf, size_t cap,
 	if (uname(&un) < 0)
 		return -errno;
 	snprintf(meta, sizeof(meta), "architecture: %s\ncreation_date: %lld\n"
-	    "properties:\n  description: box daemon symlink probe\n",
-	    un.machine, (long long)time(NULL));
+	    "properties:\n  description: box daemon %s probe\n",
+	    un.machine, (long long)time(NULL), what);
 	rc = grant_tar_member(buf, cap, len, "metadata.yaml", '0', NULL, meta,
 	    strlen(meta));
 	if (rc == 0)
 		rc = grant_tar_member(buf, cap, len, "rootfs/", '5', NULL, NULL,
 		    0);
+	return rc;
+}
+
+/* The image: metadata.yaml (a file, then a link), rootfs/, templates. */
+static int
+probe_tar(const struct canary *k, unsigned char *buf, size_t cap,
+    size_t *len)
+{
+	int rc = tar_head("symlink", buf, cap, len);
+
 	if (rc == 0)
 		rc = grant_tar_member(buf, cap, len, "metadata.yaml", '2',
 		    k->meta, NULL, 0);
 	if (rc == 0)
 		rc = grant_tar_member(buf, cap, len, "templates", '2', k->tpl,
+		    NULL, 0);
+	if (rc == 0)
+		*len += 1024;
+	return rc;
+}
+
+/*
+ * The second image: metadata.yaml, a rootfs/ directory (the import wants
+ * one), then rootfs again as a link to the canary's template directory.
+ * A daemon that unpacks it as it stands makes an instance whose root is
+ * that directory.
+ */
+static int
+rootfs_tar(const struct canary *k, unsigned char *buf, size_t cap,
+    size_t *len)
+{
+	int rc = tar_head("rootfs", buf, cap, len);
+
+	if (rc == 0)
+		rc = grant_tar_member(buf, cap, len, "rootfs", '2', k->tpl,
 		    NULL, 0);
 	if (rc == 0)
 		*len += 1024;
@@ -201,7 +233,7 @@ scratch_make(struct incus *c, const struct canary *k, char *project,
 }
 
 static int
-probe_instance(struct incus *pc, struct box_err *e)
+probe_instance(struct incus *pc, const char *name, struct box_err *e)
 {
 	static const char *const no_profiles[] = { NULL };
 	struct incus_instance_new spec;
@@ -223,13 +255,13 @@ probe_instance(struct incus *pc, struct box_err *e)
 		return err_set(e, rc, "building the probe's instance");
 	}
 	memset(&spec, 0, sizeof(spec));
-	spec.name = PROBE_INSTANCE;
+	spec.name = name;
 	spec.type = "container";
 	spec.description = "box: the daemon's symlink probe (never started)";
 	spec.profiles = no_profiles;
 	spec.devices = &dev;
 	spec.source = INCUS_SRC_IMAGE;
-	spec.alias = PROBE_INSTANCE;
+	spec.alias = name;
 	rc = incus_instance_create_begin(pc, &spec, &op, e);
 	incus_dev_free(&dev);
 	if (rc == 0)
@@ -253,8 +285,8 @@ probe_read(struct incus *pc, const struct canary *k, struct grant_probe *v,
 	snprintf(tpl, sizeof(tpl), "%s.tpl", k->token);
 	rt = incus_template_listed(pc, PROBE_INSTANCE, tpl, &te);
 	(void)e;
-	v->follows = (rm == 0 && strcmp(desc, k->token) == 0) || rt == 1;
-	if (v->follows) {
+	if ((rm == 0 && strcmp(desc, k->token) == 0) || rt == 1) {
+		v->failing |= GRANT_GATE_SYMLINK;
 		snprintf(v->how, sizeof(v->how), "it served %s%s%s through "
 		    "symlinks out of the instance's directory",
 		    rm == 0 && strcmp(desc, k->token) == 0 ? "box's canary as "
@@ -276,26 +308,92 @@ probe_read(struct incus *pc, const struct canary *k, struct grant_probe *v,
 /* Remove what the probe made, in order; the first failure is kept. */
 static void
 scratch_remove(struct incus *c, struct incus *pc, const char *project,
-    const char *fp, struct box_err *e)
+    char fp[2][INCUS_IMAGE_FP], struct box_err *e)
 {
+	static const char *const names[] = { PROBE_INSTANCE, PROBE_ROOTFS };
 	struct box_err x;
+	int i;
 
 	err_clear(&x);
-	if (incus_instance_delete(pc, PROBE_INSTANCE, PROBE_WAIT_S, &x) ==
-	    -ENOENT)
-		err_clear(&x);
-	if (fp[0] != '\0' && incus_image_delete(pc, fp, PROBE_WAIT_S, &x) ==
-	    -ENOENT)
-		err_clear(&x);
+	for (i = 0; i < 2; i++)
+		if (incus_instance_delete(pc, names[i], PROBE_WAIT_S, &x) ==
+		    -ENOENT)
+			err_clear(&x);
+	for (i = 0; i < 2; i++)
+		if (fp[i][0] != '\0' && incus_image_delete(pc, fp[i],
+		    PROBE_WAIT_S, &x) == -ENOENT)
+			err_clear(&x);
 	if (incus_project_delete(c, project, PROBE_WAIT_S, &x) == -ENOENT)
 		err_clear(&x);
 	if (x.code != 0 && e->code == 0) {
 		*e = x;
 		err_context(e, "removing the probe's project %s", project);
 		err_fix(e, "delete it by hand: incus delete --project %s -f "
-		    PROBE_INSTANCE "; incus image list --project %s; incus "
+		    PROBE_INSTANCE " " PROBE_ROOTFS "; incus image list "
+		    "--project %s; incus "
 		    "project delete %s", project, project, project);
 	}
+}
+
+/* Collects a pulled file, up to the buffer's size. */
+struct pulled {
+	char p[96];
+	size_t n;
+};
+
+static int
+pull_sink(void *ctx, const void *p, size_t n)
+{
+	struct pulled *b = ctx;
+	size_t k = n < sizeof(b->p) - 1 - b->n ? n : sizeof(b->p) - 1 - b->n;
+
+	memcpy(b->p + b->n, p, k);
+	b->n += k;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+/*
+ * The rootfs gate: an image whose top-level rootfs is a link to the
+ * canary's template directory.  A daemon that refuses it at unpack (or
+ * makes an instance whose root is not that directory) passes; one that
+ * hands back the canary's token from the instance's "/<token>.tpl" has
+ * given the image's owner the daemon's root on the link's target.  The
+ * symlink probe's image and instance were made just before in the same
+ * project, so a refusal here is the daemon's judgement, not a broken pool.
+ */
+static void
+probe_rootfs(struct incus *pc, const struct canary *k, unsigned char *tar,
+    size_t cap, char *fp, struct grant_probe *v)
+{
+	struct pulled b = { .n = 0 };
+	struct box_err x;
+	char path[80];
+	size_t n;
+	int rc;
+
+	err_clear(&x);
+	b.p[0] = '\0';
+	if ((rc = rootfs_tar(k, tar, cap, &n)) < 0)
+		rc = err_set(&x, rc, "building the image");
+	if (rc == 0 && (rc = incus_image_upload(pc, tar, n, PROBE_ROOTFS, fp,
+	    PROBE_WAIT_S, &x)) < 0)
+		err_context(&x, "refused at import");
+	if (rc == 0 && (rc = probe_instance(pc, PROBE_ROOTFS, &x)) < 0)
+		err_context(&x, "refused at unpack");
+	snprintf(path, sizeof(path), "/%s.tpl", k->token);
+	if (rc == 0)
+		rc = incus_file_pull(pc, PROBE_ROOTFS, path, pull_sink, &b, &x);
+	if (rc == 0 && strcmp(b.p, k->token) == 0) {
+		v->failing |= GRANT_GATE_ROOTFS;
+		snprintf(v->how_rootfs, sizeof(v->how_rootfs), "it unpacked an "
+		    "image whose rootfs links to box's canary directory and "
+		    "served the canary as the instance's %s", path);
+		return;
+	}
+	snprintf(v->how_rootfs, sizeof(v->how_rootfs), "an image whose rootfs "
+	    "links out is not followed (%.140s)", rc < 0 ? x.msg :
+	    "the instance's files are not the canary's");
 }
 
 static int
@@ -304,7 +402,7 @@ probe_run(struct incus *c, struct grant_probe *v, struct box_err *e)
 	static unsigned char tar[PROBE_TAR_MAX];
 	struct canary k;
 	struct incus pc;
-	char project[64], fp[INCUS_IMAGE_FP] = "";
+	char project[64], fp[2][INCUS_IMAGE_FP] = { "", "" };
 	size_t n;
 	int rc;
 
@@ -320,12 +418,14 @@ probe_run(struct incus *c, struct grant_probe *v, struct box_err *e)
 		canary_remove(&k);
 		return rc;
 	}
-	rc = incus_image_upload(&pc, tar, n, PROBE_INSTANCE, fp, PROBE_WAIT_S,
-	    e);
+	rc = incus_image_upload(&pc, tar, n, PROBE_INSTANCE, fp[0],
+	    PROBE_WAIT_S, e);
 	if (rc == 0)
-		rc = probe_instance(&pc, e);
+		rc = probe_instance(&pc, PROBE_INSTANCE, e);
 	if (rc == 0)
 		rc = probe_read(&pc, &k, v, e);
+	if (rc == 0)
+		probe_rootfs(&pc, &k, tar, sizeof(tar), fp[1], v);
 	if (rc < 0)
 		err_context(e, "probing the daemon in the scratch project %s",
 		    project);
@@ -335,7 +435,7 @@ probe_run(struct incus *c, struct grant_probe *v, struct box_err *e)
 	return e->code != 0 ? e->code : rc;
 }
 
-/* "v1 <version> <ino> <mtime> <follows>\t<how>" for this daemon. */
+/* "v2 <version> <ino> <mtime> <mask>\t<how>\t<how_rootfs>", this daemon. */
 static int
 cache_key(const struct incus *c, const char *version, char *key, size_t cap)
 {
@@ -343,7 +443,7 @@ cache_key(const struct incus *c, const char *version, char *key, size_t cap)
 
 	if (stat(c->socket_path, &st) < 0)
 		return -1;
-	snprintf(key, cap, "v1 %s %llu %lld", version,
+	snprintf(key, cap, "v2 %s %llu %lld", version,
 	    (unsigned long long)st.st_ino, (long long)st.st_mtime);
 	return 0;
 }
@@ -351,7 +451,7 @@ cache_key(const struct incus *c, const char *version, char *key, size_t cap)
 static int
 cache_read(const char *key, struct grant_probe *v)
 {
-	char buf[512], *tab;
+	char buf[640], *tab, *tab2;
 	struct stat st;
 	ssize_t n;
 	size_t kl = strlen(key);
@@ -371,11 +471,14 @@ cache_read(const char *key, struct grant_probe *v)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	if (strncmp(buf, key, kl) != 0 || buf[kl] != ' ' ||
-	    (buf[kl + 1] != '0' && buf[kl + 1] != '1') ||
-	    (tab = strchr(buf + kl, '\t')) == NULL)
+	    buf[kl + 1] < '0' || buf[kl + 1] > '3' || buf[kl + 2] != '\t' ||
+	    (tab = strchr(buf + kl, '\t')) == NULL ||
+	    (tab2 = strchr(tab + 1, '\t')) == NULL)
 		return -1;
-	v->follows = buf[kl + 1] == '1';
+	*tab2 = '\0';
+	v->failing = (unsigned)(buf[kl + 1] - '0');
 	snprintf(v->how, sizeof(v->how), "%s", tab + 1);
+	snprintf(v->how_rootfs, sizeof(v->how_rootfs), "%s", tab2 + 1);
 	v->cached = 1;
 	return 0;
 }
@@ -393,7 +496,8 @@ cache_write(const char *key, const struct grant_probe *v)
 	    0644);
 	if (fd < 0)
 		return;
-	dprintf(fd, "%s %d\t%s\n", key, v->follows, v->how);
+	dprintf(fd, "%s %u\t%s\t%s\n", key, v->failing & GRANT_PROBED, v->how,
+	    v->how_rootfs);
 	if (close(fd) < 0 || rename(tmp, GRANT_PROBE_CACHE) < 0)
 		unlink(tmp);
 }
@@ -423,12 +527,111 @@ grant_probe_daemon(struct incus *c, int fresh, struct grant_probe *v,
 	keyed = strspn(v->version, "0123456789abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ.-+~_") == strlen(v->version) &&
 	    cache_key(c, v->version, key, sizeof(key)) == 0;
-	if (keyed && !fresh && cache_read(key, v) == 0)
-		return 0;
-	t0 = clock_ms();
-	rc = probe_run(c, v, e);
-	v->ms = (long)(clock_ms() - t0);
-	if (rc == 0 && keyed)
-		cache_write(key, v);
-	return rc;
+	if (!keyed || fresh || cache_read(key, v) < 0) {
+		t0 = clock_ms();
+		rc = probe_run(c, v, e);
+		v->ms = (long)(clock_ms() - t0);
+		if (rc < 0)
+			return rc;
+		if (keyed)
+			cache_write(key, v);
+	}
+	by_release(v);
+	return 0;
+}
+
+/*
+ * The escapes root cannot probe: both are a restricted client's request
+ * judged as if it came from the admin (the source instance's project is
+ * never checked against the client's; the copy's config is not held to
+ * the target project's restrictions), and box's probe runs as the admin.
+ * So they go by release: fixed is the first Incus release known to fix
+ * the class, NULL while none is.  tests/integration/test_grant.sh shows
+ * both as a granted user on the daemon it runs on.
+ */
+static const struct gate_release {
+	unsigned gate;
+	const char *fixed;
+} releases[] = {
+	{ GRANT_GATE_XCOPY, NULL },
+	{ GRANT_GATE_PRIVCOPY, NULL },
+};
+
+/* Dotted release numbers compared field by field (6.0.4 < 6.10). */
+static int
+release_before(const char *v, const char *fixed)
+{
+	unsigned long a, b;
+	char *ea, *eb;
+
+	for (;;) {
+		a = strtoul(v, &ea, 10);
+		b = strtoul(fixed, &eb, 10);
+		if (ea == v || eb == fixed)
+			return 1;	/* not a number: not known fixed */
+		if (a != b)
+			return a < b;
+		if (*eb != '.')
+			return 0;
+		if (*ea != '.')
+			return 1;
+		v = ea + 1;
+		fixed = eb + 1;
+	}
+}
+
+static void
+by_release(struct grant_probe *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(releases) / sizeof(releases[0]); i++)
+		if (releases[i].fixed == NULL ||
+		    release_before(v->version, releases[i].fixed))
+			v->failing |= releases[i].gate;
+}
+
+/* Each failing gate: its name (and what the daemon did, or why by release). */
+size_t
+grant_gates_text(const struct grant_probe *v, int detail, char *buf,
+    size_t cap)
+{
+	static const struct {
+		unsigned gate;
+		const char *name;
+	} names[] = {
+		{ GRANT_GATE_SYMLINK, "symlinked metadata/templates" },
+		{ GRANT_GATE_ROOTFS, "a top-level rootfs link" },
+		{ GRANT_GATE_XCOPY, "cross-project copy" },
+		{ GRANT_GATE_PRIVCOPY, "copy of a privileged instance" },
+	};
+	size_t i, k, n = 0, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *why = NULL;
+
+		if (!(v->failing & names[i].gate))
+			continue;
+		if (names[i].gate == GRANT_GATE_SYMLINK)
+			why = v->how;
+		else if (names[i].gate == GRANT_GATE_ROOTFS)
+			why = v->how_rootfs;
+		else
+			for (k = 0; k < sizeof(releases) /
+			    sizeof(releases[0]); k++)
+				if (releases[k].gate == names[i].gate)
+					why = releases[k].fixed == NULL ? "no "
+					    "Incus release is known to fix it "
+					    "(root cannot probe it)" : "fixed "
+					    "only in a later release";
+		if (len < cap && detail)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s "
+			    "(%s)", n ? "; " : "", names[i].name, why);
+		else if (len < cap)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+			    n ? "; " : "", names[i].name);
+		n++;
+	}
+	return n;
 }

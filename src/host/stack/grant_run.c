@@ -162,47 +162,50 @@ back_out(struct incus *c, const struct grant_user *u, int added,
 }
 
 /*
- * Does the daemon follow an image's symlinks (grant_probe.h)?  Then the
- * tier hands the user the host's root: refused unless the admin accepts.
+ * Does the daemon fail any gate the tier rests on (grant_probe.h)?  Then
+ * the tier hands the user every project's boxes and the host's root:
+ * refused, naming every failing gate, unless the admin accepts.
  */
 static int
 daemon_gate(struct incus *c, const struct grant_user *u, int accept,
     struct box_err *e)
 {
 	struct grant_probe v;
+	char bad[768];
+	size_t n;
 	int rc = grant_probe_daemon(c, 0, &v, e);
 
 	if (rc == 0 && !v.cached)
-		note("  daemon: the symlink probe took %ld ms\n", v.ms);
+		note("  daemon: the escape probes took %ld ms\n", v.ms);
 	if (rc < 0) {
-		err_context(e, "probing the daemon for symlinks it follows");
+		err_context(e, "probing the daemon for the escapes the tier "
+		    "rests on");
 		err_fix(e, "fix the cause and box grant %s again (the probe "
 		    "is what tells whether the tier is safe on this daemon)",
 		    u->name);
 		return rc;
 	}
-	if (!v.follows) {
-		note("  daemon: Incus %s confines an instance's metadata and "
-		    "templates to its directory (%s)\n", v.version,
+	n = grant_gates_text(&v, 1, bad, sizeof(bad));
+	if (n == 0) {
+		note("  daemon: Incus %s passes every gate (%s)\n", v.version,
 		    v.cached ? "cached for this daemon" : "probed just now");
 		return 0;
 	}
 	if (!accept) {
-		err_set(e, -EPERM, "Incus %s follows symlinks out of an "
-		    "instance's directory (%s): a granted user with an image "
-		    "of their own reads and writes any file of this host as "
-		    "root, so %s is not granted", v.version, v.how, u->name);
-		err_fix(e, "upgrade Incus to a release that confines them "
-		    "(CVE-2026-48752, CVE-2026-63343: fixed in 7.3.0); or, "
-		    "knowing the user can become root, box grant %s "
-		    "--accept-daemon-risk", u->name);
+		err_set(e, -EPERM, "Incus %s fails %zu of the tier's gates "
+		    "(%s): a granted user would get " GRANT_RISK_TEXT ", so "
+		    "%s is not granted", v.version, n, bad, u->name);
+		err_fix(e, "upgrade Incus to a release that fixes every one; "
+		    "or, knowing the user gets " GRANT_RISK_TEXT ", box grant "
+		    "%s --accept-daemon-risk", u->name);
 		return -EPERM;
 	}
-	note("  WARNING: --accept-daemon-risk: Incus %s follows symlinks out "
-	    "of an instance's directory (%s; %s).\n"
-	    "  WARNING: %s can read and write ANY file of this host as root "
-	    "with an image of their own.  Upgrade Incus (7.3.0 confines "
-	    "them); box doctor FAILs until then.\n", v.version, v.how,
+	note("  WARNING: --accept-daemon-risk: Incus %s fails %zu gate(s): "
+	    "%s (%s).\n"
+	    "  WARNING: %s can copy and read every project's boxes (the "
+	    "admin's and every other user's) and read and write ANY file of "
+	    "this host as root.  box doctor FAILs while any user holds the "
+	    "tier on this daemon.\n", v.version, n, bad,
 	    v.cached ? "cached for this daemon" : "probed just now", u->name);
 	return 0;
 }

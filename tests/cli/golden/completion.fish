@@ -161,7 +161,7 @@ complete -c box -n '__fish_seen_subcommand_from firewall' -l conn-max -r -d 'app
 complete -c box -n '__fish_seen_subcommand_from firewall' -l json -d 'the verdict as one JSON object'
 complete -c box -n '__fish_seen_subcommand_from firewall' -l from-hook -d 'sync: as dnsmasq\'s lease hook runs it (returns at once;'
 complete -c box -n '__fish_seen_subcommand_from grant' -l gpu -d 'let the user\'s boxes hold the host\'s GPUs'
-complete -c box -n '__fish_seen_subcommand_from grant' -l accept-daemon-risk -d 'grant even though the daemon follows an image\'s symlinks'
+complete -c box -n '__fish_seen_subcommand_from grant' -l accept-daemon-risk -d 'grant even though the daemon fails a gate'
 complete -c box -n '__fish_seen_subcommand_from revoke' -l purge -d 'also end the user\'s processes'
 complete -c box -n '__fish_seen_subcommand_from revoke' -l force -s f -d '--purge without asking'
 complete -c box -n '__fish_seen_subcommand_from doctor check' -a '(box list 2>/dev/null | awk \'NR > 1 { print $1 }\')'
