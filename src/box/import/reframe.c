@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "box/import/import_mark.h"
+#include "box/import/tar.h"
 #include "box/import/vet_export.h"
 #include "util/err.h"
 
@@ -112,56 +113,22 @@ begin(struct reframe *r)
 	return own(r, "metadata.yaml", '0', m, (size_t)n);
 }
 
-/* One "len key=value\n" record at *at of p[0..n), read as the vet reads
- * them: 0 with it, 1 at the end, -EBOX_PROTO when malformed. */
-struct rec {
-	const char *p, *k, *v;
-	size_t n, kn, vn;
-};
-
+/* A name with an empty, "." or ".." part: the daemon's tar would climb. */
 static int
-pax_next(const char *p, size_t n, size_t *at, struct rec *x)
+unclean(const char *name)
 {
-	size_t i = *at, j = i, l = 0;
-	const char *eq;
+	const char *p = name;
 
-	if (i >= n)
-		return 1;
-	while (j < n && p[j] >= '0' && p[j] <= '9' && l < VET_PAX_MAX)
-		l = l * 10 + (size_t)(p[j++] - '0');
-	if (j == i || j >= n || p[j] != ' ' || l > n - i || l < j - i + 3 ||
-	    p[i + l - 1] != '\n')
-		return -EBOX_PROTO;
-	x->p = p + i;
-	x->n = l;
-	x->k = p + j + 1;
-	if ((eq = memchr(x->k, '=', (size_t)(p + i + l - 1 - x->k))) == NULL)
-		return -EBOX_PROTO;
-	x->kn = (size_t)(eq - x->k);
-	x->v = eq + 1;
-	x->vn = (size_t)(p + i + l - 1 - x->v);
-	*at = i + l;
-	return 0;
-}
+	for (;;) {
+		size_t n = strcspn(p, "/");
 
-/* The PAX record key into out (cap bytes): 1, 0 when there is none. */
-static int
-pax_get(const struct reframe *r, const char *key, char *out, size_t cap)
-{
-	struct rec x;
-	size_t at = 0;
-	int rc;
-
-	while ((rc = pax_next(r->pax, r->paxn, &at, &x)) == 0)
-		if (x.kn == strlen(key) && memcmp(x.k, key, x.kn) == 0) {
-			if (x.vn == 0 || x.vn >= cap ||
-			    memchr(x.v, '\0', x.vn) != NULL)
-				return -EBOX_PROTO;
-			memcpy(out, x.v, x.vn);
-			out[x.vn] = '\0';
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
 			return 1;
-		}
-	return rc < 0 ? rc : 0;
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
 }
 
 /* Append the record "key=v" (its length counts its own digits). */
@@ -182,7 +149,7 @@ write_member(struct reframe *r, const char *name, const char *link,
 {
 	unsigned char h[TAR_BLOCK];
 	size_t nn = strlen(name), ln = strlen(link), bn = 0, at = 0;
-	struct rec x;
+	struct tar_rec x;
 	char *b;
 	int rc;
 
@@ -192,7 +159,7 @@ write_member(struct reframe *r, const char *name, const char *link,
 		bn = rec_put(b, bn, "path", name);
 	if (ln > 100 || had_link)
 		bn = rec_put(b, bn, "linkpath", link);
-	while ((rc = pax_next(r->pax, r->paxn, &at, &x)) == 0)
+	while ((rc = tar_pax_next(r->pax, r->paxn, &at, &x)) == 0)
 		if (!(x.kn == 4 && memcmp(x.k, "path", 4) == 0) &&
 		    !(x.kn == 8 && memcmp(x.k, "linkpath", 8) == 0)) {
 			memcpy(b + bn, x.p, x.n);
@@ -260,8 +227,9 @@ take_header(struct reframe *r)
 {
 	static const unsigned char zero[TAR_BLOCK];
 	const unsigned char *h = r->hdr;
-	char name[VET_NAME_MAX + 8], link[VET_NAME_MAX + 8], num[24];
+	char name[VET_NAME_MAX + 8], link[VET_NAME_MAX + 8];
 	unsigned char t = h[156];
+	struct tar_pax f;
 	int rc, kind, pp, pl;
 	long long size;
 	size_t n;
@@ -280,18 +248,17 @@ take_header(struct reframe *r)
 		return data(r, t == 'x' ? K_PAX : t == 'L' ? K_LNAME :
 		    K_LLINK, (unsigned long long)size);
 	}
-	/* the name, the link target and the size as the vet reads them */
-	if ((pp = pax_get(r, "path", name, VET_NAME_MAX)) < 0 ||
-	    (pl = pax_get(r, "linkpath", link, VET_NAME_MAX)) < 0 ||
-	    (rc = pax_get(r, "size", num, 19)) < 0)
+	/* the name, the link target and the size by the vet's own reader */
+	if (r->pax != NULL && tar_pax_read(r->pax, r->paxn, &f) != NULL)
 		return -EBOX_PROTO;
-	if (rc == 1) {
-		char *end;
-
-		size = strtoll(num, &end, 10);
-		if (*end != '\0' || num[0] < '0' || num[0] > '9')
-			return -EBOX_PROTO;
-	}
+	pp = r->pax != NULL && f.has_path;
+	pl = r->pax != NULL && f.has_link;
+	if (pp)
+		snprintf(name, sizeof(name), "%s", f.path);
+	if (pl)
+		snprintf(link, sizeof(link), "%s", f.link);
+	if (r->pax != NULL && f.has_size)
+		size = (long long)f.size;
 	if (r->lname != NULL)
 		snprintf(name, sizeof(name), "%s", r->lname);
 	else if (pp == 0 && memcmp(h + 257, "ustar\0", 6) == 0 && h[345])
@@ -305,6 +272,8 @@ take_header(struct reframe *r)
 		snprintf(link, sizeof(link), "%.100s", (const char *)h + 157);
 	for (n = strlen(name); n > 0 && name[n - 1] == '/'; )
 		name[--n] = '\0';
+	if (r->seen != NULL)
+		r->seen(r->seen_ctx, name, (char)t, size, link);
 	if (strncmp(name, ROOTFS, ROOTFS_N) != 0 ||
 	    (name[ROOTFS_N] != '\0' && name[ROOTFS_N] != '/')) {
 		kind = K_SKIP;
@@ -318,6 +287,9 @@ take_header(struct reframe *r)
 		clear_ext(r);
 		return data(r, kind, (unsigned long long)size);
 	}
+	/* rootfs/../ would be a name outside the image's root filesystem */
+	if (unclean(name) || (t == '1' && unclean(link)))
+		return -EBOX_PROTO;
 	/* rootfs[/...] under its new name; a hard link's target too */
 	memmove(name, name + ROOTFS_N - 6, strlen(name + ROOTFS_N - 6) + 1);
 	if (t == '1') {

@@ -67,6 +67,11 @@ struct reframe {
 	int rc;				/* sticky */
 	unsigned members;		/* rootfs members written */
 	unsigned snaps;			/* snapshots left out */
+	/* each member as the re-framer reads it (name and link before the
+	 * rename): for the differential fuzzer, fuzz_tar_diff; or NULL */
+	void (*seen)(void *ctx, const char *name, char type, long long size,
+	    const char *link);
+	void *seen_ctx;
 };
 
 void reframe_init(struct reframe *r, reframe_out out, void *ctx,

@@ -311,70 +311,31 @@ id_watch(struct walk *w, const char *name, char type,
 	}
 }
 
-/* "len key=value\n" records: path and size; sparse files refused. */
+/*
+ * The PAX header's path, linkpath and size, read by tar_pax_read (the
+ * re-framer's reader too); a repeated key, a sparse member refused.
+ */
+_Static_assert(VET_NAME_MAX == TAR_PAX_NAME, "one bound on a PAX name");
+
 static int
 pax(struct walk *w)
 {
-	size_t i = 0;
+	struct tar_pax f;
+	const char *bad = tar_pax_read(w->buf, w->blen, &f);
 
-	while (i < w->blen) {
-		size_t len = 0, j = i, k;
-		const char *rec, *eq;
-
-		while (j < w->blen && w->buf[j] >= '0' && w->buf[j] <= '9' &&
-		    len < VET_PAX_MAX)
-			len = len * 10 + (size_t)(w->buf[j++] - '0');
-		if (j == i || j >= w->blen || w->buf[j] != ' ' ||
-		    len > w->blen - i || len < (j - i) + 3 ||
-		    w->buf[i + len - 1] != '\n')
-			return refuse(w, "a malformed PAX header", NULL);
-		rec = w->buf + j + 1;
-		k = i + len - 1 - (j + 1);	/* key=value bytes */
-		eq = memchr(rec, '=', k);
-		if (eq == NULL)
-			return refuse(w, "a malformed PAX header", NULL);
-		if ((size_t)(eq - rec) == 4 && memcmp(rec, "path", 4) == 0) {
-			size_t vn = k - 5;
-
-			if (vn == 0 || vn >= sizeof(w->pax_path) ||
-			    memchr(eq + 1, '\0', vn) != NULL)
-				return refuse(w, "a PAX path box cannot use",
-				    NULL);
-			memcpy(w->pax_path, eq + 1, vn);
-			w->pax_path[vn] = '\0';
-			w->pax_has_path = 1;
-		} else if ((size_t)(eq - rec) == 8 &&
-		    memcmp(rec, "linkpath", 8) == 0) {
-			size_t vn = k - 9;
-
-			if (vn == 0 || vn >= sizeof(w->pax_link) ||
-			    memchr(eq + 1, '\0', vn) != NULL)
-				return refuse(w, "a PAX link target box cannot "
-				    "use", NULL);
-			memcpy(w->pax_link, eq + 1, vn);
-			w->pax_link[vn] = '\0';
-			w->has_link = 1;
-		} else if ((size_t)(eq - rec) == 4 &&
-		    memcmp(rec, "size", 4) == 0) {
-			unsigned long long v = 0;
-			size_t m;
-
-			if (k - 5 == 0 || k - 5 > 18)
-				return refuse(w, "a PAX size box cannot use",
-				    NULL);
-			for (m = 5; m < k; m++) {
-				if (rec[m] < '0' || rec[m] > '9')
-					return refuse(w, "a PAX size box "
-					    "cannot use", NULL);
-				v = v * 10 + (unsigned)(rec[m] - '0');
-			}
-			w->pax_size = v;
-			w->pax_has_size = 1;
-		} else if ((size_t)(eq - rec) >= 11 &&
-		    memcmp(rec, "GNU.sparse.", 11) == 0) {
-			return refuse(w, "a sparse member", NULL);
-		}
-		i += len;
+	if (bad != NULL)
+		return refuse(w, bad, NULL);
+	if (f.has_path) {
+		memcpy(w->pax_path, f.path, sizeof(w->pax_path));
+		w->pax_has_path = 1;
+	}
+	if (f.has_link) {
+		memcpy(w->pax_link, f.link, sizeof(w->pax_link));
+		w->has_link = 1;
+	}
+	if (f.has_size) {
+		w->pax_size = f.size;
+		w->pax_has_size = 1;
 	}
 	return 0;
 }
@@ -489,29 +450,26 @@ member_bad(const char *name, char type, const char *link)
 	    "a symbolic link out of the box's root filesystem";
 }
 
-/* One 512-byte header in w->hdr. */
+/*
+ * A header's checks before its type is read: the end (zeros), the
+ * checksum and magic, every number field, an old GNU sparse map.  1 at
+ * the end of the archive, 0 to go on, or the refusal.
+ */
 static int
-header(struct walk *w)
+header_sane(struct walk *w, const unsigned char *h)
 {
-	const unsigned char *h = w->hdr;
-	char name[VET_NAME_MAX + 1], link[VET_NAME_MAX + 1],
-	    type = (char)h[156];
 	const char *bad;
-	long long size;
-	int kind, rc, ext;
-	size_t n;
 
 	if (all_zero(h, 512)) {
 		if (w->after_ext)
 			return refuse(w, "an extended header with no member",
 			    NULL);
 		w->state = W_ZEROS;	/* the end: only zeros may follow */
-		return 0;
+		return 1;
 	}
 	if ((bad = tar_header_bad(h)) != NULL)
 		return refuse(w, bad, NULL);
-	size = tar_num(h + 124, 12);
-	if (size < 0)
+	if (tar_num(h + 124, 12) < 0)
 		return refuse(w, "a tar size box cannot read", NULL);
 	/* mode, uid, gid, mtime, device numbers: box does not use them,
 	 * but a field one reader takes and another calls garbage is refused
@@ -527,55 +485,98 @@ header(struct walk *w)
 	 * refuses), so anything but zeros there is refused (fuzz_tar) */
 	if (memcmp(h + 257, "ustar  \0", 8) == 0 && !all_zero(h + 386, 495 - 386))
 		return refuse(w, "a sparse member", NULL);
-	if (type == 'x' || type == 'L' || type == 'K') {
-		if (w->after_ext && type == 'x')
-			return refuse(w, "two PAX headers in a row", NULL);
-		if (w->after_ext && (w->pax_has_path || w->has_long) &&
-		    type == 'L')
-			return refuse(w, "two long names for one member",
-			    NULL);
-		w->after_ext = 1;
-		w->left = (unsigned long long)size;
-		w->pad = (size_t)((512 - (size % 512)) % 512);
-		if (w->after_ext && w->has_link && type == 'K')
-			return refuse(w, "two link targets for one member",
-			    NULL);
-		w->dkind = type == 'x' ? D_PAX : type == 'L' ? D_LONG :
-		    D_LONGLINK;
-		if (w->dkind != D_SKIP && (rc = capture(w, w->left,
-		    type == 'x' ? VET_PAX_MAX : VET_NAME_MAX - 1)) < 0)
-			return rc == -ENOMEM ? rc : refuse(w, "an extended "
-			    "header too big", NULL);
-		w->state = W_DATA;	/* an empty one ends at once */
-		return 0;
-	}
-	/* the member's name: GNU long name, PAX path, or prefix/name */
+	return 0;
+}
+
+/* An extended header ('x' PAX, 'L' long name, 'K' long link): captured. */
+static int
+header_ext(struct walk *w, char type, long long size)
+{
+	int rc;
+
+	if (w->after_ext && type == 'x')
+		return refuse(w, "two PAX headers in a row", NULL);
+	if (w->after_ext && (w->pax_has_path || w->has_long) && type == 'L')
+		return refuse(w, "two long names for one member", NULL);
+	if (w->after_ext && w->has_link && type == 'K')
+		return refuse(w, "two link targets for one member", NULL);
+	w->after_ext = 1;
+	w->left = (unsigned long long)size;
+	w->pad = (size_t)((512 - (size % 512)) % 512);
+	w->dkind = type == 'x' ? D_PAX : type == 'L' ? D_LONG : D_LONGLINK;
+	if ((rc = capture(w, w->left, type == 'x' ? VET_PAX_MAX :
+	    VET_NAME_MAX - 1)) < 0)
+		return rc == -ENOMEM ? rc : refuse(w, "an extended header too "
+		    "big", NULL);
+	w->state = W_DATA;	/* an empty one ends at once */
+	return 0;
+}
+
+/*
+ * The member's name (GNU long name, PAX path, or prefix/name), link
+ * target and size, the extended headers before it consumed.
+ */
+static void
+member_names(struct walk *w, const unsigned char *h, char *name,
+    char *link, size_t cap, long long *size)
+{
 	if (w->has_long) {
-		snprintf(name, sizeof(name), "%s", w->longname);
+		snprintf(name, cap, "%s", w->longname);
 	} else if (w->pax_has_path) {
-		snprintf(name, sizeof(name), "%s", w->pax_path);
+		snprintf(name, cap, "%s", w->pax_path);
 	} else {
 		size_t pn = memcmp(h + 257, "ustar\0", 6) == 0 ?
-		    field(h + 345, 155) : 0;
+		    field(h + 345, 155) : 0, n = field(h, 100);
 
-		n = field(h, 100);
 		if (pn > 0)
-			snprintf(name, sizeof(name), "%.*s/%.*s", (int)pn,
+			snprintf(name, cap, "%.*s/%.*s", (int)pn,
 			    (const char *)h + 345, (int)n, (const char *)h);
 		else
-			snprintf(name, sizeof(name), "%.*s", (int)n,
-			    (const char *)h);
+			snprintf(name, cap, "%.*s", (int)n, (const char *)h);
 	}
 	if (w->pax_has_size)
-		size = (long long)w->pax_size;
-	ext = w->after_ext;
+		*size = (long long)w->pax_size;
 	if (w->has_link)
-		snprintf(link, sizeof(link), "%s", w->pax_link);
+		snprintf(link, cap, "%s", w->pax_link);
 	else
-		snprintf(link, sizeof(link), "%.*s", (int)field(h + 157, 100),
+		snprintf(link, cap, "%.*s", (int)field(h + 157, 100),
 		    (const char *)h + 157);
 	w->has_long = w->pax_has_path = w->pax_has_size = w->after_ext = 0;
 	w->has_link = 0;
+}
+
+/* A hard link's target through the archive's own symbolic links. */
+static int
+hardlink_ok(struct walk *w, const char *name, const char *link)
+{
+	char t[VET_NAME_MAX + 1];
+	size_t tn;
+
+	snprintf(t, sizeof(t), "%s", link);
+	tn = strlen(t);
+	if (tn > 0 && t[tn - 1] == '/')
+		t[--tn] = '\0';
+	if (links_beneath(&w->links, t))
+		return refuse(w, "a hard link through a symbolic link the "
+		    "archive made", name);
+	if (links_has(&w->links, t, tn))
+		return links_add(&w->links, name); /* a link to a link is one */
+	return 0;
+}
+
+/*
+ * The member judged by name, type and link: a clean relative name, a type
+ * box reads, no data on what has none, nothing beneath a link the archive
+ * made, the bound on what it unpacks to.  name loses a trailing '/'.
+ */
+static int
+member_judge(struct walk *w, char *name, char type, const char *link,
+    long long size)
+{
+	const char *bad;
+	size_t n;
+	int rc;
+
 	if (!clean_name(name))
 		return refuse(w, "a member name that is not a clean relative "
 		    "path", name);
@@ -588,7 +589,6 @@ header(struct walk *w)
 			    "is not one", name);
 		name[n - 1] = '\0';
 	}
-	kind = vet_export_doc_kind(name);
 	if (!(type == '\0' || (type >= '0' && type <= '7')))
 		return refuse(w, "a tar member of a type box does not read",
 		    name);
@@ -603,21 +603,8 @@ header(struct walk *w)
 	if (links_beneath(&w->links, name))
 		return refuse(w, "a member beneath a symbolic link the archive "
 		    "made", name);
-	if (type == '1') {
-		char t[VET_NAME_MAX + 1];
-		size_t tn;
-
-		snprintf(t, sizeof(t), "%s", link);
-		tn = strlen(t);
-		if (tn > 0 && t[tn - 1] == '/')
-			t[--tn] = '\0';
-		if (links_beneath(&w->links, t))
-			return refuse(w, "a hard link through a symbolic link "
-			    "the archive made", name);
-		if (links_has(&w->links, t, tn) &&
-		    (rc = links_add(&w->links, name)) < 0)
-			return rc;	/* a hard link to a link is a link */
-	}
+	if (type == '1' && (rc = hardlink_ok(w, name, link)) < 0)
+		return rc;
 	if (type == '2' && (rc = links_add(&w->links, name)) < 0)
 		return rc;
 	if (type == '0' || type == '\0' || type == '7') {
@@ -627,36 +614,65 @@ header(struct walk *w)
 			return refuse(w, "more than the bound on what an "
 			    "import may unpack to", name);
 	}
+	return 0;
+}
+
+/* A config document (index.yaml, backup.yaml): its data captured. */
+static int
+member_doc(struct walk *w, const char *name, char type, int kind)
+{
+	int i, rc;
+
+	if (type != '0' && type != '\0')
+		return refuse(w, "a config member that is not a plain file",
+		    name);
+	for (i = 0; i < w->ndoc; i++)
+		if (strcmp(w->doc[i].path, name) == 0)
+			return refuse(w, "a config member that appears twice",
+			    name);
+	if (w->ndoc == (int)(sizeof(w->doc) / sizeof(w->doc[0])))
+		return refuse(w, "too many snapshots", name);
+	if (w->left > VET_DOC_MAX || w->captured + w->left > VET_DOCS_MAX)
+		return refuse(w, "a config member too big", name);
+	if ((rc = capture(w, w->left, VET_DOC_MAX)) < 0)
+		return rc;
+	w->captured += (size_t)w->left;
+	w->doc[w->ndoc].kind = (enum doc_kind)kind;
+	w->doc[w->ndoc].path = strdup(name);
+	if (w->doc[w->ndoc].path == NULL)
+		return -ENOMEM;
+	w->dkind = D_DOC;
+	return 0;
+}
+
+/* One 512-byte header in w->hdr: sane, extended, or a member. */
+static int
+header(struct walk *w)
+{
+	const unsigned char *h = w->hdr;
+	char name[VET_NAME_MAX + 1], link[VET_NAME_MAX + 1],
+	    type = (char)h[156];
+	long long size;
+	int rc, ext;
+
+	if ((rc = header_sane(w, h)) != 0)
+		return rc < 0 ? rc : 0;
+	size = tar_num(h + 124, 12);
+	if (type == 'x' || type == 'L' || type == 'K')
+		return header_ext(w, type, size);
+	ext = w->after_ext;
+	member_names(w, h, name, link, sizeof(name), &size);
+	if ((rc = member_judge(w, name, type, link, size)) < 0)
+		return rc;
 	id_watch(w, name, type, h, ext);
 	if (w->on_member != NULL)
 		w->on_member(w->mctx, name, type, size, link);
 	w->left = (unsigned long long)size;
 	w->pad = (size_t)((512 - (size % 512)) % 512);
 	w->dkind = D_SKIP;
-	if (kind >= 0) {
-		int i;
-
-		if (type != '0' && type != '\0')
-			return refuse(w, "a config member that is not a plain "
-			    "file", name);
-		for (i = 0; i < w->ndoc; i++)
-			if (strcmp(w->doc[i].path, name) == 0)
-				return refuse(w, "a config member that appears "
-				    "twice", name);
-		if (w->ndoc == (int)(sizeof(w->doc) / sizeof(w->doc[0])))
-			return refuse(w, "too many snapshots", name);
-		if (w->left > VET_DOC_MAX ||
-		    w->captured + w->left > VET_DOCS_MAX)
-			return refuse(w, "a config member too big", name);
-		if ((rc = capture(w, w->left, VET_DOC_MAX)) < 0)
-			return rc;
-		w->captured += (size_t)w->left;
-		w->doc[w->ndoc].kind = (enum doc_kind)kind;
-		w->doc[w->ndoc].path = strdup(name);
-		if (w->doc[w->ndoc].path == NULL)
-			return -ENOMEM;
-		w->dkind = D_DOC;
-	}
+	if ((rc = vet_export_doc_kind(name)) >= 0 &&
+	    (rc = member_doc(w, name, type, rc)) < 0)
+		return rc;
 	w->state = w->left > 0 ? W_DATA : W_PAD;
 	if (w->state == W_PAD && w->dkind != D_SKIP)
 		w->state = W_DATA;	/* an empty capture ends at once */
