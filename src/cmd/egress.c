@@ -24,8 +24,9 @@
 #include "box/box.h"
 #include "box/bridge.h"
 #include "box/egress/egress.h"
-#include "box/egress/ptr.h"
+#include "box/egress/refusals.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "host/resolver/resolver.h"
 #include "host/stack/egress_host.h"
 #include "incus/api.h"
@@ -36,7 +37,6 @@
 #include "util/text.h"
 
 #define LOG_SHOW	64	/* destinations printed */
-#define LOG_NAMED	16	/* of those, asked about by name */
 
 static int
 store(struct incus *c, const char *box, const struct egress *p,
@@ -135,10 +135,11 @@ when(long long t)
 }
 
 static int
-show(struct incus *c, const char *box, const char *text, int json,
-    struct box_err *e)
+show(struct incus *c, const char *box, const struct egress_policy *ep,
+    int json, struct box_err *e)
 {
-	struct egress *p = malloc(sizeof(*p));
+	const struct egress *p = &ep->pol;
+	char *text = malloc(EGRESS_TEXTMAX + 32);
 	struct egfw_box *b = NULL;
 	struct egfw_held h;
 	size_t n = 0, i, extra;
@@ -146,10 +147,10 @@ show(struct incus *c, const char *box, const char *text, int json,
 	struct box_err ke;
 
 	memset(&h, 0, sizeof(h));
-	if (p == NULL)
+	if (text == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
-	readable = egress_parse(strcmp(text, "invalid (nothing allowed)") ?
-	    text : "", p, NULL, 0) == 0;
+	egress_policy_text(ep, text, EGRESS_TEXTMAX + 32);
+	readable = ep->valid;
 	if ((rc = egress_gather(c, &b, &n, NULL, e)) < 0)
 		goto out;
 	for (i = 0; i < n; i++)
@@ -175,7 +176,6 @@ show(struct incus *c, const char *box, const char *text, int json,
 	}
 	if (json) {
 		struct json_w w;
-		char *out;
 
 		json_w_init(&w, 1 << 20);
 		json_w_obj(&w);
@@ -208,10 +208,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 			json_w_null(&w);
 		json_w_end(&w, '}');
 		json_w_end(&w, '}');
-		if (json_w_finish(&w, &out, NULL) == 0) {
-			printf("%s\n", out);
-			free(out);
-		}
+		rc = model_flush(&w, e);
 	} else {
 		printf("egress %s: %s\n", box, text);
 		if (p->mode != EGRESS_ALLOW && readable)
@@ -234,7 +231,7 @@ show(struct incus *c, const char *box, const char *text, int json,
 	}
 out:
 	free(b);
-	free(p);
+	free(text);
 	return rc;
 }
 
@@ -269,123 +266,96 @@ ago(uint64_t ms, char *buf, size_t cap)
 static int
 show_log(struct incus *c, const char *box, int json, struct box_err *e)
 {
-	struct egfw_refused *v = calloc(EGFW_LOG_SIZE, sizeof(*v));
-	char names[LOG_NAMED][PTR_NAME_MAX], a[20], pb[16], ab[24];
+	struct refusals lg;
+	char a[20], pb[16], ab[24];
 	char shown[4 * PTR_NAME_MAX + 16];
-	int ok[LOG_NAMED];
-	size_t n = 0, total = 0, i;
-	uint64_t refused = 0;
-	uint32_t net = 0, gw;
-	long long since = 0;
-	struct box_err ignore;
+	size_t i;
 	int rc;
 
-	if (v == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	rc = egfw_log(box, v, EGFW_LOG_SIZE, &n, &total, &refused, &since, e);
-	if (rc == -ENOENT) {
-		err_clear(e);
-		rc = 0;		/* open: nothing is refused by policy */
-	}
-	if (rc < 0)
+	if ((rc = refusals_read(c, box, EGFW_LOG_SIZE, &lg, e)) < 0)
 		goto out;
-	err_clear(&ignore);
-	bridge_net(c, &net, &ignore);
-	gw = bridge_name_server(c, net);	/* box's resolver answers the host
-					   no names: its upstream, then */
-	/* A name only when it resolves back to the address: the reverse
-	 * zone is the address owner's word, anyone's. */
-	for (i = 0; i < n && i < LOG_NAMED; i++) {
-		ok[i] = 0;
-		names[i][0] = '\0';
-		if (gw != 0)
-			ok[i] = ptr_confirmed(gw, v[i].addr, 300, names[i],
-			    sizeof(names[i]));
-	}
 	if (json) {
 		struct json_w w;
-		char *out;
 
 		json_w_init(&w, 1 << 20);
 		json_w_obj(&w);
 		json_w_key(&w, "name");
 		json_w_str(&w, box);
 		json_w_key(&w, "refused_packets");
-		json_w_int(&w, (long long)refused);
+		json_w_int(&w, (long long)lg.refused);
 		json_w_key(&w, "refused_since");
-		if (since > 0)
-			json_w_int(&w, since);
+		if (lg.since > 0)
+			json_w_int(&w, lg.since);
 		else
 			json_w_null(&w);
 		json_w_key(&w, "destinations");
 		json_w_arr(&w);
-		for (i = 0; i < n && i < LOG_SHOW; i++) {
-			struct in_addr ia = { htonl(v[i].addr) };
+		for (i = 0; i < lg.n && i < LOG_SHOW; i++) {
+			const struct refusal *f = &lg.v[i];
+			struct in_addr ia = { htonl(f->r.addr) };
 
 			inet_ntop(AF_INET, &ia, a, sizeof(a));
 			json_w_obj(&w);
 			json_w_key(&w, "address");
 			json_w_str(&w, a);
 			json_w_key(&w, "proto");
-			json_w_str(&w, proto_name(v[i].proto, pb, sizeof(pb)));
+			json_w_str(&w, proto_name(f->r.proto, pb, sizeof(pb)));
 			json_w_key(&w, "port");
-			if (v[i].proto == 6 || v[i].proto == 17)
-				json_w_int(&w, v[i].port);
+			if (f->r.proto == 6 || f->r.proto == 17)
+				json_w_int(&w, f->r.port);
 			else
 				json_w_null(&w);
 			json_w_key(&w, "name");
-			if (i < LOG_NAMED && ok[i])
-				json_w_str(&w, names[i]);
+			if (f->confirmed)
+				json_w_str(&w, f->ptr);
 			else
 				json_w_null(&w);
 			json_w_key(&w, "ptr");
-			if (i < LOG_NAMED && names[i][0])
-				json_w_str(&w, names[i]);
+			if (f->ptr[0])
+				json_w_str(&w, f->ptr);
 			else
 				json_w_null(&w);
 			json_w_key(&w, "seconds_ago");
-			json_w_int(&w, (long long)(v[i].age_ms / 1000));
+			json_w_int(&w, (long long)(f->r.age_ms / 1000));
 			json_w_key(&w, "refusals");
-			json_w_int(&w, (long long)v[i].hits);
+			json_w_int(&w, (long long)f->r.hits);
 			json_w_end(&w, '}');
 		}
 		json_w_end(&w, ']');
 		json_w_key(&w, "more");
-		json_w_int(&w, (long long)(total > LOG_SHOW ? total - LOG_SHOW :
-		    0));
+		json_w_int(&w, (long long)(lg.total > LOG_SHOW ?
+		    lg.total - LOG_SHOW : 0));
 		json_w_end(&w, '}');
-		if (json_w_finish(&w, &out, NULL) == 0) {
-			printf("%s\n", out);
-			free(out);
-		}
+		rc = model_flush(&w, e);
 		goto out;
 	}
 	printf("refused for %s: %llu packet%s%s%s, %zu destination%s among "
 	    "the last %d refusals (newest first)\n", box,
-	    (unsigned long long)refused, refused == 1 ? "" : "s",
-	    since > 0 ? " since " : "", since > 0 ? when(since) : "", total,
-	    total == 1 ? "" : "s", EGFW_LOG_SLOTS);
-	for (i = 0; i < n && i < LOG_SHOW; i++) {
-		struct in_addr ia = { htonl(v[i].addr) };
+	    (unsigned long long)lg.refused, lg.refused == 1 ? "" : "s",
+	    lg.since > 0 ? " since " : "", lg.since > 0 ? when(lg.since) : "",
+	    lg.total, lg.total == 1 ? "" : "s", EGFW_LOG_SLOTS);
+	for (i = 0; i < lg.n && i < LOG_SHOW; i++) {
+		const struct refusal *f = &lg.v[i];
+		struct in_addr ia = { htonl(f->r.addr) };
 		char port[16] = "";
 
 		inet_ntop(AF_INET, &ia, a, sizeof(a));
-		if (v[i].proto == 6 || v[i].proto == 17)
-			snprintf(port, sizeof(port), "/%u", v[i].port);
-		if (i < LOG_NAMED && ok[i])
-			snprintf(shown, sizeof(shown), "%.253s", names[i]);
-		else if (i < LOG_NAMED && names[i][0])
+		if (f->r.proto == 6 || f->r.proto == 17)
+			snprintf(port, sizeof(port), "/%u", f->r.port);
+		if (f->confirmed)
+			snprintf(shown, sizeof(shown), "%.253s", f->ptr);
+		else if (f->ptr[0])
 			snprintf(shown, sizeof(shown), "unverified: %.253s",
-			    names[i]);
+			    f->ptr);
 		else
 			snprintf(shown, sizeof(shown), "-");
 		text_shown_in(shown, sizeof(shown));	/* a PTR is anyone's */
 		printf("  %-15s %s%-6s %-30s %s ago\n", a,
-		    proto_name(v[i].proto, pb, sizeof(pb)), port, shown,
-		    ago(v[i].age_ms, ab, sizeof(ab)));
+		    proto_name(f->r.proto, pb, sizeof(pb)), port, shown,
+		    ago(f->r.age_ms, ab, sizeof(ab)));
 	}
 out:
-	free(v);
+	refusals_free(&lg);
 	return rc;
 }
 
@@ -394,7 +364,8 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 {
 	struct opt_result res;
 	struct incus_instance in;
-	struct egress *p = NULL;
+	struct egress_policy *ep = NULL;
+	struct egress *p;
 	struct incus c;
 	struct egfw_report rep;
 	char *text = NULL;
@@ -433,32 +404,32 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 		return err_usage(e, "--log reads the log; it changes nothing");
 	if ((rc = incus_init(&c, e)) < 0)
 		return rc;
-	p = malloc(sizeof(*p));
+	ep = malloc(sizeof(*ep));
 	text = malloc(EGRESS_TEXTMAX + 32);
-	if (p == NULL || text == NULL) {
+	if (ep == NULL || text == NULL) {
 		rc = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
+	p = &ep->pol;
 	if ((rc = box_get(&c, box, 0, &in, NULL, e)) < 0)
 		goto out;
-	egress_effective_of(&in, text, EGRESS_TEXTMAX + 32);
+	egress_policy_of(&in, ep);
 	incus_instance_free(&in);
 	if (want_log) {
 		rc = show_log(&c, box, json, e);
 		goto out;
 	}
 	if (strcmp(what, "show") == 0) {
-		rc = show(&c, box, text, json, e);
+		rc = show(&c, box, ep, json, e);
 		goto out;
 	}
-	if (egress_parse(strcmp(text, "invalid (nothing allowed)") ? text :
-	    "", p, NULL, 0) < 0)
+	/* a stored value that did not parse is edited as if open */
+	if (!ep->valid || strcmp(what, "open") == 0)
 		p->mode = EGRESS_OPEN;
-	if (strcmp(what, "open") == 0)
-		p->mode = EGRESS_OPEN;
-	else if ((rc = edit(p, strcmp(what, "allow") == 0, res.pos + 2,
-	    res.npos - 2, e)) < 0)
+	if (strcmp(what, "open") != 0 && (rc = edit(p, strcmp(what, "allow")
+	    == 0, res.pos + 2, res.npos - 2, e)) < 0)
 		goto out;
+	ep->valid = 1;
 	t0 = clock_ms();
 	if ((rc = store(&c, box, p, e)) < 0)
 		goto out;
@@ -483,9 +454,9 @@ cmd_egress(int argc, char **argv, struct box_err *e)
 		fprintf(stderr, "box: %zu flow%s to addresses no longer "
 		    "allowed ended\n", rep.flows_ended,
 		    rep.flows_ended == 1 ? "" : "s");
-	rc = show(&c, box, text, json, e);
+	rc = show(&c, box, ep, json, e);
 out:
-	free(p);
+	free(ep);
 	free(text);
 	incus_close(&c);
 	return rc;

@@ -259,8 +259,7 @@ cmd_exec(int argc, char **argv, struct box_err *e)
 	rc = opt_parse(argc, argv, rows, &res, e);
 	if (rc == OPT_DESCRIBED)
 		return rc;
-	if (rc < 0 && strncmp(e->msg, "unknown option", 14) == 0 &&
-	    res.npos >= 2) {
+	if (rc < 0 && res.unknown && res.npos >= 2) {
 		e->fix[0] = '\0';
 		err_fix(e, "a command's own flags go after --, as in 'box exec "
 		    "<box> -- <cmd...>'");

@@ -18,6 +18,7 @@
 
 #include "box/bridge.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
@@ -70,7 +71,8 @@ static void
 show_json(const struct fw_status *st)
 {
 	struct json_w w;
-	char *out, net[20];
+	struct box_err ignore;
+	char net[20];
 	int i;
 
 	ip4_fmt(st->net, net, sizeof(net));
@@ -110,10 +112,7 @@ show_json(const struct fw_status *st)
 	else
 		json_w_bool(&w, st->route_localnet);
 	json_w_end(&w, '}');
-	if (json_w_finish(&w, &out, NULL) == 0) {
-		puts(out);
-		free(out);
-	}
+	(void)model_flush(&w, &ignore);	/* out of memory: no document */
 }
 
 /*

@@ -317,20 +317,6 @@ model_write(struct json_w *w, const struct row *r)
 	}
 }
 
-static int
-json_print(struct json_w *w, struct box_err *e)
-{
-	char *out;
-	size_t len;
-
-	if (json_w_finish(w, &out, &len) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	fwrite(out, 1, len, stdout);
-	putchar('\n');
-	free(out);
-	return 0;
-}
-
 /* box's own schema; see box help list. */
 static int
 print_json(const struct roster *ro, struct box_err *e)
@@ -345,7 +331,7 @@ print_json(const struct roster *ro, struct box_err *e)
 		json_w_end(&w, '}');
 	}
 	json_w_end(&w, ']');
-	return json_print(&w, e);
+	return model_flush(&w, e);
 }
 
 int
@@ -408,8 +394,17 @@ model_doors(struct json_w *w, const struct incus_instance *in)
 int
 model_flush(struct json_w *w, struct box_err *e)
 {
-	return json_print(w, e);
+	char *out;
+	size_t len;
+
+	if (json_w_finish(w, &out, &len) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	fwrite(out, 1, len, stdout);
+	putchar('\n');
+	free(out);
+	return 0;
 }
+
 
 int
 model_print(const char *name, struct box_err *e)
@@ -426,7 +421,7 @@ model_print(const char *name, struct box_err *e)
 		rc = model_open(&c, &in, &w, e);
 		json_w_end(&w, '}');
 		if (rc == 0)
-			rc = json_print(&w, e);
+			rc = model_flush(&w, e);
 		else
 			json_w_free(&w);
 		incus_instance_free(&in);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "host/stack/resolver_unit.h"
 #include "host/stack/setup.h"
 #include "host/stack/sysd.h"
@@ -95,7 +96,8 @@ static void
 plan_json(const struct setup_plan *p)
 {
 	struct json_w w;
-	char net[16], *out;
+	struct box_err ignore;
+	char net[16];
 	int i;
 
 	ip4_fmt(p->plan.net, net, sizeof(net));
@@ -149,10 +151,7 @@ plan_json(const struct setup_plan *p)
 	json_w_key(&w, "systemd");
 	json_w_bool(&w, p->systemd);
 	json_w_end(&w, '}');
-	if (json_w_finish(&w, &out, NULL) == 0) {
-		puts(out);
-		free(out);
-	}
+	(void)model_flush(&w, &ignore);	/* out of memory: no document */
 }
 
 int

@@ -18,6 +18,7 @@
 #include "box/box.h"
 #include "box/life/life.h"
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "incus/api.h"
 #include "incus/instance.h"
 #include "incus/json.h"
@@ -132,20 +133,6 @@ snap_json(struct json_w *w, const char *box, const struct incus_snapshot *s)
 }
 
 static int
-json_out(struct json_w *w, struct box_err *e)
-{
-	char *out;
-	size_t len;
-
-	if (json_w_finish(w, &out, &len) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	fwrite(out, 1, len, stdout);
-	putchar('\n');
-	free(out);
-	return 0;
-}
-
-static int
 print_list(const char *box, const struct incus_snapshot_list *l, int json,
     struct box_err *e)
 {
@@ -161,7 +148,7 @@ print_list(const char *box, const struct incus_snapshot_list *l, int json,
 		for (i = 0; i < l->n; i++)
 			snap_json(&w, box, &l->v[i]);
 		json_w_end(&w, ']');
-		return json_out(&w, e);
+		return model_flush(&w, e);
 	}
 	if (l->n == 0) {
 		fprintf(stderr, "box: %s has no snapshots — take one: box "
@@ -294,7 +281,7 @@ cmd_snapshot(int argc, char **argv, struct box_err *e)
 		}
 		json_w_init(&w, 1u << 16);
 		snap_json(&w, res.pos[0], &snap);
-		rc = json_out(&w, e);
+		rc = model_flush(&w, e);
 	} else if (rc == 0)
 		printf("%s\n", label);
 out:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/model.h"
 #include "host/install/nested.h"
 #include "host/install/presence.h"
 #include "host/stack/subnet.h"
@@ -90,8 +91,6 @@ emit_json(const struct nested_facts *f, const struct nested_report *r,
     const struct presence *p, const struct pin *pin, struct box_err *e)
 {
 	struct json_w w;
-	char *out;
-	size_t n;
 	int i;
 
 	json_w_init(&w, 1u << 20);
@@ -146,11 +145,7 @@ emit_json(const struct nested_facts *f, const struct nested_report *r,
 	json_w_key(&w, "box_subnet_claimant");
 	json_w_str(&w, pin->claimant);
 	json_w_end(&w, '}');
-	if (json_w_finish(&w, &out, &n) < 0)
-		return err_set(e, -ENOMEM, "out of memory");
-	puts(out);
-	free(out);
-	return 0;
+	return model_flush(&w, e);
 }
 
 static void

@@ -430,6 +430,7 @@ opt_parse(int argc, char **argv, const struct opt *rows,
 			char name[64];
 
 			snprintf(name, sizeof(name), "%.*s", (int)n, a);
+			res->unknown = 1;
 			return unknown(verb, name, rows, e);
 		}
 		if (o->kind == OK_OPTVAL) {

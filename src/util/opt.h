@@ -114,6 +114,7 @@ struct opt_result {
 	char **rest;		/* after "--" (NULL when there was none) */
 	int nrest;
 	int dashdash;
+	int unknown;		/* the parse failed on an unknown option */
 };
 
 /*

@@ -258,3 +258,27 @@ egress_covers(const char *dom, const char *d)
 		return 0;
 	return b == a || d[b - a - 1] == '.';
 }
+
+int
+egress_policy_from(const char *stored, struct egress_policy *ep)
+{
+	if (stored == NULL)
+		stored = "";
+	ep->valid = strlen(stored) < EGRESS_TEXTMAX &&
+	    egress_parse(stored, &ep->pol, NULL, 0) == 0;
+	if (!ep->valid) {
+		ep->pol.mode = EGRESS_ALLOW;
+		ep->pol.n = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void
+egress_policy_text(const struct egress_policy *ep, char *buf, size_t cap)
+{
+	if (!ep->valid)
+		snprintf(buf, cap, "%s", EGRESS_INVALID_TEXT);
+	else if (egress_format(&ep->pol, buf, cap) < 0)
+		snprintf(buf, cap, "allow:(%d names)", ep->pol.n);
+}

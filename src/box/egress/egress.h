@@ -64,6 +64,30 @@ int egress_pattern_ok(const char *pat, char *why, size_t cap);
 int egress_add(struct egress *p, const char *pat, char *why, size_t cap);
 int egress_remove(struct egress *p, const char *pat);
 
+/*
+ * A box's policy as its instance holds it, parsed once where it is read
+ * (egress_policy_from; egress_policy_of in egress_sync.h for an instance)
+ * and passed on as this value.  A stored value that does not parse is not
+ * valid, and then pol is allow with no names: nothing allowed, which is
+ * what the kernel enforces for it.  Code asks valid and pol; the text
+ * people read is egress_policy_text's, and nothing compares it.
+ */
+struct egress_policy {
+	struct egress pol;
+	int valid;			/* 0: the stored value did not parse */
+};
+
+/* What box shows for a stored value that does not parse. */
+#define EGRESS_INVALID_TEXT	"invalid (nothing allowed)"
+
+/* From a stored value (NULL or "": open).  0, or -EINVAL (not valid). */
+int egress_policy_from(const char *stored, struct egress_policy *ep);
+
+/* What box shows for it: "open", "allow:a,b", "invalid (nothing
+ * allowed)", or "allow:(N names)" when the list does not fit cap. */
+void egress_policy_text(const struct egress_policy *ep, char *buf,
+    size_t cap);
+
 /* The domain dnsmasq matches for a pattern: "*.x" -> "x". */
 const char *egress_domain(const char *pat);
 

@@ -30,40 +30,24 @@ egress_state_path(void)
 	return p != NULL && p[0] == '/' ? p : EGRESS_STATE_DEFAULT;
 }
 
-/* A box's policy from its config value v (NULL: none): 0 ok, -EINVAL
- * unparseable (then p is "allow, nothing"). */
-static int
-policy_from(const char *v, struct egress *p)
+int
+egress_policy_of(const struct incus_instance *in, struct egress_policy *ep)
 {
-	int rc;
-
-	if (v == NULL)
-		v = "";
-	rc = strlen(v) >= EGRESS_TEXTMAX ? -EINVAL :
-	    egress_parse(v, p, NULL, 0);
-	if (rc < 0) {
-		p->mode = EGRESS_ALLOW;
-		p->n = 0;
-	}
-	return rc;
-}
-
-static void
-effective(const char *v, char *buf, size_t cap)
-{
-	struct egress *p = malloc(sizeof(*p));
-
-	if (p == NULL || policy_from(v, p) < 0)
-		snprintf(buf, cap, "invalid (nothing allowed)");
-	else if (egress_format(p, buf, cap) < 0)
-		snprintf(buf, cap, "allow:(%d names)", p->n);
-	free(p);
+	return egress_policy_from(incus_kv_get(&in->config, EGRESS_KEY), ep);
 }
 
 void
 egress_effective_of(const struct incus_instance *in, char *buf, size_t cap)
 {
-	effective(incus_kv_get(&in->config, EGRESS_KEY), buf, cap);
+	struct egress_policy *ep = malloc(sizeof(*ep));
+
+	if (ep == NULL) {
+		snprintf(buf, cap, "%s", EGRESS_INVALID_TEXT);
+		return;
+	}
+	egress_policy_of(in, ep);
+	egress_policy_text(ep, buf, cap);
+	free(ep);
 }
 
 /* The box's address, for ending its flows: the one Incus pinned to its
@@ -99,6 +83,7 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
     struct box_err *e)
 {
 	struct incus_instance_list l;
+	struct egress_policy *ep = NULL;
 	struct egfw_box *v;
 	size_t i, k = 0;
 	int rc;
@@ -109,7 +94,9 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
 		*bad = 0;
 	if ((rc = incus_instance_list(c, TAGGED, 0, &l, e)) < 0)
 		return rc;
-	if ((v = calloc(l.n > 0 ? l.n : 1, sizeof(*v))) == NULL) {
+	v = calloc(l.n > 0 ? l.n : 1, sizeof(*v));
+	if (v == NULL || (ep = malloc(sizeof(*ep))) == NULL) {
+		free(v);
 		incus_instance_list_free(&l);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
@@ -120,14 +107,15 @@ egress_gather(struct incus *c, struct egfw_box **out, size_t *n, int *bad,
 		if (!box_tagged(in, NULL) || !box_name_ok(in->name))
 			continue;
 		snprintf(b->name, sizeof(b->name), "%s", in->name);
-		if (policy_from(incus_kv_get(&in->config, EGRESS_KEY),
-		    &b->pol) == -EINVAL && bad != NULL)
+		if (egress_policy_of(in, ep) < 0 && bad != NULL)
 			(*bad)++;
+		b->pol = ep->pol;
 		b->has_mac = egfw_parse_mac(incus_kv_or(&in->config,
 		    "volatile." CONTRACT_NIC ".hwaddr", ""), b->mac) == 0;
 		box_addr(b);
 		k++;
 	}
+	free(ep);
 	incus_instance_list_free(&l);
 	*out = v;
 	*n = k;

@@ -72,9 +72,13 @@ int egress_state_parse(const char *text, size_t len, struct egfw_box *b,
  */
 int egress_emit_saved(struct nft_batch *bt, size_t *nboxes);
 
-/* The effective policy text of an instance ("open" when absent,
- * "invalid (nothing allowed)" when it does not parse). */
+/* An instance's policy (user.box.egress), parsed: 0, or -EINVAL when the
+ * stored value does not parse (ep says so; see egress.h). */
 struct incus_instance;
+int egress_policy_of(const struct incus_instance *in,
+    struct egress_policy *ep);
+
+/* The text box shows for an instance's policy (egress_policy_text). */
 void egress_effective_of(const struct incus_instance *in, char *buf,
     size_t cap);
 

@@ -748,205 +748,244 @@ remove_half(struct incus *c, const char *target)
 	box_discard(c, target, NULL, NULL);
 }
 
-int
-box_import(const struct box_import_req *qr, struct box_import_out *res,
-    struct box_err *e)
-{
-	struct incus_reply r;
-	struct progress p;
+/* What an import's stages share (on the heap: the verdict and the
+ * re-framer are large). */
+struct imp {
+	const struct box_import_req *qr;
+	const char *file, *as_name, *target, *stage;
+	char name[BOX_NAME_MAX + 64], recorded[BOX_NAME_MAX + 64], pool[64],
+	    op[160], addr[64], tmp[BOX_NAME_MAX], want[65];
+	char fp[INCUS_IMAGE_FP];
 	struct incus c;
 	struct stat st;
-	const char *file, *stage = "checks";
-	char name[BOX_NAME_MAX + 64], recorded[BOX_NAME_MAX + 64], pool[64],
-	    op[160], addr[64], tmp[BOX_NAME_MAX], q[400], want[65];
-	const char *target;
-	struct box_info old;
-	int sum;
-	static struct vet_verdict vd;
-	static struct reframe rf;
-	struct reframe *img = tier_get() == TIER_RESTRICTED ? &rf : NULL;
-	char fp[INCUS_IMAGE_FP] = "";
-	struct vet_bg bg = { 0, -1, -1 };
-	int rc, fd = -1, posted = 0, vm = 0, replacing = 0, swapped = 0,
-	    overlap, vetbad = 0, force = qr->force;
-	const char *as_name = qr->name;
+	struct vet_verdict vd;
+	struct reframe rf;
+	struct reframe *img;	/* &rf for a granted user, else NULL */
+	struct vet_bg bg;
+	int fd, sum, overlap, replacing, posted, vetbad, vm, swapped;
+};
 
-	memset(res, 0, sizeof(*res));
-	file = qr->file;
-	if ((fd = open_export(file, &st, e)) < 0) {
-		rc = fd;
-		goto out_fd;
+/* The file opened, its sum read, and the name it imports under: --name,
+ * else the one the file records (read from its head, or from a vet run
+ * first when the head does not say). */
+static int
+imp_name(struct imp *ip, struct box_err *e)
+{
+	const char *file = ip->file;
+	int rc;
+
+	if ((ip->fd = open_export(file, &ip->st, e)) < 0)
+		return ip->fd;
+	if ((ip->sum = read_sum(file, ip->want, e)) < 0)
+		return ip->sum;
+	/* The vet runs over the upload's own bytes (box/import/vet_bg.h).
+	 * When the name is not known first (--name, or the one a read of
+	 * the file's head finds; the whole vet must find the same) it also
+	 * runs once before, for the name. */
+	ip->overlap = ip->st.st_size > 0;
+	if (!ip->overlap || (ip->as_name == NULL && vet_export_name(ip->fd,
+	    ip->recorded, sizeof(ip->recorded)) < 0)) {
+		vet_now(ip->fd, unpack_bound(NULL, NULL), &ip->vd);
+		if ((rc = verdict_refuse(&ip->vd, file, ip->fd,
+		    (long long)ip->st.st_size, ip->sum == 0 ? ip->want : NULL,
+		    e)) < 0)
+			return rc;
+		snprintf(ip->recorded, sizeof(ip->recorded), "%s",
+		    ip->vd.name);
 	}
-	if ((sum = read_sum(file, want, e)) < 0) {
-		rc = sum;
-		goto out_fd;
-	}
-	/* The vet runs over the upload's own bytes (box/import/vet_bg.h).  When the
-	 * name is not known first (--name, or the one a read of the file's
-	 * head finds; the whole vet must find the same) it also runs once
-	 * before, for the name. */
-	overlap = st.st_size > 0;
-	if (!overlap || (as_name == NULL &&
-	    vet_export_name(fd, recorded, sizeof(recorded)) < 0)) {
-		vet_now(fd, unpack_bound(NULL, NULL), &vd);
-		if ((rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
-		    sum == 0 ? want : NULL, e)) < 0)
-			goto out_fd;
-		snprintf(recorded, sizeof(recorded), "%s", vd.name);
-	}
-	if (as_name != NULL)
-		snprintf(name, sizeof(name), "%s", as_name);
-	else if (recorded[0] != '\0')
-		snprintf(name, sizeof(name), "%s", recorded);
+	if (ip->as_name != NULL)
+		snprintf(ip->name, sizeof(ip->name), "%s", ip->as_name);
+	else if (ip->recorded[0] != '\0')
+		snprintf(ip->name, sizeof(ip->name), "%s", ip->recorded);
 	else {
 		rc = err_set(e, -ENOENT, "%s names no instance (no name in "
 		    "backup/index.yaml)", file);
 		err_fix(e, "name the box: box import %s --name <box>", file);
-		goto out_fd;
+		return rc;
 	}
-	if ((rc = box_new_name_ok(name, as_name != NULL ? "" : " (it is the "
-	    "one recorded in the file; pick one with --name)", e)) < 0)
-		goto out_fd;
-	if ((rc = incus_init(&c, e)) < 0)
-		goto out_fd;
-	if ((rc = tier_mint_gate(&c, e)) < 0 ||
-	    (rc = life_require_stack(&c, pool, sizeof(pool), e)) < 0)
-		goto out;
-	if (img != NULL)
-		import_sweep(&c);	/* what killed imports left */
-	if (overlap && (rc = vet_bg_start(&bg, unpack_bound(&c, pool), e)) < 0)
-		goto out;
-	if ((rc = life_exists(&c, name, e)) < 0)
-		goto out;
-	if (rc > 0 && !force) {
-		rc = err_set(e, -EEXIST, "an instance named %s already exists",
-		    name);
-		err_fix(e, "import under another name: box import %s --name "
-		    "<new>; or replace it (asks first): box import %s --force",
-		    file, file);
-		goto out;
-	}
-	replacing = rc > 0;
-	target = name;
-	if (replacing && overlap) {
+	return box_new_name_ok(ip->name, ip->as_name != NULL ? "" : " (it "
+	    "is the one recorded in the file; pick one with --name)", e);
+}
+
+/* An existing box of that name is replaced only with --force and a yes,
+ * after the file's verdict: the new one goes in under a temporary name. */
+static int
+imp_replace_ask(struct imp *ip, struct box_err *e)
+{
+	const char *file = ip->file, *name = ip->name;
+	struct box_info old;
+	char q[400];
+	int rc;
+
+	if (ip->overlap) {
 		/* the verdict before the question (the upload's own bytes
 		 * are vetted again as they go) */
-		vet_now(fd, unpack_bound(&c, pool), &vd);
-		if ((rc = verdict_refuse(&vd, file, fd, (long long)st.st_size,
-		    sum == 0 ? want : NULL, e)) < 0)
-			goto out;
-		if (as_name == NULL && strcmp(vd.name, recorded) != 0) {
-			rc = err_set(e, -EBOX_PROTO, "the export records two "
+		vet_now(ip->fd, unpack_bound(&ip->c, ip->pool), &ip->vd);
+		if ((rc = verdict_refuse(&ip->vd, file, ip->fd,
+		    (long long)ip->st.st_size, ip->sum == 0 ? ip->want : NULL,
+		    e)) < 0)
+			return rc;
+		if (ip->as_name == NULL && strcmp(ip->vd.name,
+		    ip->recorded) != 0)
+			return err_set(e, -EBOX_PROTO, "the export records two "
 			    "names for its instance; nothing was imported");
-			goto out;
-		}
 	}
-	if (replacing) {
-		/* only a box is ever replaced, and only on a yes */
-		if ((rc = box_resolve(&c, name, &old, e)) < 0)
-			goto out;
-		snprintf(q, sizeof(q), "replace box %s (%s) with the one in %s "
-		    "— %s and all its snapshots are deleted once the new one "
-		    "has imported and booted", name, old.status, file, name);
-		if ((rc = consent_ask(q, NULL, e)) < 0) {
-			if (rc == -ENOTTY)
-				err_fix(e, "run it on a terminal, or remove "
-				    "the old one first: box rm %s --force",
-				    name);
-			goto out;
-		}
-		if ((rc = temp_name(&c, name, tmp, sizeof(tmp), e)) < 0)
-			goto out;
-		target = tmp;
+	/* only a box is ever replaced, and only on a yes */
+	if ((rc = box_resolve(&ip->c, name, &old, e)) < 0)
+		return rc;
+	snprintf(q, sizeof(q), "replace box %s (%s) with the one in %s — %s "
+	    "and all its snapshots are deleted once the new one has imported "
+	    "and booted", name, old.status, file, name);
+	if ((rc = consent_ask(q, NULL, e)) < 0) {
+		if (rc == -ENOTTY)
+			err_fix(e, "run it on a terminal, or remove the old one "
+			    "first: box rm %s --force", name);
+		return rc;
 	}
-	if (strpbrk(pool, "\r\n") != NULL) {
-		rc = err_set(e, -EINVAL, "odd pool name");
-		goto out;
+	if ((rc = temp_name(&ip->c, name, ip->tmp, sizeof(ip->tmp), e)) < 0)
+		return rc;
+	ip->target = ip->tmp;
+	return 0;
+}
+
+/* Before anything is sent: the tier's gate, the stack, what killed
+ * imports left, the vet started beside the upload, the name free (or
+ * replaced on a yes). */
+static int
+imp_gate(struct imp *ip, struct box_err *e)
+{
+	int rc;
+
+	if ((rc = tier_mint_gate(&ip->c, e)) < 0 ||
+	    (rc = life_require_stack(&ip->c, ip->pool, sizeof(ip->pool),
+	    e)) < 0)
+		return rc;
+	if (ip->img != NULL)
+		import_sweep(&ip->c);	/* what killed imports left */
+	if (ip->overlap && (rc = vet_bg_start(&ip->bg, unpack_bound(&ip->c,
+	    ip->pool), e)) < 0)
+		return rc;
+	if ((rc = life_exists(&ip->c, ip->name, e)) < 0)
+		return rc;
+	if (rc > 0 && !ip->qr->force) {
+		rc = err_set(e, -EEXIST, "an instance named %s already exists",
+		    ip->name);
+		err_fix(e, "import under another name: box import %s --name "
+		    "<new>; or replace it (asks first): box import %s --force",
+		    ip->file, ip->file);
+		return rc;
 	}
+	ip->replacing = rc > 0;
+	ip->target = ip->name;
+	if (ip->replacing && (rc = imp_replace_ask(ip, e)) < 0)
+		return rc;
+	if (strpbrk(ip->pool, "\r\n") != NULL)
+		return err_set(e, -EINVAL, "odd pool name");
+	return 0;
+}
+
+/* The upload, vetted as it goes: a bad verdict withholds its end
+ * (ip->vetbad), and then the daemon holds nothing. */
+static int
+imp_upload(struct imp *ip, struct box_err *e)
+{
+	int rc;
+
 	life_catch_signals();
-	if (replacing)
+	if (ip->replacing)
 		life_say("importing %s as %s first (%s stays as it is until "
-		    "the new one is up) ...", file, target, name);
+		    "the new one is up) ...", ip->file, ip->target, ip->name);
 	else
-		life_say("importing %s as %s ...", file, name);
-	stage = "upload";
-	rc = upload(&c, file, fd, (long long)st.st_size, sum == 0 ? want :
-	    NULL, overlap ? &bg : NULL, &vd, as_name != NULL ? NULL : recorded,
-	    &vetbad, target, pool, img, op, sizeof(op), e);
-	if (vetbad) {
-		/* withheld: the daemon should hold nothing; make sure */
-		rc = verdict_refuse(&vd, file, -1, 0, NULL, e);
-		remove_half(&c, target);
-		goto out;
-	}
-	if (rc == -EBADMSG) {
-		posted = 1;	/* the daemon should hold nothing: make sure */
-		goto fail;
-	}
+		life_say("importing %s as %s ...", ip->file, ip->name);
+	ip->stage = "upload";
+	rc = upload(&ip->c, ip->file, ip->fd, (long long)ip->st.st_size,
+	    ip->sum == 0 ? ip->want : NULL, ip->overlap ? &ip->bg : NULL,
+	    &ip->vd, ip->as_name != NULL ? NULL : ip->recorded, &ip->vetbad,
+	    ip->target, ip->pool, ip->img, ip->op, sizeof(ip->op), e);
+	if (ip->vetbad)
+		return rc;
+	/* -EBADMSG too: the daemon should hold nothing: make sure */
+	if (rc < 0 && rc != -EBADMSG)
+		return rc;
+	ip->posted = 1;
 	if (rc < 0)
-		goto fail;
-	posted = 1;
-	if (overlap && bg.pid > 0) {
+		return rc;
+	if (ip->overlap && ip->bg.pid > 0)
 		/* every byte went without the verdict: cannot be, but never
 		 * let it by */
-		rc = err_set(e, -EIO, "the upload ended before the vet's "
+		return err_set(e, -EIO, "the upload ended before the vet's "
 		    "verdict was read");
-		goto fail;
-	}
-	stage = "restore";
+	return 0;
+}
+
+/* What the daemon unpacked, made a box of this host: waited for, created
+ * from the image (granted), re-stamped, vetted as held, its identity and
+ * egress, up with an address of its own, and swapped in when replacing. */
+static int
+imp_settle(struct imp *ip, struct box_err *e)
+{
+	struct incus_reply r;
+	struct progress p;
+	int rc;
+
+	ip->stage = "restore";
 	progress_start(&p, "unpacking on the daemon");
-	rc = life_wait_op(&c, op, clock_ms() + IMPORT_RESTORE_S * 1000LL,
-	    &p, &r, e);
+	rc = life_wait_op(&ip->c, ip->op, clock_ms() + IMPORT_RESTORE_S *
+	    1000LL, &p, &r, e);
 	progress_clear(&p);
-	if (rc == 0 && img != NULL)
-		rc = incus_image_op_fp(&r, fp, e);
+	if (rc == 0 && ip->img != NULL)
+		rc = incus_image_op_fp(&r, ip->fp, e);
 	incus_reply_free(&r);
 	if (rc < 0)
-		goto fail;
-	stage = "create";
-	if (img != NULL && (rc = from_image(&c, &rf, target, pool, fp, e)) < 0)
-		goto fail;
-	stage = "re-stamp";
-	if ((rc = rehome(&c, target, &vm, e)) < 0)
-		goto fail;
-	stage = "vet";
-	if ((rc = vet_held(&c, target, e)) < 0)
-		goto fail;
-	if (!vm && vd.v.id_template) {
-		stage = "identity";
-		if ((rc = import_id_template(&c, target, e)) < 0)
-			goto fail;
+		return rc;
+	ip->stage = "create";
+	if (ip->img != NULL && (rc = from_image(&ip->c, &ip->rf, ip->target,
+	    ip->pool, ip->fp, e)) < 0)
+		return rc;
+	ip->stage = "re-stamp";
+	if ((rc = rehome(&ip->c, ip->target, &ip->vm, e)) < 0)
+		return rc;
+	ip->stage = "vet";
+	if ((rc = vet_held(&ip->c, ip->target, e)) < 0)
+		return rc;
+	if (!ip->vm && ip->vd.v.id_template) {
+		ip->stage = "identity";
+		if ((rc = import_id_template(&ip->c, ip->target, e)) < 0)
+			return rc;
 	}
-	stage = "egress";
-	if ((rc = egress_sync_box(&c, target, e)) < 0)
-		goto fail;
+	ip->stage = "egress";
+	if ((rc = egress_sync_box(&ip->c, ip->target, e)) < 0)
+		return rc;
 	progress_start(&p, "");
-	rc = life_copy_up(&c, target, vm, vd.v.id_template != 0,
-	    clock_ms() + LIFE_OP_S * 1000LL, &p, &stage, addr, sizeof(addr),
-	    e);
+	rc = life_copy_up(&ip->c, ip->target, ip->vm, ip->vd.v.id_template !=
+	    0, clock_ms() + LIFE_OP_S * 1000LL, &p, &ip->stage, ip->addr,
+	    sizeof(ip->addr), e);
 	progress_clear(&p);
 	if (rc < 0)
-		goto fail;
-	if (replacing) {
-		swapped = 1;
-		if ((rc = replace(&c, tmp, name, &stage, addr,
-		    sizeof(addr), e)) < 0)
-			goto fail;
+		return rc;
+	if (ip->replacing) {
+		ip->swapped = 1;
+		return replace(&ip->c, ip->tmp, ip->name, &ip->stage, ip->addr,
+		    sizeof(ip->addr), e);
 	}
-	life_say("imported %s at %s — auth state (agent logins, git "
-	    "credentials) came back with it, by design", name, addr);
-	snprintf(res->name, sizeof(res->name), "%s", name);
-	goto out;
-fail:
-	err_context(e, "importing %s: stage '%s' failed", name, stage);
-	if (swapped) {
+	return 0;
+}
+
+/* A failed stage names itself, and says where the boxes stand. */
+static void
+imp_failed(struct imp *ip, struct box_err *e)
+{
+	const char *name = ip->name, *tmp = ip->tmp;
+
+	err_context(e, "importing %s: stage '%s' failed", name, ip->stage);
+	if (ip->swapped) {
 		struct box_err le;
 		int old_there, tmp_there;
 
 		err_clear(&le);
-		old_there = life_exists(&c, name, &le) == 1 &&
-		    life_exists(&c, tmp, &le) == 1;
-		tmp_there = life_exists(&c, tmp, &le) == 1;
+		old_there = life_exists(&ip->c, name, &le) == 1 &&
+		    life_exists(&ip->c, tmp, &le) == 1;
+		tmp_there = life_exists(&ip->c, tmp, &le) == 1;
 		if (old_there)
 			err_fix(e, "the old %s is untouched; the new copy is "
 			    "%s (box rm %s --force)", name, tmp, tmp);
@@ -955,17 +994,61 @@ fail:
 			    "imported cleanly); the new one is %s: box start "
 			    "%s", name, tmp_there ? tmp : name, tmp_there ?
 			    tmp : name);
-	} else if (posted) {
-		box_discard(&c, target, "half-imported", NULL);
-		if (replacing)
+	} else if (ip->posted) {
+		box_discard(&ip->c, ip->target, "half-imported", NULL);
+		if (ip->replacing)
 			life_say("%s is untouched", name);
 	}
+}
+
+int
+box_import(const struct box_import_req *qr, struct box_import_out *res,
+    struct box_err *e)
+{
+	struct imp *ip = calloc(1, sizeof(*ip));
+	int rc, connected = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (ip == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	ip->qr = qr;
+	ip->file = qr->file;
+	ip->as_name = qr->name;
+	ip->stage = "checks";
+	ip->fd = -1;
+	ip->bg.pid = 0;
+	ip->bg.fd = -1;
+	ip->bg.feed = -1;
+	ip->img = tier_get() == TIER_RESTRICTED ? &ip->rf : NULL;
+	if ((rc = imp_name(ip, e)) < 0 || (rc = incus_init(&ip->c, e)) < 0)
+		goto out;
+	connected = 1;
+	if ((rc = imp_gate(ip, e)) < 0)
+		goto out;
+	rc = imp_upload(ip, e);
+	if (ip->vetbad) {
+		/* withheld: the daemon should hold nothing; make sure */
+		rc = verdict_refuse(&ip->vd, ip->file, -1, 0, NULL, e);
+		remove_half(&ip->c, ip->target);
+		goto out;
+	}
+	if (rc == 0)
+		rc = imp_settle(ip, e);
+	if (rc < 0) {
+		imp_failed(ip, e);
+		goto out;
+	}
+	life_say("imported %s at %s — auth state (agent logins, git "
+	    "credentials) came back with it, by design", ip->name, ip->addr);
+	snprintf(res->name, sizeof(res->name), "%s", ip->name);
 out:
-	reframe_free(&rf);
-	vet_bg_cancel(&bg);
-	incus_close(&c);
-out_fd:
-	if (fd >= 0)
-		close(fd);
+	if (connected) {
+		reframe_free(&ip->rf);
+		vet_bg_cancel(&ip->bg);
+		incus_close(&ip->c);
+	}
+	if (ip->fd >= 0)
+		close(ip->fd);
+	free(ip);
 	return rc;
 }

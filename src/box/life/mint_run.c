@@ -988,47 +988,50 @@ has_doors(const struct incus_instance *in)
  * on btrfs, never frozen); a VM, or --slow on dir, goes through a snapshot
  * of its own, removed after.
  */
-static int
-clone(struct run *r, const char *from, struct box_err *e)
-{
-	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
-	char src[128], snap[128], pool[64], now[32], addr[64], via[256];
-	const char *slash = strchr(from, '/'), *asked = from;
-	int forksnap = 0, direct = 0, vm, up, nsnap = 0, pristine = 0;
-	int leased = 0, have_cin = 0, rc, i;
-	struct incus_instance_new spec;
+/* What a clone's stages share. */
+struct clone_st {
+	char src[128], snap[128], pool[64], addr[64], via[256];
+	const char *from;	/* what the copy is made from (src[/snap]) */
+	const char *asked;	/* what --from said */
+	int forksnap;		/* snap is the fork's own, removed after */
+	int direct;		/* a running instance copied copy-on-write */
+	int vm, up, nsnap, pristine, leased, have_cin;
 	struct incus_instance sin, cin;
-	struct incus_kvs cfg = { 0 };
-	struct life_identity id;
 	struct box_info bi;
-	struct mint_kv kv;
-	struct life_edit ed;
-	long long t;
+};
 
-	snap[0] = '\0';
-	snprintf(src, sizeof(src), "%.*s", slash ? (int)(slash - from) :
-	    (int)strlen(from), from);
+/* The source: its name and snapshot, that both exist, and that the new
+ * name is free. */
+static int
+clone_source(struct run *r, struct clone_st *st, struct box_err *e)
+{
+	const char *from = st->from, *slash = strchr(from, '/');
+	int rc;
+
+	snprintf(st->src, sizeof(st->src), "%.*s", slash ? (int)(slash -
+	    from) : (int)strlen(from), from);
 	if (slash != NULL)
-		snprintf(snap, sizeof(snap), "%s", slash + 1);
-	if (slash != NULL && snap[0] == '\0')
+		snprintf(st->snap, sizeof(st->snap), "%s", slash + 1);
+	if (slash != NULL && st->snap[0] == '\0')
 		return err_usage(e, "--from %s: no snapshot after the '/'",
 		    from);
-	if ((rc = life_require_stack(&r->c, pool, sizeof(pool), e)) < 0)
+	if ((rc = life_require_stack(&r->c, st->pool, sizeof(st->pool),
+	    e)) < 0)
 		return rc;
-	if ((rc = box_get(&r->c, src, 0, &sin, &bi, e)) < 0)
+	if ((rc = box_get(&r->c, st->src, 0, &st->sin, &st->bi, e)) < 0)
 		return rc;
-	if (snap[0] != '\0') {
+	if (st->snap[0] != '\0') {
 		struct incus_snapshot sn;
 
-		rc = incus_snapshot_get(&r->c, src, snap, &sn, e);
+		rc = incus_snapshot_get(&r->c, st->src, st->snap, &sn, e);
 		if (rc == -ENOENT) {
 			err_clear(e);
-			err_set(e, -ENOENT, "box %s has no snapshot '%s'", src,
-			    snap);
-			err_fix(e, "box info %s lists its snapshots", src);
+			err_set(e, -ENOENT, "box %s has no snapshot '%s'",
+			    st->src, st->snap);
+			err_fix(e, "box info %s lists its snapshots", st->src);
 		}
 		if (rc < 0)
-			goto out;
+			return rc;
 	}
 	if ((rc = life_exists(&r->c, r->name, e)) != 0) {
 		if (rc > 0) {
@@ -1037,82 +1040,116 @@ clone(struct run *r, const char *from, struct box_err *e)
 			err_fix(e, "pick another name (box list shows the "
 			    "boxes)");
 		}
-		goto out;
+		return rc;
 	}
-	vm = strcmp(bi.type, "virtual-machine") == 0;
+	st->vm = strcmp(st->bi.type, "virtual-machine") == 0;
 	/* a VM's identity is regenerated inside: it always comes up */
-	up = bi.running || vm;
-	if (r->fork && bi.running) {
-		int cow = 0;
+	st->up = st->bi.running || st->vm;
+	return 0;
+}
 
-		if ((rc = fork_pool(r, &sin, r->slow, &cow, e)) < 0)
-			goto out;
-		if (cow && !vm && snap[0] == '\0') {
-			direct = 1;
-		} else if (cow) {
-			snprintf(snap, sizeof(snap), "fork-%lld", clock_ms());
-			t = clock_ms();
-			if ((rc = life_snapshot(&r->c, src, snap, e)) < 0) {
-				err_context(e, "snapshotting %s", src);
-				goto out;
-			}
-			forksnap = 1;
-			life_say("snapshot of running %s in %lld ms (it never "
-			    "stopped)", src, clock_ms() - t);
-			snprintf(via, sizeof(via), "%s/%s", src, snap);
-			from = via;
+/* A fork of a running box: copied directly (copy-on-write), or through a
+ * snapshot of its own taken without stopping it. */
+static int
+clone_fork_point(struct run *r, struct clone_st *st, struct box_err *e)
+{
+	long long t;
+	int cow = 0, rc;
+
+	if (!r->fork || !st->bi.running) {
+		if (r->fork)
+			life_say("%s is not running: the fork is a clone",
+			    st->src);
+		return 0;
+	}
+	if ((rc = fork_pool(r, &st->sin, r->slow, &cow, e)) < 0)
+		return rc;
+	if (cow && !st->vm && st->snap[0] == '\0') {
+		st->direct = 1;
+	} else if (cow) {
+		snprintf(st->snap, sizeof(st->snap), "fork-%lld", clock_ms());
+		t = clock_ms();
+		if ((rc = life_snapshot(&r->c, st->src, st->snap, e)) < 0) {
+			err_context(e, "snapshotting %s", st->src);
+			return rc;
 		}
-	} else if (r->fork)
-		life_say("%s is not running: the fork is a clone", src);
-	life_say("%s %s into %s", r->fork ? "forking" : "cloning", from,
+		st->forksnap = 1;
+		life_say("snapshot of running %s in %lld ms (it never "
+		    "stopped)", st->src, clock_ms() - t);
+		snprintf(st->via, sizeof(st->via), "%s/%s", st->src, st->snap);
+		st->from = st->via;
+	}
+	return 0;
+}
+
+/* The copy itself, stamped; the fork's own snapshot removed after. */
+static int
+clone_copy(struct run *r, struct clone_st *st, struct box_err *e)
+{
+	static const char *const profiles[] = { CONTRACT_PROFILE, NULL };
+	struct incus_instance_new spec;
+	struct incus_kvs cfg = { 0 };
+	struct mint_kv kv;
+	char now[32];
+	long long t;
+	int rc, i;
+
+	life_say("%s %s into %s", r->fork ? "forking" : "cloning", st->from,
 	    r->name);
 	text_utc(now, sizeof(now), time(NULL));
-	rc = mint_clone_stamps(&kv, now, asked);
+	rc = mint_clone_stamps(&kv, now, st->asked);
 	if (rc == 0 && r->egress != NULL)
 		rc = mint_kv_add(&kv, EGRESS_KEY, r->egress);
-	if (rc < 0) {
-		rc = err_set(e, -E2BIG, "--egress: too long for a clone's "
+	if (rc < 0)
+		return err_set(e, -E2BIG, "--egress: too long for a clone's "
 		    "stamp (set it after: box egress %s allow ...)", r->name);
-		goto out;
-	}
 	for (i = 0; i < kv.n; i++)
 		if (incus_kv_set(&cfg, kv.k[i], kv.v[i]) < 0) {
-			rc = err_set(e, -ENOMEM, "out of memory");
-			goto out;
+			incus_kv_free(&cfg);
+			return err_set(e, -ENOMEM, "out of memory");
 		}
 	memset(&spec, 0, sizeof(spec));
 	spec.name = r->name;
 	spec.target = r->target[0] != '\0' ? r->target : NULL;
 	spec.source = INCUS_SRC_COPY;
-	spec.copy_from = from;
-	spec.instance_only = direct;
+	spec.copy_from = st->from;
+	spec.instance_only = st->direct;
 	spec.config = &cfg;
 	spec.profiles = profiles;
 	stage(r, "copy", "copying");
 	t = clock_ms();
 	rc = create(r, &spec, e);
-	if (direct && rc == 0)
+	incus_kv_free(&cfg);
+	if (st->direct && rc == 0)
 		life_say("copied running %s copy-on-write in %lld ms (it never "
-		    "stopped)", src, clock_ms() - t);
-	if (forksnap) {
+		    "stopped)", st->src, clock_ms() - t);
+	if (st->forksnap) {
 		struct box_err le;
 
 		/* the copy holds its own: the source's moment goes */
 		err_clear(&le);
-		if (incus_snapshot_delete(&r->c, src, snap, LIFE_OP_S,
+		if (incus_snapshot_delete(&r->c, st->src, st->snap, LIFE_OP_S,
 		    &le) < 0)
 			life_say("warning: could not remove the fork's snapshot "
-			    "%s/%s: %s", src, snap, le.msg);
+			    "%s/%s: %s", st->src, st->snap, le.msg);
 	}
-	if (rc < 0) {
-		rc = failed(r, rc, e);
-		goto out;
-	}
-	/* the identity (a container's, before it ever boots) beside the rest */
-	if (!vm)
-		life_identity_begin(&id, r->name, up);
+	return rc < 0 ? failed(r, rc, e) : 0;
+}
+
+/* The copy made the box's own: a machine identity (a container's, before
+ * it ever boots, beside the rest), the source's doors left behind, its
+ * egress, and its NICs read for the pin while the identity is written. */
+static int
+clone_restamp(struct run *r, struct clone_st *st, struct box_err *e)
+{
+	struct life_identity id;
+	struct life_edit ed;
+	int rc = 0;
+
+	if (!st->vm)
+		life_identity_begin(&id, r->name, st->up);
 	r->stage = "re-stamp";
-	if (snap[0] != '\0' || has_doors(&sin)) {
+	if (st->snap[0] != '\0' || has_doors(&st->sin)) {
 		/* a snapshot's doors are its own: read the copy to know */
 		memset(&ed, 0, sizeof(ed));
 		ed.drop_device = door_source_only;
@@ -1128,17 +1165,16 @@ clone(struct run *r, const char *from, struct box_err *e)
 	}
 	if (rc == 0)
 		rc = egress_clone(r, e);
-	if (rc == 0 && !direct && !forksnap)
-		clone_snapshots_count(r, &nsnap, &pristine);
-	if (rc == 0 && up) {
+	if (rc == 0 && !st->direct && !st->forksnap)
+		clone_snapshots_count(r, &st->nsnap, &st->pristine);
+	if (rc == 0 && st->up) {
 		struct box_err le;
 
-		/* its MAC and NICs for the pin, read while the child works */
 		err_clear(&le);
-		have_cin = incus_instance_get(&r->c, r->name, 0, &cin,
+		st->have_cin = incus_instance_get(&r->c, r->name, 0, &st->cin,
 		    &le) == 0;
 	}
-	if (!vm) {
+	if (!st->vm) {
 		struct box_err le;
 		long long left = r->deadline - clock_ms();
 		int irc;
@@ -1153,41 +1189,61 @@ clone(struct run *r, const char *from, struct box_err *e)
 			rc = irc;
 		}
 	}
-	if (rc < 0) {
-		rc = failed(r, rc, e);
-		goto out;
-	}
-	if (up) {
-		rc = life_clone_up(&r->c, r->name, vm, have_cin ? &cin : NULL,
-		    r->deadline, &r->p, &r->stage, addr, sizeof(addr), &leased,
-		    e);
-		if (rc < 0) {
-			rc = failed(r, rc, e);
-			goto out;
-		}
+	return rc < 0 ? failed(r, rc, e) : 0;
+}
+
+/* Up when the source was (or a VM), and said. */
+static int
+clone_finish(struct run *r, struct clone_st *st, struct box_err *e)
+{
+	int rc;
+
+	if (st->up) {
+		rc = life_clone_up(&r->c, r->name, st->vm, st->have_cin ?
+		    &st->cin : NULL, r->deadline, &r->p, &r->stage, st->addr,
+		    sizeof(st->addr), &st->leased, e);
+		if (rc < 0)
+			return failed(r, rc, e);
 	}
 	progress_clear(&r->p);
-	if (up)
+	if (st->up)
 		life_say("%s %s → %s at %s%s — isolation and auth state carry "
 		    "over from the source", r->fork ? "forked" : "cloned",
-		    asked, r->name, addr, leased ? "" : " (pinned: its DHCP "
-		    "lease follows as it boots)");
+		    st->asked, r->name, st->addr, st->leased ? "" : " (pinned: "
+		    "its DHCP lease follows as it boots)");
 	else
 		life_say("cloned %s → %s, stopped as %s is (box start %s brings "
 		    "it up) — isolation and auth state carry over from the "
-		    "source", asked, r->name, src, r->name);
-	if (!direct && !forksnap)
-		clone_snapshots_note(nsnap, pristine, snap[0] ? snap : NULL);
-	mint_ready(r->name, bi.template_, r->out->ready,
+		    "source", st->asked, r->name, st->src, r->name);
+	if (!st->direct && !st->forksnap)
+		clone_snapshots_note(st->nsnap, st->pristine, st->snap[0] ?
+		    st->snap : NULL);
+	mint_ready(r->name, st->bi.template_, r->out->ready,
 	    sizeof(r->out->ready));
-	rc = 0;
-out:
-	if (have_cin)
-		incus_instance_free(&cin);
-	incus_kv_free(&cfg);
-	incus_instance_free(&sin);
+	return 0;
+}
+
+static int
+clone(struct run *r, const char *from, struct box_err *e)
+{
+	struct clone_st *st = calloc(1, sizeof(*st));
+	int rc;
+
+	if (st == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	st->from = st->asked = from;
+	if ((rc = clone_source(r, st, e)) == 0 &&
+	    (rc = clone_fork_point(r, st, e)) == 0 &&
+	    (rc = clone_copy(r, st, e)) == 0 &&
+	    (rc = clone_restamp(r, st, e)) == 0)
+		rc = clone_finish(r, st, e);
+	if (st->have_cin)
+		incus_instance_free(&st->cin);
+	incus_instance_free(&st->sin);
+	free(st);
 	return rc;
 }
+
 int
 box_mint(const struct box_mint_req *q, struct box_mint_out *out,
     struct box_err *e)
