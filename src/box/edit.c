@@ -2,6 +2,7 @@
  * edit.c - rewriting an instance whole (see edit.h).
  */
 #include "box/edit.h"
+#include "box/edit_test.h"
 
 #include <errno.h>
 #include <stdlib.h>

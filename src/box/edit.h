@@ -32,8 +32,4 @@ struct life_edit {
 int life_edit(struct incus *c, const char *name, struct life_edit *ed,
     struct box_err *e);
 
-/* Apply the edit to in (as read) and build its PUT body (for tests). */
-int life_edit_body(struct incus_instance *in, struct life_edit *ed,
-    char **body, struct box_err *e);
-
 #endif

@@ -68,8 +68,6 @@ const struct verb *verb_suggest(const char *name);
  */
 int verb_unknown(const char *name, struct box_err *e);
 void verb_usage(const struct verb *v);	/* the help page, to stdout */
-/* "<box>|all [--force]", from the verb's rows; 0, or -ENOENT (no rows) */
-int verb_synopsis(const struct verb *v, char *buf, size_t size);
 void box_usage(void);			/* general help, to stdout */
 void box_manpage(void);			/* box.1, as roff, to stdout */
 void verb_manpage(const struct verb *v);	/* box-<verb>.1, the same */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_test.h"
 #include "util/opt.h"
 
 const struct verb box_verbs[] = {

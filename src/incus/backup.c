@@ -1,5 +1,6 @@
 /* backup.c - instance backups (see backup.h). */
 #include "incus/backup.h"
+#include "incus/backup_test.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -48,7 +48,6 @@ int incus_backup_create(struct incus *c, const char *instance,
 /* The instance's backups (-ENOENT: no such instance). */
 int incus_backup_list(struct incus *c, const char *instance,
     struct incus_backup_list *out, struct box_err *e);
-void incus_backup_list_free(struct incus_backup_list *l);
 
 /* Delete one and wait for it (at most timeout_s). */
 int incus_backup_delete(struct incus *c, const char *instance,

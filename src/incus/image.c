@@ -3,6 +3,7 @@
  * image.h.
  */
 #include "incus/image.h"
+#include "incus/image_test.h"
 
 #include <errno.h>
 #include <stdio.h>

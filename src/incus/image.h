@@ -47,9 +47,6 @@ int incus_image_list(struct incus *c, struct incus_images *out,
 /* Delete the image fp, waiting at most timeout_s (-ENOENT: none). */
 int incus_image_delete(struct incus *c, const char *fp, int timeout_s,
     struct box_err *e);
-/* Look up alias name: 0, -ENOENT when there is none, or -errno. */
-int incus_image_alias_get(struct incus *c, const char *name,
-    struct incus_image_alias *a, struct box_err *e);
 /*
  * Upload tar[0..n) (a unified image tarball) into the caller's project,
  * wait at most timeout_s, put alias on it: 0 with its fingerprint in fp
@@ -70,7 +67,6 @@ int incus_image_push_begin(struct incus *c, struct stream_push *k,
 int incus_image_op_fp(const struct incus_reply *r, char *fp,
     struct box_err *e);
 void incus_images_free(struct incus_images *l);
-void incus_image_alias_free(struct incus_image_alias *a);
 
 /* The parsers behind the calls (tests, fuzzing): 0, -EBADMSG, -E2BIG. */
 int incus_images_parse(struct incus_images *l, const struct json_doc *d,

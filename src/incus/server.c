@@ -1,5 +1,6 @@
 /* server.c - GET /1.0 as a struct (see server.h). */
 #include "incus/server.h"
+#include "incus/server_test.h"
 
 #include <errno.h>
 #include <stdlib.h>

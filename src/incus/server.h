@@ -36,8 +36,6 @@ int incus_server_get(struct incus *c, struct incus_server *s,
  * envelope, whatever it describes; else the call's failure.
  */
 int incus_server_ping(struct incus *c, struct box_err *e);
-/* Does the daemon name API extension ext? */
-int incus_server_has_ext(const struct incus_server *s, const char *ext);
 /* Does it list instance type t ("virtual-machine")? */
 int incus_server_runs(const struct incus_server *s, const char *t);
 void incus_server_free(struct incus_server *s);

@@ -6,6 +6,7 @@
  * stall us for one timeout, never for ever.
  */
 #include "incus/transport.h"
+#include "incus/transport_test.h"
 
 #include <errno.h>
 #include <fcntl.h>

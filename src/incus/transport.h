@@ -107,7 +107,4 @@ struct mem_transport {
 	size_t out_cap, out_len;
 };
 
-void mem_transport_init(struct mem_transport *m, const void *in, size_t n,
-    void *out, size_t out_cap);
-
 #endif

@@ -1,5 +1,6 @@
 /* ip4.c - the kernel's IPv4 picture in one read (see ip4.h). */
 #include "net/ip4.h"
+#include "net/ip4_test.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -46,13 +46,6 @@ void ip4_free(struct ip4_picture *p);
  */
 int ip4_add(struct ip4_picture *p, const struct nl_msg *m);
 
-/*
- * Fold every message of a datagram (as recv() returns it) into p: the
- * number stored, or the first ip4_add() failure.  Control messages (DONE,
- * ERROR) end the walk.
- */
-int ip4_feed(struct ip4_picture *p, const void *buf, size_t n);
-
 /* The link with this index or name, or NULL. */
 const struct rtnl_link *ip4_link(const struct ip4_picture *p, int ifindex);
 const struct rtnl_link *ip4_link_named(const struct ip4_picture *p,

@@ -2,6 +2,7 @@
  * rtnl.c - rtnetlink readers and the /proc/sys writer (see rtnl.h).
  */
 #include "net/rtnl.h"
+#include "net/rtnl_test.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -66,9 +66,6 @@ struct rtnl_route4 {
 	struct in_addr prefsrc;
 };
 
-/* Every link (ip link). */
-int rtnl_links(struct nl_sock *s, struct rtnl_link *out, size_t max,
-    struct box_err *e);
 /* Every bridge port, with the kernel's isolated flag (bridge link). */
 int rtnl_bridge_ports(struct nl_sock *s, struct rtnl_brport *out, size_t max,
     struct box_err *e);

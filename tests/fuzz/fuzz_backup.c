@@ -20,6 +20,7 @@
 #include "box/import/backup.h"
 #include "box/life/vet.h"
 #include "box/import/vet_export.h"
+#include "box/import/vet_export_test.h"
 #include "box/import/yaml.h"
 #include "incus/backup.h"
 #include "incus/idmap.h"

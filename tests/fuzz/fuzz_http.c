@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "incus/http.h"
+#include "incus/transport_test.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

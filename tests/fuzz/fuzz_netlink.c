@@ -20,6 +20,7 @@
 #include <linux/netfilter/nfnetlink.h>
 
 #include "net/ip4.h"
+#include "net/ip4_test.h"
 #include "net/nft.h"
 #include "net/rtnl.h"
 

@@ -11,6 +11,7 @@
 
 #include "incus/certificate.h"
 #include "incus/image.h"
+#include "incus/image_test.h"
 #include "incus/profile.h"
 #include "incus/project.h"
 

@@ -15,6 +15,7 @@
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/server.h"
+#include "incus/server_test.h"
 #include "incus/storage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

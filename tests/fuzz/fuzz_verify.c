@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "box/verify/verify.h"
+#include "box/verify/verify_test.h"
 #include "net/sniff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -17,6 +17,7 @@
 
 #include "incus/http.h"
 #include "incus/transport.h"
+#include "incus/transport_test.h"
 #include "incus/ws.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

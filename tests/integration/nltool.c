@@ -39,6 +39,7 @@
 
 #include "net/nft.h"
 #include "net/rtnl.h"
+#include "net/rtnl_test.h"
 
 #define BUFSZ 32768
 

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "incus/backup.h"
+#include "incus/backup_test.h"
+#include "incus/transport_test.h"
 #include "t.h"
 
 struct canned {

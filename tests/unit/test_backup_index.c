@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "box/life/vet.h"
+#include "incus/transport_test.h"
 #include "box/import/vet_export.h"
 #include "incus/backup.h"
 #include "t.h"

@@ -10,7 +10,9 @@
 
 #include "host/doctor/nicfilter.h"
 #include "host/stack/contract.h"
+#include "host/stack/contract_test.h"
 #include "host/stack/firewall.h"
+#include "host/stack/firewall_test.h"
 #include "model/mac.h"
 #include "net/nft.h"
 #include "t.h"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "incus/http.h"
+#include "incus/transport_test.h"
 #include "t.h"
 
 struct rig {

@@ -9,6 +9,7 @@
 
 #include "box/box.h"
 #include "net/ip4.h"
+#include "net/ip4_test.h"
 #include "t.h"
 
 static void

@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include "box/import/backup.h"
+#include "box/import/backup_test.h"
 #include "box/door.h"
 #include "box/life/life.h"
 #include "box/edit.h"
+#include "box/edit_test.h"
 #include "box/life/mint.h"
+#include "box/life/mint_test.h"
 #include "box/import/tar.h"
 #include "incus/json.h"
 #include "incus/kv.h"

@@ -14,6 +14,7 @@
 #include "host/stack/contract.h"
 #include "host/stack/fwdata.h"
 #include "host/stack/pins.h"
+#include "host/stack/pins_test.h"
 #include "net/nft.h"
 #include "t.h"
 

@@ -18,6 +18,7 @@
 #include "incus/api.h"
 #include "incus/certificate.h"
 #include "incus/image.h"
+#include "incus/image_test.h"
 #include "incus/instance.h"
 #include "incus/profile.h"
 #include "incus/project.h"

@@ -13,6 +13,7 @@
 #include "incus/network.h"
 #include "incus/profile.h"
 #include "incus/server.h"
+#include "incus/server_test.h"
 #include "incus/storage.h"
 #include "t.h"
 

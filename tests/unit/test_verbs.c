@@ -11,6 +11,7 @@
 #include "box/each.h"
 #include "box/life/life.h"
 #include "cmd/cmd.h"
+#include "cmd/cmd_test.h"
 #include "host/doctor/doctor.h"
 #include "t.h"
 

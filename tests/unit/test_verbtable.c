@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_test.h"
 #include "t.h"
 
 static const char *

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "box/verify/verify.h"
+#include "box/verify/verify_test.h"
 #include "t.h"
 #include "util/err.h"
 

@@ -6,6 +6,7 @@
 
 #include "incus/http.h"
 #include "incus/transport.h"
+#include "incus/transport_test.h"
 #include "incus/ws.h"
 #include "t.h"
 

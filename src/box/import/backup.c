@@ -2,6 +2,7 @@
  * backup.c - reading export files (see backup.h).
  */
 #include "box/import/backup.h"
+#include "box/import/backup_test.h"
 
 #include <errno.h>
 #include <fcntl.h>

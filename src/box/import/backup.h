@@ -27,13 +27,6 @@
 int backup_tar_name(const unsigned char *tar, size_t n, char *name,
     size_t cap);
 
-/*
- * The same for a file: plain tar or gzip.  Other compressions fail with a
- * message asking for --name.
- */
-int backup_peek_name(const char *path, char *name, size_t cap,
-    struct box_err *e);
-
 /* "<file>.sha256" */
 int backup_sidecar_path(const char *file, char *buf, size_t cap);
 

@@ -3,6 +3,7 @@
  * vet_export.h).
  */
 #include "box/import/vet_export.h"
+#include "box/import/vet_export_test.h"
 
 #include <errno.h>
 #include <fcntl.h>

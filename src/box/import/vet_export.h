@@ -99,10 +99,6 @@ typedef void (*vet_member_fn)(void *ctx, const char *name, char type,
 int vet_tar_members(const unsigned char *in, size_t n, vet_member_fn fn,
     void *ctx);
 
-/* The same over a plain tar or gzip image in memory (tests, fuzzing). */
-int vet_export_mem(const unsigned char *buf, size_t n, struct vet *v,
-    char *name, size_t cap, struct box_err *e);
-
 /*
  * The daemon's view: the instance as re-homed and every snapshot record
  * (incus/backup.h incus_backup_index_get), each judged as the export's

@@ -2,6 +2,7 @@
  * mint.c - decisions behind a new box (see mint.h).
  */
 #include "box/life/mint.h"
+#include "box/life/mint_test.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -93,9 +93,6 @@ int mint_spec(const struct mint_plan *p, struct mint_spec *s,
     struct box_err *e);
 void mint_spec_free(struct mint_spec *s);
 
-/* The create request's body of a fresh mint (for tests). */
-int mint_body(const struct mint_plan *p, char **body, struct box_err *e);
-
 /* Config key/value pairs for an update (life_edit's set list). */
 #define MINT_KV_MAX 16
 struct mint_kv {

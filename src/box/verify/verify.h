@@ -59,9 +59,6 @@ ssize_t verify_run(const char *plan, size_t n, char *out, size_t cap);
 int verify_report_parse(const char *txt, size_t n,
     void (*fn)(void *arg, const char *id, const char *verdict), void *arg);
 
-/* The plan a box would run: how many probes, or -EBOX_PROTO (fuzzed). */
-int verify_plan_count(const char *txt, size_t n);
-
 /*
  * On the host: probe box name; 0 every clause held, 1 a breach.  names
  * is the name server this host asks for the boxes' names (host order;

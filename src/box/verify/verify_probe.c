@@ -9,6 +9,7 @@
  * whether it got past the box's port is seen by the host on the bridge.
  */
 #include "box/verify/verify.h"
+#include "box/verify/verify_test.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -25,6 +25,7 @@
  *                          proxies listening on the host's 127.0.0.1
  */
 #include "host/stack/contract.h"
+#include "host/stack/contract_test.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -156,9 +156,6 @@ struct contract_env {
 int contract_prefix_set(struct contract_prefix *p, uint32_t addr,
     unsigned plen, const char *why);
 
-/* How many rules the contract has for env (all chains). */
-size_t contract_nrules(const struct contract_env *env);
-
 /* The i-th rule for env: its family, chain and comment. */
 struct contract_rule_ref {
 	int family;

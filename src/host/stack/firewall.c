@@ -1,5 +1,6 @@
 /* firewall.c - the host firewall (see firewall.h). */
 #include "host/stack/firewall.h"
+#include "host/stack/firewall_test.h"
 
 #include <errno.h>
 #include <stdarg.h>

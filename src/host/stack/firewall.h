@@ -76,8 +76,6 @@ int fw_read(const char *br, uint32_t net, struct fw_status *st,
 struct fw_kernel {
 	struct nft_table_info ti[2];
 };
-int fw_compare(const struct fw_kernel *k, const char *br, uint32_t net,
-    int brname, struct fw_status *st, struct box_err *e);
 
 /*
  * The contract's environment for bridge br on net/24 as this host has it

@@ -1,5 +1,6 @@
 /* pins.c - the port bindings of the box bridge (see pins.h). */
 #include "host/stack/pins.h"
+#include "host/stack/pins_test.h"
 
 #include <errno.h>
 #include <fcntl.h>

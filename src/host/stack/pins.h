@@ -82,9 +82,6 @@ struct pins_check {
 };
 int pins_check(const struct pins *p, struct pins_check *c, struct box_err *e);
 
-/* The lease hook's text for box binary bin (dnsmasq's dhcp-script). */
-int pins_hook_text(const char *bin, char *buf, size_t cap);
-
 /* Write CONTRACT_DHCP_HOOK for bin (root-owned 0755, atomic). */
 int pins_install_hook(const char *bin, struct box_err *e);
 
