@@ -11,6 +11,8 @@
 
 #include "util/text.h"
 
+/* Set by the SIGINT/SIGTERM handler, which is handed no context: the one
+ * thing a handler may touch, read by the waits between their steps. */
 static volatile sig_atomic_t interrupted;
 
 void

@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The run's settings (incus_configure()); unset until main hands them. */
+/* The run's settings (incus_configure()); unset until main hands them.
+ * Process-wide by design: main reads the environment once and every
+ * connection of the run takes the same settings (the protocol modules
+ * never read the environment themselves). */
 static struct incus_settings run_set;
 static struct box_err run_bad;
 static int run_configured;

@@ -56,7 +56,9 @@ struct gz {
 };
 
 /* Slicing by four: four bytes a step (the CRC of a big export is read in
- * full, and a byte a step cost about as much as the inflate). */
+ * full, and a byte a step cost about as much as the inflate).  Mutable
+ * because it is built once on first use: a const table would cost 4 KiB of
+ * the binary; it is written before any reader and never after. */
 static uint32_t crc_table[4][256];
 
 static void

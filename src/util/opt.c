@@ -42,6 +42,13 @@ str_distance(const char *a, const char *b, int limit)
 	return d[la][lb] > limit ? limit + 1 : d[la][lb];
 }
 
+/*
+ * Describe mode (opt_describe): dynamic scope for one call.  Every verb
+ * parses its own rows, so the hook has to reach opt_parse without a
+ * parameter; the alternatives are the verb table holding every verb's rows
+ * or a pointer smuggled through argv, which a user could forge.  Set and
+ * cleared inside opt_describe, nowhere else.
+ */
 static opt_hook *describe_hook;
 static void *describe_ctx;
 

@@ -15,6 +15,8 @@
 
 #define TIER_MAX_GROUPS 256
 
+/* The process's own tier, a memo: the credentials it is computed from do
+ * not change during a run, and every verb asks it (-1: not asked yet). */
 static int cached = -1;
 
 int
