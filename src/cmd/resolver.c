@@ -18,7 +18,7 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 	struct opt_result res;
 	struct rsv_conf c;
 	int rc, inflight = -1, qps = -1, tcp = -1, noview = 0, nofeed = 0;
-	int notcp = 0;
+	int notcp = 0, inline_feed = 0;
 	const struct opt rows[] = {
 		OPT_WORDS("run", 1, 1, "run", NULL),
 		OPT_NEED("--listen", "A.B.C.1[:port]", &listen, OC_NONE,
@@ -38,6 +38,9 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 		    "test's control)"),
 		OPT_FLAG("--no-feed", NULL, &nofeed,
 		    "do not feed the allow boxes' egress sets"),
+		OPT_FLAG("--feed-inline", NULL, &inline_feed,
+		    "feed each address on the answering thread, one "
+		    "transaction each (a test's control)"),
 		OPT_STR("--open-source", "A.B.C.D/N", &open_source, OC_NONE,
 		    "sources in this prefix are one open box (the bench)"),
 		OPT_END
@@ -56,5 +59,10 @@ cmd_resolver(int argc, char **argv, struct box_err *e)
 	c.view = !noview;
 	c.tcp_retry = !notcp;
 	c.feed = nofeed ? NULL : rsv_feed_egress;
+	c.feed_close = rsv_feed_close;
+	if (inline_feed && !nofeed) {
+		c.feed = NULL;
+		c.feed_inline = rsv_feed_each;
+	}
 	return resolver_run(&c, e);
 }

@@ -5,13 +5,16 @@
  * form the view compares (lower-case LDH, '_', dots and \DDD escapes
  * only), a wire name within bounds, and replies that build and parse
  * back, and a view's verdict (host/resolver/view.h) whose EDE text fits
- * its bound; an answer that parses holds at most DNS_MAXADDR addresses.
+ * its bound; an answer that parses holds at most DNS_MAXADDR addresses,
+ * and the resolver's TTL rewrite and rebinding fence (answer.h) stay in
+ * bounds and settle in one pass.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/resolver/answer.h"
 #include "host/resolver/view.h"
 #include "net/dns.h"
 
@@ -52,6 +55,16 @@ query(const uint8_t *p, size_t n)
 		    v.ede, v.text, out, sizeof(out)) <= 0)
 			abort();
 	}
+	{
+		/* the host's view question: NAME within the name, in bound */
+		char inner[DNS_NAME_TEXT];
+		unsigned o;
+
+		if (rsv_view_ask(q.q.name, &o, inner, sizeof(inner)) == 0 &&
+		    (o < 1 || o > 254 || inner[0] == '\0' ||
+		    strncmp(q.q.name, inner, strlen(inner)) != 0))
+			abort();
+	}
 	len = dns_build_reply(&q, 1, 0, DNS_R_NXDOMAIN, DNS_EDE_BLOCKED,
 	    "blocked", out, sizeof(out));
 	if (len <= 0)
@@ -90,6 +103,29 @@ answer(const uint8_t *p, size_t n)
 	    a.naddr > DNS_MAXADDR)
 		abort();
 	(void)dns_ede_read(p, n, &code, txt, sizeof(txt));
+	/* the resolver's judge and TTL rewrite (host/resolver/answer.h):
+	 * within bounds; an answer it passes has every TTL its own, and
+	 * a second pass finds nothing more to change */
+	if (n <= sizeof(out)) {
+		static unsigned char again[DNS_MAXMSG];
+		struct rsv_fence f;
+		uint32_t bad;
+		int rc;
+
+		memset(&f, 0, sizeof(f));
+		f.net = 0xcb007100u;
+		memcpy(out, p, n);
+		rc = rsv_answer_fix(out, n, &f, RSV_TTL, &bad, NULL);
+		if (rc == 1 && (!rsv_fenced(&f, bad, NULL) ||
+		    memcmp(out, p, n) != 0))
+			abort();
+		if (rc == 0) {
+			memcpy(again, out, n);
+			if (rsv_answer_fix(again, n, &f, RSV_TTL, &bad,
+			    NULL) != 0 || memcmp(again, out, n) != 0)
+				abort();
+		}
+	}
 }
 
 int

@@ -16,8 +16,15 @@
   dnsq.py serve ADDR:PORT ANSWER SECS
       a mute upstream, UDP and TCP, for SECS: a name under fast.test is
       answered A ANSWER (TTL 300); a name starting "tc." is answered over
-      UDP truncated (TC, no records) and over TCP whole (A ANSWER); any
+      UDP truncated (TC, no records) and over TCP whole (A ANSWER); a
+      name under many.fast.test is answered with 64 A records (TTL 300),
+      each answer the next 64 of a ring of 672 documentation addresses
+      (.32 to .255 of 192.0.2/24, 198.51.100/24, 203.0.113/24: never the
+      host's nor the world's own; the feed flood); any
       other name is never answered (the issue's never-answering names)
+  dnsq.py fake ADDR:PORT TEXT SECS
+      a responder of a box's own, UDP, for SECS: every query answered
+      NXDOMAIN with an EDE (15) carrying TEXT (what a view would say)
 SERVER may be ADDR or ADDR:PORT.
 """
 import socket
@@ -132,16 +139,28 @@ def qname(m):
     return ".".join(labels), i + 5
 
 
+MANY = [bytes([a, b, c, d]) for (a, b, c) in ((192, 0, 2), (198, 51, 100),
+                                            (203, 0, 113))
+        for d in range(32, 256)]
+many_next = [0]
+
+
 def answer(m, addr, tc, whole):
     name, end = qname(m)
     if name is None:
         return None
     flags = 0x8180 | (0x0200 if tc else 0)
-    r = m[:2] + struct.pack("!HHHHH", flags, 1, 1 if whole else 0, 0, 0)
+    addrs = [socket.inet_aton(addr)]
+    if name.endswith(".many.fast.test") or name == "many.fast.test":
+        k = many_next[0]
+        many_next[0] = (k + 64) % len(MANY)
+        addrs = [MANY[(k + i) % len(MANY)] for i in range(64)]
+    r = m[:2] + struct.pack("!HHHHH", flags, 1,
+                            len(addrs) if whole else 0, 0, 0)
     r += m[12:end]
     if whole:
-        r += struct.pack("!HHHIH", 0xC00C, 1, 1, 300, 4)
-        r += socket.inet_aton(addr)
+        for a in addrs:
+            r += struct.pack("!HHHIH", 0xC00C, 1, 1, 300, 4) + a
     return r
 
 
@@ -212,6 +231,26 @@ def serve(srv, addr, secs):
                 u.sendto(r, peer)
 
 
+def fake(srv, text, secs):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(srv)
+    u.settimeout(0.5)
+    end = time.monotonic() + secs
+    t = text.encode()
+    while time.monotonic() < end:
+        try:
+            m, peer = u.recvfrom(65536)
+        except OSError:
+            continue
+        name, qend = qname(m)
+        if name is None:
+            continue
+        opt = struct.pack("!HH", 15, 2 + len(t)) + struct.pack("!H", 15) + t
+        r = m[:2] + struct.pack("!HHHHH", 0x8183, 1, 0, 0, 1) + m[12:qend]
+        r += b"\0" + struct.pack("!HHIH", 41, 1232, 0, len(opt)) + opt
+        u.sendto(r, peer)
+
+
 def main():
     cmd = sys.argv[1]
     srv = server(sys.argv[2])
@@ -266,6 +305,8 @@ def main():
             except OSError:
                 pass
         print("sent", n)
+    elif cmd == "fake":
+        fake(srv, sys.argv[3], float(sys.argv[4]))
     elif cmd == "serve":
         serve(srv, sys.argv[3], float(sys.argv[4]))
     elif cmd == "hold":

@@ -53,6 +53,7 @@ Q=tests/integration/dnsq.py
 RSV_PID=
 export BOX_DOCTOR_PROBE_ADDR=127.0.0.1:9 BOX_DOCTOR_PROBE_NAME=localhost
 UP_PID=
+CACHE_PID=
 SINK_PID=
 MUTE_PID=
 
@@ -71,6 +72,7 @@ restore_stack()
 {
 	stop_pid "$RSV_PID"
 	stop_pid "$UP_PID"
+	stop_pid "$CACHE_PID"
 	stop_pid "$SINK_PID"
 	stop_pid "$MUTE_PID"
 	cleanup_prefix $P >/dev/null 2>&1
@@ -97,6 +99,8 @@ setsid ip netns exec $W_NS_INET dnsmasq --keep-in-foreground \
     --address=/allowed.test/$W_INET --address=/outside.test/$W_ROT \
     --address=/feed.allowed.test/$W_ROT \
     --address=/fast.test/$W_INET --address=/ttl.test/$W_INET \
+    --address=/rebind-lan.test/$W_LAN --address=/rebind-lo.test/127.0.0.1 \
+    --address=/rebind-meta.test/169.254.169.254 \
     --server=/slow.test/$W_OTHER#9053 --local=/test/ </dev/null \
     >"$T/up.out" 2>&1 &
 UP_PID=$!
@@ -202,7 +206,7 @@ expect_eq "$(doc resolver.view ${P}a:) $(doc resolver.view ${P}b:) $(doc resolve
     "doctor: each box's view, probed from its own network (a allow, b and d open)"
 
 r=$(q $PA allowed.test)
-expect_eq "$r" "rcode 0 ttl 300 addrs $W_INET ede -" "a resolves allowed.test"
+expect_eq "$r" "rcode 0 ttl 60 addrs $W_INET ede -" "a resolves allowed.test (the TTL normalised: 60)"
 # The feeder: feed.allowed.test -> $W_ROT, an address no sync asked for
 get() { $BOX exec "$1" -- sh -c "timeout 3 wget -q -O- $2 2>/dev/null" </dev/null 2>/dev/null; }
 case $(get ${P}a "http://$W_ROT/") in *"$W_MARK_INET"*) fail "control: a reached $W_ROT before any answer named it" ;;
@@ -239,7 +243,7 @@ case $r in *"egress allowlist"*) fail "the kick: kick2.outside.test refused righ
 *) expect_eq "$(seen kick2.outside.test)" "$((n0 + 1))" "the kick: a's lookup of the name allowed a moment ago is asked of the upstream at once" ;; esac
 $BOX egress ${P}a deny kick1.outside.test kick2.outside.test >/dev/null 2>&1 || fail "box egress ${P}a deny kick1/kick2"
 r=$(q $PB outside.test)
-expect_eq "$r" "rcode 0 ttl 300 addrs $W_ROT ede -" "b (open) resolves outside.test"
+expect_eq "$r" "rcode 0 ttl 60 addrs $W_ROT ede -" "b (open) resolves outside.test"
 expect_eq "$(field "$(q $PB ${P}a)" rcode) $(seen ${P}a)" "3 0" "b: a sibling's name: NXDOMAIN, never asked upstream"
 for n in version.bind servers.bind; do
 	expect_eq "$(field "$(q $PB $n TXT CH)" rcode) $(field "$(q $PA $n TXT CH)" rcode)" "5 5" "no CH answers: $n refused (b, a)"
@@ -250,7 +254,42 @@ expect_eq "$(field "$(q $PB ptr.1.0.168.192.in-addr.arpa PTR)" rcode)" 3 "no pri
 q $PB ttl2.ttl.test >/dev/null
 sleep 2
 r=$(q $PC ttl2.ttl.test)
-expect_eq "$(field "$r" ttl) $(seen ttl2.ttl.test)" "300 2" "no cache: c sees the upstream's TTL for b's name, asked again"
+expect_eq "$(field "$r" ttl) $(seen ttl2.ttl.test)" "60 2" "no cache: c's lookup of b's name is asked of the upstream again (and c sees the normalised TTL)"
+# A caching upstream (a dnsmasq of the test's, caching, in front of the
+# logging one) counts a name's TTL down from the first lookup: passed on,
+# c would learn when b asked.  The control: asked directly, it shows it.
+CACHE=$W_OTHER:5301
+setsid ip netns exec $W_NS_INET dnsmasq --keep-in-foreground \
+    --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=$W_OTHER --port=5301 --pid-file= --cache-size=100 \
+    --server=$W_OTHER </dev/null >"$T/cache.out" 2>&1 &
+CACHE_PID=$!
+i=0
+until [ "$(field "$(python3 $Q q $CACHE allowed.test)" rcode)" = 0 ]; do
+	i=$((i + 1)); [ $i -lt 50 ] || { fail "the caching upstream does not answer"; break; }
+	sleep 0.1
+done
+UPSTREAM=$CACHE
+start_rsv
+q $PB ttl3.ttl.test >/dev/null
+sleep 3
+r=$(q $PC ttl3.ttl.test)
+ctl=$(python3 $Q q $CACHE ttl3.ttl.test)
+t=$(field "$ctl" ttl)
+[ -n "$t" ] && [ "$t" != - ] && [ "$t" -lt 300 ] && [ "$(field "$r" ttl)" = 60 ] &&
+    ok "a caching upstream: c sees TTL 60 for the name b asked 3 s before (control: the upstream itself shows $t, what b left)" ||
+    fail "a caching upstream: c saw '$r', the upstream shows '$ctl'"
+stop_pid "$CACHE_PID"
+UPSTREAM=$W_OTHER
+start_rsv
+
+# --- 2b. rebinding: an internet name pointed at what a box may not reach
+for n in rebind-lan.test rebind-lo.test rebind-meta.test; do
+	r=$(q $PB $n)
+	expect_eq "$(field "$r" rcode) $(field "$r" addrs)" "3 -" "b's lookup of $n (the upstream points it at a private/host address): NXDOMAIN, no address"
+done
+expect_contains "$(q $PB rebind-lan.test)" "ede 15 the answer points rebind-lan.test at $W_LAN, private (192.168/16)" "...with an EDE saying which address and why"
+expect_contains "$(grep "name=rebind-lan.test" "$T/rsv.log")" "rebinding" "the rebinding refusal is logged"
 
 # --- 3. budgets, against the mute upstream ----------------------------------------
 [ "$(python3 $Q q $MUTE x.fast.test)" = "rcode 0 ttl 300 addrs $W_INET ede -" ] &&
@@ -285,6 +324,43 @@ echo "# b's TCP lookups (a connection each): idle median $tidle ms, during c's h
 expect_eq "$(field "$r" rcode)" 0 "b resolves over TCP while c holds 40 connections"
 expect_eq "$(x2 "$thold" "$tidle")" 1 "b's TCP lookups during the hold within 2x idle (or 5 ms): $thold ms, idle $tidle ms"
 
+# --- 3b. the feed flood: a (allow) asks names of 64 A records each -----------
+# feedflood ARGS...: b's 100 lookups idle and during a's 14 s flood of
+# *.many.fast.test, against a resolver started with ARGS; "IDLE LOST
+# DURING LOST" in $FF
+FFN=0
+feedflood() {
+	start_rsv "$@" || return 1
+	FFN=$((FFN + 1))
+	_i=$(inns "$PB" python3 $Q lat "$GW" "i%d.ff$FFN.fast.test" 100 udp 2)
+	inns "$PA" python3 $Q flood "$GW" "f%d.many.fast.test" 14 >"$T/ff.out" 2>&1 &
+	_fp=$!
+	sleep 2.5
+	_d=$(inns "$PB" python3 $Q lat "$GW" "d%d.ff$FFN.fast.test" 100 udp 2)
+	wait $_fp
+	FF="$(field "$_i" median_ms) $(field "$_i" lost) $(field "$_d" median_ms) $(field "$_d" lost)"
+	echo "# b's lookups ($*): idle median/lost $(field "$_i" median_ms) ms/$(field "$_i" lost), during a's flood ($(cat "$T/ff.out")): $(field "$_d" median_ms) ms/$(field "$_d" lost) of 100"
+}
+out=$($BOX egress ${P}a allow many.fast.test 2>&1) || fail "box egress ${P}a allow many.fast.test: $out"
+r=$(q $PA x.many.fast.test)
+n=$(echo "$(field "$r" addrs)" | tr ',' '\n' | grep -c .)
+expect_eq "$(field "$r" rcode) $n" "0 64" "a resolves x.many.fast.test: 64 addresses"
+nft list set inet box ea-${P}a 2>/dev/null | grep -qwF "$(echo "$(field "$r" addrs)" | cut -d, -f64)" &&
+    ok "the answer's 64th address is in a's set when a has the answer" ||
+    fail "the 64th address of a's answer is not in its set"
+feedflood
+set -- $FF
+expect_eq "$(x2 "$3" "$1") $4" "1 0" "b during a's feed flood (64 records an answer): median $3 ms within 2x idle $1 ms, none of 100 lost"
+feedflood --feed-inline
+set -- $FF
+echo "# control (--feed-inline, a transaction per address on the answering thread): median $3 ms, lost $4 of 100 (idle $1 ms, lost $2)"
+[ "$(x2 "$3" "$1")" = 0 ] || [ "$4" -gt 0 ] &&
+    ok "control (--feed-inline): a's feed flood takes b past 2x idle or loses lookups (median $3 ms, idle $1 ms, $4 of 100 lost)" ||
+    fail "control (--feed-inline): b unharmed (median $3 ms, idle $1 ms, lost $4): the flood did not bite"
+$BOX egress ${P}a deny many.fast.test >/dev/null 2>&1 || fail "box egress ${P}a deny many.fast.test"
+UPSTREAM=$MUTE
+start_rsv
+
 # --- 4. the defences removed ----------------------------------------------------------
 UPSTREAM=$W_OTHER
 start_rsv --no-view
@@ -293,6 +369,20 @@ expect_eq "$(seen 6b6579.exfil.outside.test)" 1 "negative control (--no-view): a
 q $PB ${P}a >/dev/null
 expect_eq "$(seen ${P}a)" 1 "negative control (--no-view): a bare box name reaches the upstream"
 expect_eq "$(doc resolver.view ${P}a:)" fail "negative control (--no-view): doctor says a's view is not its own"
+# a's root answers the view question itself: the gateway's address on its
+# own loopback, a responder there saying what a's view would (the issue's
+# attack on doctor).  doctor asks the resolver from the host, so a's
+# responder plays no part; the control: from a's namespace, the gateway's
+# port 53 is a's responder.
+inns "$PA" ip addr add "$GW/32" dev lo
+inns "$PA" python3 $Q fake "$GW:53" "box ${P}a may resolve only its egress allowlist; box-doctor-view.invalid is not on it" 20 </dev/null >/dev/null 2>&1 &
+FAKE_PID=$!
+sleep 0.5
+expect_contains "$(q $PA box-doctor-view.invalid)" "ede 15 box ${P}a may resolve only" "control: from a's namespace the gateway's port 53 is a's own responder, saying a's view"
+expect_eq "$(doc resolver.view ${P}a:)" fail "doctor asks the resolver from the host: a's responder does not make its view pass (--no-view)"
+stop_pid "$FAKE_PID"
+inns "$PA" ip addr del "$GW/32" dev lo
+expect_eq "$(field "$(q $PB rebind-lan.test)" addrs)" "$W_LAN" "negative control (--no-view): b is handed $W_LAN for rebind-lan.test"
 UPSTREAM=$MUTE
 start_rsv --qps 0 --inflight 2048 --tcp 256
 inns "$PC" python3 $Q flood "$GW" "g%d.slow.test" 14 >"$T/flood2.out" 2>&1 &
@@ -319,8 +409,8 @@ expect_contains "$r" "none" "negative control (no budget): c's 300 connections t
 expect_eq "$(python3 $Q q $MUTE tc.fast.test)" "rcode 0 ttl - addrs - ede -" "the mute upstream truncates tc.fast.test over UDP"
 UPSTREAM=$MUTE
 start_rsv
-expect_eq "$(q $PB tc.a.fast.test)" "rcode 0 ttl 300 addrs $W_INET ede -" "b's UDP lookup of a name the upstream truncates: the resolver asked again over TCP and b has the whole answer"
-expect_eq "$(q $PB tc.b.fast.test A IN tcp)" "rcode 0 ttl 300 addrs $W_INET ede -" "...and over b's own TCP"
+expect_eq "$(q $PB tc.a.fast.test)" "rcode 0 ttl 60 addrs $W_INET ede -" "b's UDP lookup of a name the upstream truncates: the resolver asked again over TCP and b has the whole answer"
+expect_eq "$(q $PB tc.b.fast.test A IN tcp)" "rcode 0 ttl 60 addrs $W_INET ede -" "...and over b's own TCP"
 start_rsv --no-tcp-retry
 expect_eq "$(q $PB tc.c.fast.test)" "rcode 0 ttl - addrs - ede -" "control (--no-tcp-retry): b gets the upstream's truncated, empty answer"
 

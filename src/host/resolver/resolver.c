@@ -24,8 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/resolver/answer.h"
+#include "host/resolver/feeder.h"
 #include "host/stack/resolver_unit.h"
 #include "model/ip4text.h"
+#include "net/nl.h"
+#include "net/rtnl.h"
 #include "util/clock.h"
 
 #define NUPSOCK		4		/* upstream sockets (source ports) */
@@ -38,6 +42,7 @@
 #define EV_UDP		0xffff0001u
 #define EV_TCP		0xffff0002u
 #define EV_SIG		0xffff0003u
+#define EV_FEED		0xffff0004u
 #define EV_UP		0xffff0100u	/* + socket */
 #define EV_UPTCP	0xffff0200u	/* + upstream TCP connection */
 
@@ -56,6 +61,8 @@ struct tab {
 	size_t n;
 	int idx[256];
 	uint32_t kick;		/* the last kick asked before it was read */
+	uint32_t host[RSV_MAXHOST];	/* the host's own addresses */
+	size_t nhost;
 };
 
 /*
@@ -86,6 +93,7 @@ struct pend {
 	int mapped;			/* idmap[sock][up_id] names it */
 	int uptcp;			/* asked again over TCP: conn + 1 */
 	int tc_tried;
+	int feeding;			/* answered, held for the feeder */
 	uint16_t up_id;
 	int conn;			/* -1: UDP to from */
 	uint32_t conn_gen;
@@ -157,6 +165,11 @@ struct rsv {
 	uint64_t now, last_sweep, last_req;
 	uint64_t rng;
 	struct rsv_box bench;
+	struct rsv_feeder *feeder;	/* NULL: no feed */
+	struct dns_query vq;		/* the host's view question's */
+	int feed_ev;
+	unsigned char fin[DNS_HDRLEN + DNS_NAME_WIRE + 4 + 11 + 6 +
+	    DNS_EDE_TEXTMAX];		/* a TC answer of our own */
 	/* shared with the refresher */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -207,6 +220,26 @@ tab_build(const struct rsv_conf *c, struct rsv_box *v, size_t n)
 
 /* --- the refresher ------------------------------------------------------ */
 
+/* The host's own IPv4 addresses (no answer may point a box at them):
+ * their count, 0 when the kernel would not say. */
+static size_t
+host_addrs(uint32_t *v, size_t max)
+{
+	struct rtnl_addr4 a[RSV_MAXHOST];
+	struct nl_sock s;
+	struct box_err e;
+	int n, i;
+	size_t k = 0;
+
+	if (nl_open(&s, NETLINK_ROUTE, &e) < 0)
+		return 0;
+	n = rtnl_addrs4(&s, a, RSV_MAXHOST, &e);
+	nl_close(&s);
+	for (i = 0; i < n && k < max; i++)
+		v[k++] = ntohl(a[i].addr.s_addr);
+	return k;
+}
+
 static void *
 refresher(void *arg)
 {
@@ -254,6 +287,7 @@ refresher(void *arg)
 		if ((t = tab_build(r->c, v, n)) == NULL)
 			continue;
 		t->kick = kick;
+		t->nhost = host_addrs(t->host, RSV_MAXHOST);
 		pthread_mutex_lock(&r->mu);
 		tab_free(r->next);
 		r->next = t;
@@ -262,17 +296,59 @@ refresher(void *arg)
 	}
 }
 
-/* Ask for a fresh table, at most once a second. */
+/* Ask for a fresh table, at most once every RSV_REREAD_MS (a kick and
+ * SIGHUP clear last_req first: they are the host's, and read at once). */
 static void
 want_refresh(struct rsv *r)
 {
-	if (r->now - r->last_req < 250 && r->last_req != 0)
+	if (r->now - r->last_req < RSV_REREAD_MS && r->last_req != 0)
 		return;
 	r->last_req = r->now;
 	pthread_mutex_lock(&r->mu);
 	r->want = 1;
 	pthread_cond_signal(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+}
+
+static int
+pol_same(const struct egress *a, const struct egress *b)
+{
+	int i;
+
+	if (a->mode != b->mode || a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n && i < EGRESS_MAXPAT; i++)
+		if (strcmp(a->pat[i], b->pat[i]) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * A new table: a box whose policy, MAC or address changed loses its
+ * mirror; a table read for a kick (`box egress` replaced the sets)
+ * loses every box's.
+ */
+static void
+mirrors_check(struct rsv *r, const struct tab *o, const struct tab *t)
+{
+	int h;
+
+	if (o == NULL || t->kick != o->kick) {
+		rsv_feeder_forget(r->feeder, -1);
+		return;
+	}
+	for (h = 0; h < 256; h++) {
+		const struct rsv_box *a, *b;
+
+		if (o->idx[h] < 0)
+			continue;
+		a = &o->v[o->idx[h]];
+		b = t->idx[h] >= 0 ? &t->v[t->idx[h]] : NULL;
+		if (b == NULL || strcmp(a->name, b->name) != 0 ||
+		    memcmp(a->mac, b->mac, 6) != 0 || a->addr != b->addr ||
+		    !pol_same(&a->pol, &b->pol))
+			rsv_feeder_forget(r->feeder, h);
+	}
 }
 
 static void
@@ -288,6 +364,8 @@ take_table(struct rsv *r)
 	r->have_next = 0;
 	pthread_mutex_unlock(&r->mu);
 	if (t != NULL) {
+		if (r->feeder != NULL)
+			mirrors_check(r, r->tab, t);
 		tab_free(r->tab);
 		r->tab = t;
 		unpark(r, 1);
@@ -421,7 +499,7 @@ ring_push(struct rsv *r, int slot)
 
 	e->slot = (uint32_t)slot;
 	e->gen = r->pend[slot].gen;
-	e->deadline = r->now + RSV_TRY_MS;
+	e->deadline = r->now + RSV_TRY_MS;	/* a try's, or a feed's */
 	r->rtail++;
 }
 
@@ -463,6 +541,7 @@ pend_free(struct rsv *r, int slot)
 		uptcp_close(r, p->uptcp - 1);
 	r->cl[p->cl].inflight--;
 	p->used = 0;
+	p->feeding = 0;
 	p->gen++;
 	r->freepend[r->nfree++] = slot;
 }
@@ -551,47 +630,141 @@ strip_opt(unsigned char *m, size_t n)
 	return start;
 }
 
-/* The answer's addresses to the feeder, for the box as the table has it
- * now (its policy may have changed since the query left). */
-static void
-feed(struct rsv *r, const struct pend *p, const struct dns_answer *a)
+/* The box a pend's answer feeds, as the table has it now (its policy
+ * may have changed since the query left), or NULL: nothing to feed. */
+static const struct rsv_box *
+feeds(const struct rsv *r, const struct pend *p, const struct dns_answer *a)
 {
 	const struct rsv_box *b;
 	int i;
 
-	if (p->cl == CL_BENCH || r->tab == NULL ||
+	if (!p->allow || (r->feeder == NULL && r->c->feed_inline == NULL) ||
+	    a->naddr == 0 || a->rcode != 0 ||
+	    p->cl == CL_BENCH || r->tab == NULL ||
 	    (i = r->tab->idx[p->cl]) < 0)
-		return;
+		return NULL;
 	b = &r->tab->v[i];
 	if (strcmp(b->name, p->box) != 0 || !rsv_allowed(b, p->q.q.name))
-		return;
-	(void)r->c->feed(b, p->q.q.name, a->a, a->naddr);
+		return NULL;
+	return b;
+}
+
+/* An answer naming an address the box may not reach: refused (1), or
+ * its TTLs normalised (0), or malformed (-1: SERVFAIL sent). */
+static int
+fenced(struct rsv *r, int slot, unsigned char *m, size_t n)
+{
+	struct pend *p = &r->pend[slot];
+	struct rsv_fence f;
+	const char *what = NULL;
+	uint32_t bad;
+	char ip[IP4_TEXT_MAX], text[DNS_EDE_TEXTMAX + 1];
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.net = r->c->net;
+	if (r->tab != NULL) {
+		memcpy(f.host, r->tab->host, sizeof(f.host));
+		f.nhost = r->tab->nhost;
+	}
+	rc = rsv_answer_fix(m, n, r->c->view ? &f : NULL, RSV_TTL, &bad,
+	    &what);
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		reply_own(r, &p->q, 1, 0, DNS_R_SERVFAIL, -1, NULL, p->conn,
+		    p->conn_gen, &p->from);
+		return -1;
+	}
+	ip4_fmt(bad, ip, sizeof(ip));
+	snprintf(text, sizeof(text), "the answer points %.90s at %s, %s: "
+	    "boxes are never pointed at an address they may not reach",
+	    p->q.q.name, ip, what);
+	reply_own(r, &p->q, 1, 0, DNS_R_NXDOMAIN, DNS_EDE_BLOCKED, text,
+	    p->conn, p->conn_gen, &p->from);
+	log_refusal(r, p->cl, box_of(r, p->cl), ntohl(p->from.sin_addr.s_addr),
+	    &p->q, "rebinding");
+	return 1;
 }
 
 static int uptcp_start(struct rsv *r, int slot);
 
-/* An answer a has been parsed for pend slot from m[0..n): fed, sent to
- * its client with the client's id, and the slot freed. */
+/* An answer a has been parsed for pend slot from m[0..n): judged, its
+ * TTLs normalised, given the client's id; then sent to its client and
+ * the slot freed, or held for the feeder (answered later, in fed()). */
 static void
 answered(struct rsv *r, int slot, unsigned char *m, size_t n,
     const struct dns_answer *a)
 {
 	struct pend *p = &r->pend[slot];
+	const struct rsv_box *b;
 	size_t cap;
+	int len, rc;
 
-	if (p->allow && r->c->feed != NULL && a->naddr > 0 && a->rcode == 0)
-		feed(r, p, a);
+	if (fenced(r, slot, m, n) != 0) {
+		pend_free(r, slot);
+		return;
+	}
 	m[0] = (unsigned char)(p->q.h.id >> 8);
 	m[1] = (unsigned char)p->q.h.id;
 	if (!p->q.edns)
 		n = strip_opt(m, n);
 	cap = p->conn < 0 ? p->q.udp : DNS_MAXMSG;
-	if (n > cap)
-		reply_own(r, &p->q, 1, DNS_F_TC, a->rcode & 15, -1, NULL,
-		    p->conn, p->conn_gen, &p->from);
-	else
-		send_client(r, p->conn, p->conn_gen, &p->from, m, n);
+	if (n > cap) {
+		len = dns_build_reply(&p->q, 1, DNS_F_TC, a->rcode & 15, -1,
+		    NULL, r->fin, sizeof(r->fin));
+		if (len <= 0) {
+			pend_free(r, slot);
+			return;
+		}
+		m = r->fin;
+		n = (size_t)len;
+	}
+	if ((b = feeds(r, p, a)) != NULL && r->c->feed_inline != NULL) {
+		(void)r->c->feed_inline(b, p->q.q.name, a->a, a->naddr);
+	} else if (b != NULL) {
+		p->gen++;	/* the try's deadline is void: the feed's */
+		rc = rsv_feeder_put(r->feeder, p->cl, b, p->q.q.name, a->a,
+		    a->naddr, m, n, slot, p->gen, r->now);
+		if (rc == 1) {
+			p->feeding = 1;
+			unmap(r, p);
+			ring_push(r, slot);
+			return;
+		}
+		if (rc < 0) {
+			/* Over the box's feed queue: dropped unanswered,
+			 * as any query over its budget. */
+			r->cl[p->cl].dropped++;
+			pend_free(r, slot);
+			return;
+		}
+	}
+	send_client(r, p->conn, p->conn_gen, &p->from, m, n);
 	pend_free(r, slot);
+}
+
+/* The feeder's finished jobs: each held answer sent (SERVFAIL when its
+ * addresses could not be fed), its query freed. */
+static void
+fed(struct rsv *r)
+{
+	const unsigned char *m;
+	struct rsv_fed d;
+	struct pend *p;
+	size_t n;
+
+	while (rsv_feeder_done(r->feeder, &d, &m, &n, r->now) == 1) {
+		p = &r->pend[d.slot];
+		if (!p->used || p->gen != d.gen || !p->feeding)
+			continue;	/* timed out meanwhile */
+		if (d.ok)
+			send_client(r, p->conn, p->conn_gen, &p->from, m, n);
+		else
+			reply_own(r, &p->q, 1, 0, DNS_R_SERVFAIL, -1, NULL,
+			    p->conn, p->conn_gen, &p->from);
+		pend_free(r, d.slot);
+	}
 }
 
 static void
@@ -755,7 +928,7 @@ expire(struct rsv *r)
 		if (!p->used || p->gen != e->gen)
 			continue;	/* answered meanwhile */
 		unmap(r, p);
-		if (p->uptcp == 0 && ++p->tries < RSV_TRIES) {
+		if (!p->feeding && p->uptcp == 0 && ++p->tries < RSV_TRIES) {
 			p->up = (p->up + 1) % r->c->nup;
 			p->gen++;
 			if (send_up(r, slot) == 0)
@@ -879,6 +1052,46 @@ kicks_answer(struct rsv *r, int expired)
 	}
 }
 
+/*
+ * The host's view question (view.h, rsv_view_ask): the verdict the box
+ * at that octet would get for the name, as the table has it now; never
+ * asked upstream (a forward is said in an EDE).  Only the gateway's own
+ * address asks it, so no box can answer it in the resolver's place (as
+ * it could a question asked from inside its namespace).  1 answered.
+ */
+static int
+host_view(struct rsv *r, const struct dns_query *q,
+    const struct sockaddr_in *from, int conn, uint32_t cgen)
+{
+	struct dns_query *vq = &r->vq;
+	const struct rsv_box *b;
+	struct rsv_verdict v;
+	const char *s;
+	unsigned o;
+
+	if (rsv_view_ask(q->q.name, &o, vq->q.name, sizeof(vq->q.name)) < 0)
+		return 0;
+	vq->h = q->h;
+	vq->q.type = q->q.type;
+	vq->q.cls = q->q.cls;
+	for (vq->q.labels = 1, s = vq->q.name; *s != '\0'; s++)
+		vq->q.labels += *s == '.';
+	b = box_of(r, (int)o);
+	if (b == NULL || r->c->view) {
+		rsv_view(b, vq, &v);
+	} else {
+		memset(&v, 0, sizeof(v));
+		v.act = RSV_FORWARD;
+	}
+	if (v.act == RSV_FORWARD) {
+		v.ede = DNS_EDE_OTHER;
+		snprintf(v.text, sizeof(v.text), "box %s: forwarded to the "
+		    "upstreams", b->name);
+	}
+	reply_own(r, q, 1, 0, v.rcode, v.ede, v.text, conn, cgen, from);
+	return 1;
+}
+
 static void
 query(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
     const struct sockaddr_in *from, int conn)
@@ -923,6 +1136,8 @@ query_as(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 		kick_park(r, &p->q, from, conn, cgen);
 		return;
 	}
+	if (cl == CL_HOST && host_view(r, &p->q, from, conn, cgen))
+		return;
 	if (cl == CL_HOST) {
 		/* The host asks only whether we answer (unit.h's probe):
 		 * it gets no names, so nothing of the boxes' views leaks
@@ -960,6 +1175,7 @@ query_as(struct rsv *r, const unsigned char *m, size_t n, uint32_t src,
 	p->mapped = 0;
 	p->uptcp = 0;
 	p->tc_tried = 0;
+	p->feeding = 0;
 	p->conn = conn;
 	p->conn_gen = cgen;
 	if (from != NULL)
@@ -1297,6 +1513,12 @@ resolver_run(const struct rsv_conf *c, struct box_err *e)
 		goto out;
 	}
 	started = 1;
+	if (c->feed != NULL && ((rc = rsv_feeder_start(&r->feeder, c,
+	    &r->feed_ev)) < 0 || ep_add(r, r->feed_ev, EV_FEED) < 0)) {
+		rc = err_set(e, rc < 0 ? rc : -errno, "starting the feeder "
+		    "failed");
+		goto out;
+	}
 	fprintf(stderr, "box resolver: answering on port %u (view %s)\n",
 	    c->port, c->view ? "per box" : "OFF");
 	while (!stop) {
@@ -1321,6 +1543,8 @@ resolver_run(const struct rsv_conf *c, struct box_err *e)
 				tcp_accept(r);
 			else if (t == EV_SIG)
 				stop = signal_in(r);
+			else if (t == EV_FEED)
+				fed(r);
 			else if (t >= EV_UP && t < EV_UP + NUPSOCK)
 				up_in(r, (int)(t - EV_UP));
 			else if (t >= EV_UPTCP && t < EV_UPTCP + RSV_UPTCP &&
@@ -1355,6 +1579,7 @@ out:
 		pthread_mutex_unlock(&r->mu);
 		pthread_join(th, NULL);
 	}
+	rsv_feeder_stop(r->feeder);
 	teardown(r);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);

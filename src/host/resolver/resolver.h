@@ -25,13 +25,19 @@
  * daemon never stalls an answer): every box-tagged instance's NIC MAC
  * (volatile.eth0.hwaddr), the address Incus pinned for it (its
  * dnsmasq.hosts record, else its lease) and its egress policy; re-read
- * every RSV_REFRESH_MS, and at once (at most once a second) when a query
- * comes from an address no box holds, or is refused by a policy.
+ * every RSV_REFRESH_MS, and sooner, at most once every RSV_REREAD_MS,
+ * when a query comes from an address no box holds or is refused by a
+ * policy (the host's kick and SIGHUP, both the host's, read at once).
+ *
+ * Every answer a box gets has its TTLs set to RSV_TTL, and an answer
+ * naming an address a box may not reach is refused (answer.h).
  *
  * For an allow box, every A record an answer gives for an allowed name
  * (or its CNAME chain) is handed to conf->feed (NULL: none) with the
- * box, the name asked and the records' TTLs: the egress set's feeder.
- * Each refusal is logged with the name asked.
+ * box, the name asked and the records' TTLs, all of an answer at once
+ * and off the answering thread (feeder.h): the egress set's feeder.
+ * Each refusal is logged with the name asked, at most 20 lines a second
+ * for each box (then a count of those not logged).
  */
 #ifndef BOX_RESOLVER_H
 #define BOX_RESOLVER_H
@@ -50,11 +56,14 @@
 #define RSV_TRY_MS	1000		/* per upstream try */
 #define RSV_TRIES	2		/* then SERVFAIL */
 #define RSV_REFRESH_MS	5000
+#define RSV_REREAD_MS	1000		/* sooner, at most this often */
 #define RSV_DEF_INFLIGHT 32
 #define RSV_DEF_QPS	200
 #define RSV_DEF_TCP	4
 #define RSV_UPTCP	32		/* TCP retries in flight, all boxes */
 #define RSV_UPTCP_BOX	4		/* ...per box */
+
+struct rsv_feedsock;			/* the feeder's kernel socket */
 
 struct rsv_conf {
 	uint32_t listen;		/* host order: the gateway */
@@ -71,8 +80,16 @@ struct rsv_conf {
 	uint32_t open_net;
 	int open_plen;
 	const char *bridge;		/* whose leases and pins name boxes */
-	/* An allow box's answer, for its egress set (NULL: not fed). */
-	int (*feed)(const struct rsv_box *b, const char *name,
+	/* An allow box's answer, for its egress set (NULL: not fed), on
+	 * the feeder's socket *s (NULL until the first call opens it;
+	 * feed_close closes it). */
+	int (*feed)(struct rsv_feedsock **s, const struct rsv_box *b,
+	    const char *name, const struct dns_addr *v, size_t n,
+	    struct box_err *e);
+	void (*feed_close)(struct rsv_feedsock *s);
+	/* Set instead (a test's control, the old way): the answering
+	 * thread feeds each address itself, a transaction each. */
+	int (*feed_inline)(const struct rsv_box *b, const char *name,
 	    const struct dns_addr *v, size_t n);
 };
 
@@ -91,10 +108,15 @@ int rsv_conf_parse(const char *listen, const char *const *up, int nup,
  */
 int resolver_run(const struct rsv_conf *c, struct box_err *e);
 
-/* The feeder box runs with (conf->feed): each address into the box's
- * egress set through egress_fw's egfw_feed (feed.c).  0 or the first
- * failure. */
-int rsv_feed_egress(const struct rsv_box *b, const char *name,
+/* The feeder box runs with (conf->feed): the answer's addresses into the
+ * box's egress set in one batch through egress_fw's egfw_feed_batch, on
+ * one socket kept open across calls (feed.c).  0 or -errno (e set). */
+int rsv_feed_egress(struct rsv_feedsock **s, const struct rsv_box *b,
+    const char *name, const struct dns_addr *v, size_t n,
+    struct box_err *e);
+void rsv_feed_close(struct rsv_feedsock *s);
+/* The control's feeder: each address on its own socket, in turn. */
+int rsv_feed_each(const struct rsv_box *b, const char *name,
     const struct dns_addr *v, size_t n);
 
 /* The boxes the daemon knows, with their pinned addresses (heap, *n;

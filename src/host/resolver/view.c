@@ -2,7 +2,9 @@
  * view.c - a box's view of the names (see view.h).
  */
 #include "host/resolver/view.h"
+#include "host/stack/resolver_unit.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +18,37 @@ rsv_allowed(const struct rsv_box *b, const char *name)
 	for (i = 0; i < b->pol.n; i++)
 		if (egress_covers(egress_domain(b->pol.pat[i]), name))
 			return 1;
+	return 0;
+}
+
+int
+rsv_view_ask(const char *name, unsigned *octet, char *inner, size_t cap)
+{
+	static const char suf[] = "." RSVD_VIEW_SUFFIX;
+	size_t n = strlen(name), s = sizeof(suf) - 1, k;
+	const char *end, *p;
+	unsigned o = 0;
+
+	if (n <= s || strcmp(name + n - s, suf) != 0)
+		return -EINVAL;
+	end = name + n - s;		/* the octet's label ends here */
+	for (p = end; p > name && p[-1] != '.'; p--)
+		;
+	if (p == name || end - p < 1 || end - p > 3)
+		return -EINVAL;
+	for (k = 0; p + k < end; k++) {
+		if (p[k] < '0' || p[k] > '9')
+			return -EINVAL;
+		o = o * 10 + (unsigned)(p[k] - '0');
+	}
+	if (o < 1 || o > 254 || (p[0] == '0'))
+		return -EINVAL;
+	k = (size_t)(p - 1 - name);	/* NAME, before the octet's dot */
+	if (k == 0 || k >= cap)
+		return -EINVAL;
+	memcpy(inner, name, k);
+	inner[k] = '\0';
+	*octet = o;
 	return 0;
 }
 

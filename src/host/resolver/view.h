@@ -50,6 +50,15 @@ struct rsv_verdict {
 void rsv_view(const struct rsv_box *b, const struct dns_query *q,
     struct rsv_verdict *v);
 
+/*
+ * The host's view question (a query only the gateway's own address may
+ * ask: what would the box at host octet N get for NAME?), asked as
+ * "NAME.N.RSVD_VIEW_SUFFIX" (host/stack/resolver_unit.h): 0 with *octet
+ * and NAME in inner[0..cap), or -EINVAL (not such a name, N not 1..254,
+ * NAME empty or too long).
+ */
+int rsv_view_ask(const char *name, unsigned *octet, char *inner, size_t cap);
+
 /* Does b's policy let it resolve name (text form)?  Open: always. */
 int rsv_allowed(const struct rsv_box *b, const char *name);
 

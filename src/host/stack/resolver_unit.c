@@ -26,6 +26,22 @@
 
 #define MAXARG 16
 
+/* q[0..n) to gw:53 on fd, connected: 0 or -errno. */
+static int
+send_to_gw(int fd, uint32_t gw, const unsigned char *q, size_t n)
+{
+	struct sockaddr_in to;
+
+	memset(&to, 0, sizeof(to));
+	to.sin_family = AF_INET;
+	to.sin_addr.s_addr = htonl(gw);
+	to.sin_port = htons(DNS_PORT);
+	if (connect(fd, (void *)&to, sizeof(to)) < 0 ||
+	    send(fd, q, n, 0) != (ssize_t)n)
+		return -errno;
+	return 0;
+}
+
 /* Ask gw:53 for [label.]box.invalid A, EDNS with no options. */
 static int
 ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
@@ -38,8 +54,7 @@ ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
 		0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0,
 	};
 	unsigned char q[sizeof(head) + 64 + sizeof(tail)], r[1024];
-	struct sockaddr_in to;
-	struct pollfd p;
+		struct pollfd p;
 	char text[DNS_EDE_TEXTMAX + 1];
 	size_t qn = sizeof(head), ln = label != NULL ? strlen(label) : 0;
 	ssize_t n;
@@ -59,13 +74,7 @@ ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
 	qn += sizeof(tail);
 	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
 		return -errno;
-	memset(&to, 0, sizeof(to));
-	to.sin_family = AF_INET;
-	to.sin_addr.s_addr = htonl(gw);
-	to.sin_port = htons(DNS_PORT);
-	if (connect(fd, (void *)&to, sizeof(to)) < 0 ||
-	    send(fd, q, qn, 0) != (ssize_t)qn) {
-		rc = -errno;
+	if ((rc = send_to_gw(fd, gw, q, qn)) < 0) {
 		close(fd);
 		return rc;
 	}
@@ -86,6 +95,78 @@ ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
 	}
 	snprintf(why, cap, "rcode %u%s%s", DNS_RCODE(r[3]),
 	    code >= 0 ? ", EDE " : "", code >= 0 ? text : "");
+	return 0;
+}
+
+/* q[*o...]: the labels of dotted text s; -EINVAL when one is empty,
+ * too long, or the name would pass max octets. */
+static int
+put_labels(unsigned char *q, size_t *o, size_t max, const char *s)
+{
+	while (*s != '\0') {
+		size_t l = strcspn(s, ".");
+
+		if (l == 0 || l > 63 || *o + 1 + l >= max)
+			return -EINVAL;
+		q[(*o)++] = (unsigned char)l;
+		memcpy(q + *o, s, l);
+		*o += l;
+		s += l + (s[l] == '.');
+	}
+	return 0;
+}
+
+int
+rsvd_view(uint32_t gw, unsigned octet, const char *name, int timeout_ms,
+    int *rcode, int *ede, char *text, size_t cap)
+{
+	static const unsigned char head[] = {
+		0x76, 0x77, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1,
+	}, tail[] = {
+		0, 0, 1, 0, 1,
+		0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0,
+	};
+	unsigned char q[sizeof(head) + DNS_NAME_WIRE + sizeof(tail)],
+	    r[1024];
+	char full[DNS_NAME_WIRE + 32];
+	struct pollfd p;
+	size_t o = sizeof(head);
+	ssize_t n;
+	int fd, rc;
+
+	*rcode = *ede = -1;
+	if (cap > 0)
+		text[0] = '\0';
+	if ((size_t)snprintf(full, sizeof(full), "%s.%u.%s", name, octet,
+	    RSVD_VIEW_SUFFIX) >= sizeof(full))
+		return -EINVAL;
+	memcpy(q, head, sizeof(head));
+	if (put_labels(q, &o, sizeof(head) + DNS_NAME_WIRE, full) < 0)
+		return -EINVAL;
+	memcpy(q + o, tail, sizeof(tail));
+	o += sizeof(tail);
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	if ((rc = send_to_gw(fd, gw, q, o)) < 0) {
+		close(fd);
+		return rc;
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	rc = poll(&p, 1, timeout_ms);
+	n = rc > 0 ? recv(fd, r, sizeof(r), 0) : -1;
+	close(fd);
+	if (rc == 0 || (n < 0 && errno == ECONNREFUSED))
+		return -ETIMEDOUT;
+	if (n < DNS_HDRLEN || r[0] != q[0] || r[1] != q[1])
+		return n < 0 ? -errno : -EPROTO;
+	*rcode = DNS_RCODE(r[3]);
+	if (dns_ede_read(r, (size_t)n, ede, text, cap) != 1)
+		*ede = -1;
+	/* the probe's answer: a resolver that knows no view question */
+	if (*ede >= 0 && strncmp(text, RSVD_HOST_TEXT,
+	    strlen(RSVD_HOST_TEXT)) == 0)
+		return -EPROTO;
 	return 0;
 }
 

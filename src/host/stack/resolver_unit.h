@@ -59,6 +59,19 @@ int rsvd_probe(uint32_t gw, int timeout_ms, char *why, size_t cap);
 #define RSVD_KICK_NAME	"kick.box.invalid"
 int rsvd_kick(uint32_t gw, int timeout_ms, char *why, size_t cap);
 
+/*
+ * The host's view question (host/resolver/view.h): what box's resolver
+ * would tell the box at host octet `octet` of gw's /24 when it asked for
+ * name (A, IN), asked from the host (the gateway's own address), so the
+ * box's own routing and responders play no part.  0 with *rcode, *ede
+ * (-1: none) and text; -ETIMEDOUT nobody answered within timeout_ms;
+ * -EINVAL name too long; -EPROTO an answer that is not the view's (a
+ * resolver without view questions answers the host's probe).
+ */
+#define RSVD_VIEW_SUFFIX	"view.box.invalid"
+int rsvd_view(uint32_t gw, unsigned octet, const char *name, int timeout_ms,
+    int *rcode, int *ede, char *text, size_t cap);
+
 /* The detached resolver's pid (its pid file, checked against its
  * command line), or 0. */
 int rsvd_detached_pid(void);
