@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/fib_rules.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 
 #define DUMP_TRIES	5
@@ -218,6 +220,92 @@ rtnl_parse_route4(const struct nl_msg *m, struct rtnl_route4 *r)
 	return 1;
 }
 
+static int
+steer_rule(const struct nl_msg *m, struct nl_attr *tb, struct rtnl_steer *st)
+{
+	struct fib_rule_hdr fr;
+	uint32_t v;
+
+	memcpy(&fr, m->data, sizeof(fr));
+	if (fr.family != AF_INET)
+		return 0;
+	st->kind = RTNL_ST_RULE;
+	st->table = fr.table;
+	st->action = fr.action;
+	if (tb[FRA_TABLE].present) {
+		if (nl_attr_u32(&tb[FRA_TABLE], &v) < 0)
+			return -EBOX_PROTO;
+		st->table = v;
+	}
+	if (tb[FRA_PRIORITY].present &&
+	    nl_attr_u32(&tb[FRA_PRIORITY], &st->pref) < 0)
+		return -EBOX_PROTO;
+	return 1;
+}
+
+static int
+steer_neigh(const struct nl_msg *m, struct nl_attr *tb, struct rtnl_steer *st)
+{
+	struct ndmsg nd;
+
+	memcpy(&nd, m->data, sizeof(nd));
+	if (nd.ndm_family != AF_INET || !(nd.ndm_state & NUD_PERMANENT))
+		return 0;
+	st->kind = RTNL_ST_NEIGH;
+	st->state = nd.ndm_state;
+	if (tb[NDA_DST].present && attr_in4(&tb[NDA_DST], &st->dst) < 0)
+		return -EBOX_PROTO;
+	return 1;
+}
+
+static int
+steer_route(const struct nl_msg *m, struct nl_attr *tb, struct rtnl_steer *st)
+{
+	struct rtmsg rt;
+
+	memcpy(&rt, m->data, sizeof(rt));
+	if (rt.rtm_family != AF_INET)
+		return 0;
+	if (rt.rtm_dst_len > 32)
+		return -EBOX_PROTO;
+	st->kind = RTNL_ST_ROUTE;
+	st->table = rt.rtm_table;
+	if (tb[RTA_TABLE].present && nl_attr_u32(&tb[RTA_TABLE],
+	    &st->table) < 0)
+		return -EBOX_PROTO;
+	st->action = rt.rtm_type;
+	st->protocol = rt.rtm_protocol;
+	st->dst_len = rt.rtm_dst_len;
+	if (tb[RTA_DST].present && attr_in4(&tb[RTA_DST], &st->dst) < 0)
+		return -EBOX_PROTO;
+	if (tb[RTA_GATEWAY].present) {
+		if (attr_in4(&tb[RTA_GATEWAY], &st->gw) < 0)
+			return -EBOX_PROTO;
+		st->has_gw = 1;
+	}
+	return 1;
+}
+
+int
+rtnl_parse_steer(const struct nl_msg *m, struct rtnl_steer *st)
+{
+	struct nl_attr tb[32];
+	int t = m->hdr.nlmsg_type, x;
+	size_t hl = t == RTM_NEWRULE ? sizeof(struct fib_rule_hdr) :
+	    t == RTM_NEWNEIGH ? sizeof(struct ndmsg) : sizeof(struct rtmsg);
+
+	if (t != RTM_NEWRULE && t != RTM_NEWNEIGH && t != RTM_NEWROUTE)
+		return 0;
+	if ((x = nl_msg_attrs(m, hl, tb, 32)) < 0)
+		return x;
+	memset(st, 0, sizeof(*st));
+	if (t == RTM_NEWRULE)
+		return steer_rule(m, tb, st);
+	if (t == RTM_NEWNEIGH)
+		return steer_neigh(m, tb, st);
+	return steer_route(m, tb, st);
+}
+
 /* ---------------------------------------------------------------- dumps */
 
 union any {
@@ -225,6 +313,7 @@ union any {
 	struct rtnl_brport p;
 	struct rtnl_addr4 a;
 	struct rtnl_route4 r;
+	struct rtnl_steer s;
 };
 
 struct collect {
@@ -353,6 +442,43 @@ rtnl_routes4(struct nl_sock *s, struct rtnl_route4 *out, size_t max,
 
 	return dump(s, RTM_GETROUTE, AF_INET, sizeof(struct rtmsg), &c,
 	    "rtnetlink: list IPv4 routes", e);
+}
+
+static int
+parse_steer(const struct nl_msg *m, void *p)
+{
+	return rtnl_parse_steer(m, p);
+}
+
+int
+rtnl_steering(struct nl_sock *s, struct rtnl_steer *out, size_t max,
+    struct box_err *e)
+{
+	static const struct {
+		int type;
+		size_t hl;
+		const char *what;
+	} d[] = {
+		{ RTM_GETRULE, sizeof(struct fib_rule_hdr),
+		  "rtnetlink: list IPv4 rules" },
+		{ RTM_GETROUTE, sizeof(struct rtmsg),
+		  "rtnetlink: list IPv4 routes of every table" },
+		{ RTM_GETNEIGH, sizeof(struct ndmsg),
+		  "rtnetlink: list IPv4 neighbours" },
+	};
+	size_t i, have = 0;
+	int r;
+
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		struct collect c = { parse_steer, (unsigned char *)(out +
+		    have), sizeof(*out), max - have, 0, 0 };
+
+		if ((r = dump(s, d[i].type, AF_INET, d[i].hl, &c, d[i].what,
+		    e)) < 0)
+			return r;
+		have += (size_t)r;
+	}
+	return (int)have;
 }
 
 const struct rtnl_route4 *

@@ -66,6 +66,33 @@ struct rtnl_route4 {
 	struct in_addr prefsrc;
 };
 
+/*
+ * What in a network namespace can steer a packet off its plain path:
+ * one IPv4 policy rule, a route of any table, or a permanent neighbour
+ * (ip rule; ip route show table all; ip neigh nud permanent).
+ */
+enum { RTNL_ST_RULE = 1, RTNL_ST_ROUTE, RTNL_ST_NEIGH };
+struct rtnl_steer {
+	int kind;		/* RTNL_ST_* */
+	uint32_t table;		/* RULE, ROUTE */
+	uint32_t pref;		/* RULE: its priority */
+	uint8_t action;		/* RULE: FR_ACT_*; ROUTE: RTN_* type */
+	uint8_t protocol;	/* ROUTE: RTPROT_* */
+	uint8_t dst_len;	/* ROUTE */
+	struct in_addr dst;	/* ROUTE, NEIGH */
+	int has_gw;
+	struct in_addr gw;	/* ROUTE */
+	uint16_t state;		/* NEIGH: NUD_* */
+};
+
+/* Every IPv4 rule, route (all tables) and permanent neighbour, in
+ * out[0..max): their count, or -errno (-ENOSPC: more than max). */
+int rtnl_steering(struct nl_sock *s, struct rtnl_steer *out, size_t max,
+    struct box_err *e);
+/* One of them from a dump's message: 1, 0 not one (another family, a
+ * neighbour not permanent), or -EBOX_PROTO.  Pure. */
+int rtnl_parse_steer(const struct nl_msg *m, struct rtnl_steer *st);
+
 /* Every bridge port, with the kernel's isolated flag (bridge link). */
 int rtnl_bridge_ports(struct nl_sock *s, struct rtnl_brport *out, size_t max,
     struct box_err *e);

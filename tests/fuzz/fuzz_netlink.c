@@ -84,6 +84,11 @@ on_msg(const struct nl_msg *m, void *arg)
 	*sum += (unsigned)rtnl_parse_brport(m, &bp);
 	*sum += (unsigned)rtnl_parse_addr4(m, &a4);
 	*sum += (unsigned)rtnl_parse_route4(m, &r4);
+	{
+		struct rtnl_steer st;
+
+		*sum += (unsigned)rtnl_parse_steer(m, &st);
+	}
 	*sum += (unsigned)ip4_add(&pic, m);
 	*sum += (unsigned)nft_parse_table(m, "box", &flags, &handle);
 	*sum += (unsigned)nft_parse_chain(m, "box", &ci);

@@ -1000,34 +1000,65 @@ out:
 }
 
 int
+egfw_feed_batch(struct nl_sock **s, const struct egfw_box *b,
+    const char *name, const uint32_t *addr, const uint32_t *ttl_s, size_t n,
+    struct box_err *e)
+{
+	char a[NFT_NAMELEN], l[NFT_NAMELEN];
+	size_t cap = 4096 + n * (sizeof(struct nft_set_elem) + 64), i;
+	struct nft_batch *bt = malloc(sizeof(*bt));
+	struct nft_set_elem *el = calloc(n > 0 ? n : 1, sizeof(*el));
+	unsigned char *buf = malloc(cap);
+	struct refill r;
+	int rc;
+
+	if (bt == NULL || el == NULL || buf == NULL) {
+		rc = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (n == 0 || n > EGFW_FEED_MAX) {
+		rc = err_set(e, -EINVAL, "%zu addresses in one feed", n);
+		goto out;
+	}
+	if (!enforced(b) || !egfw_covers(b, name)) {
+		rc = enforced(b) ? -EPERM : -ENOENT;
+		goto out;
+	}
+	memset(&r, 0, sizeof(r));
+	r.fresh = el;
+	for (i = 0; i < n; i++)
+		put_fresh(&r, name, addr[i], ttl_s[i]);
+	egfw_set_names(b->name, a, l);
+	if (*s == NULL && (rc = with_sock(s, e)) < 0)
+		goto out;
+	nft_batch_init(bt, buf, cap, (*s)->seq);
+	nft_setelems_add(bt, INET, TABLE, a, el, r.nfresh);
+	if ((rc = nft_batch_send(*s, bt, NULL, e)) < 0) {
+		sock_done(*s);		/* a fresh one next time */
+		*s = NULL;
+	}
+out:
+	free(buf);
+	free(el);
+	free(bt);
+	return rc;
+}
+
+void
+egfw_feed_close(struct nl_sock *s)
+{
+	sock_done(s);
+}
+
+int
 egfw_feed(const struct egfw_box *b, const char *name, uint32_t addr,
     uint32_t ttl_s, struct box_err *e)
 {
-	char a[NFT_NAMELEN], l[NFT_NAMELEN];
-	unsigned char buf[2048];
-	struct nft_batch *bt = malloc(sizeof(*bt));
-	struct refill r;
-	struct nft_set_elem one;
 	struct nl_sock *s = NULL;
 	int rc;
 
-	if (bt == NULL)
-		return err_set(e, -ENOMEM, "out of memory");
-	if (!enforced(b) || !egfw_covers(b, name)) {
-		free(bt);
-		return enforced(b) ? -EPERM : -ENOENT;
-	}
-	memset(&r, 0, sizeof(r));
-	r.fresh = &one;
-	put_fresh(&r, name, addr, ttl_s);
-	egfw_set_names(b->name, a, l);
-	if ((rc = with_sock(&s, e)) == 0) {
-		nft_batch_init(bt, buf, sizeof(buf), s->seq);
-		nft_setelems_add(bt, INET, TABLE, a, &one, 1);
-		rc = nft_batch_send(s, bt, NULL, e);
-	}
+	rc = egfw_feed_batch(&s, b, name, &addr, &ttl_s, 1, e);
 	sock_done(s);
-	free(bt);
 	return rc;
 }
 

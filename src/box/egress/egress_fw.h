@@ -120,6 +120,20 @@ size_t egfw_plan(const struct egfw_box *b, const struct nft_set_elem *old,
 int egfw_feed(const struct egfw_box *b, const char *name, uint32_t addr,
     uint32_t ttl_s, struct box_err *e);
 
+/*
+ * egfw_feed() for every address of one answer, addr[0..n) with their
+ * ttl_s[0..n) (n at most EGFW_FEED_MAX), in one batch on *s: opened on
+ * the first call and kept for the next (a resolver's feeder calls it for
+ * every answer); after a failure it is closed and *s is NULL, so the next
+ * call starts on a fresh one.  The caller closes it with
+ * egfw_feed_close().  The set refuses the whole batch or takes it all.
+ */
+#define EGFW_FEED_MAX	64
+int egfw_feed_batch(struct nl_sock **s, const struct egfw_box *b,
+    const char *name, const uint32_t *addr, const uint32_t *ttl_s, size_t n,
+    struct box_err *e);
+void egfw_feed_close(struct nl_sock *s);
+
 /* The allowed-address set and the refused log of a box. */
 void egfw_set_names(const char *box, char allow[NFT_NAMELEN],
     char log[NFT_NAMELEN]);

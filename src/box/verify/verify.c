@@ -14,6 +14,7 @@
  * (BOX_VERIFY_*), so tests aim them at namespaces of their own.
  */
 #include "box/verify/verify.h"
+#include "box/verify/verify_steer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -90,6 +91,10 @@ struct plan {
 	uint32_t self_a, gw_a;
 	uint32_t names;		/* the host's name server for the boxes'
 				   names (host order), 0: none */
+	int steered;		/* the box's namespace holds routing of its
+				   own (verify_steer.h): >0 entries, <0
+				   unreadable */
+	char steer[200];	/* what, named */
 };
 
 /* --- small things -------------------------------------------------------- */
@@ -1153,6 +1158,55 @@ starts(const char *s, const char *w)
 	return strncmp(s, w, strlen(w)) == 0;
 }
 
+/*
+ * The box's own routing could have steered its probes: silence proves
+ * nothing about the host, so what silence judged is "unjudged", saying
+ * why.  (What answered, or what the host's listener saw, stands.)
+ */
+static void
+steered(struct plan *p)
+{
+	int k;
+	size_t l;
+
+	if (p->steered == 0)
+		return;
+	for (k = 0; k < p->n; k++) {
+		struct target *t = &p->t[k];
+
+		if (t->obs != OBS_BOX || t->reach || t->result != R_HELD)
+			continue;
+		t->result = R_UNJUDGED;
+		l = strlen(t->saw);
+		snprintf(t->saw + l, sizeof(t->saw) - l, "; but the box's "
+		    "namespace holds routing of its own");
+	}
+}
+
+/* What the box's namespace holds beyond its plain routing, read before
+ * and after the probes (a box may change it between). */
+static void
+steer_check(struct plan *p)
+{
+	struct box_err e;
+	char why[sizeof(p->steer)];
+	int rc;
+
+	if (p->vm || getenv("BOX_VERIFY_TRUST_ROUTES") != NULL)
+		return;		/* a test's control */
+	err_clear(&e);
+	rc = vsteer_read(p->pid, p->gw_a, why, sizeof(why), 3000, &e);
+	if (rc < 0) {
+		p->steered = -1;
+		snprintf(p->steer, sizeof(p->steer), "its routing could not "
+		    "be read: %.150s", e.msg);
+	} else if (rc > 0 && p->steered >= 0) {
+		p->steered += rc;
+		if (p->steer[0] == '\0')
+			snprintf(p->steer, sizeof(p->steer), "%s", why);
+	}
+}
+
 static void
 judge(struct plan *p, int listened)
 {
@@ -1178,6 +1232,7 @@ judge(struct plan *p, int listened)
 		else
 			t->result = R_FAILED;
 	}
+	steered(p);
 	base_ok = p->t[p->baseline].result == R_HELD;
 	if (base_ok)
 		return;
@@ -1233,6 +1288,11 @@ print_text(const struct plan *p)
 		    rword[p->t[k].result], p->t[k].what, p->t[k].saw);
 	if (p->lan_note[0])
 		printf("note: %s\n", p->lan_note);
+	if (p->steered != 0)
+		printf("unjudged: %s's network namespace holds routing of its "
+		    "own (%s): a probe that went unanswered may have been "
+		    "steered away from the host, so silence proves nothing\n",
+		    p->name, p->steer);
 	counts(p, c);
 	if (c[1] + c[2] + c[3] == 0)
 		printf("verify %s: all %d probes held\n", p->name, p->n);
@@ -1276,6 +1336,8 @@ print_json(const struct plan *p, struct box_err *e)
 	json_w_int(&w, c[3]);
 	json_w_key(&w, "note");
 	json_w_str(&w, p->lan_note);
+	json_w_key(&w, "own_routing");	/* "" none: see verify_steer.h */
+	json_w_str(&w, p->steer);
 	json_w_key(&w, "probes_run_by");
 	json_w_str(&w, p->vm ? "guest" : "host");
 	json_w_key(&w, "runner");
@@ -1348,9 +1410,11 @@ verify_box(struct incus *c, const char *name, uint32_t names, int json,
 	listened = sniff_open(&sn, CONTRACT_BRIDGE, &se) == 0;
 	/* a VM shares no kernel with the host: its probes run in the guest,
 	 * and what they say is the guest's word */
+	steer_check(p);
 	rc = p->vm ? run_guest(c, p, &rep, e) : run_netns(p, &rep, e);
 	if (rc < 0 || (rc = take_report(p, rep.p, rep.len, e)) < 0)
 		goto out;
+	steer_check(p);
 	take_port(p, &port);
 	if (listened) {
 		take_bridge(p, &sn);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -107,6 +109,9 @@ worker(void *arg)
 	struct rsv_feedsock *s = NULL;
 	uint64_t one = 1;
 
+	/* The answering thread first: the feeds wait for a spare core,
+	 * never a sibling's lookup (a thread's own nice, Linux's). */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	pthread_mutex_lock(&f->mu);
 	for (;;) {
 		struct box_err e;
