@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "box/verify/verify.h"
+#include "box/verify/verify_steer.h"
 #include "net/neigh.h"
 #include "net/sniff.h"
 #include "t.h"
@@ -185,4 +188,46 @@ TEST(sniff_parse_tcp4_icmp4)
 	CHECK_INT(fr.icmptype, 0);
 	CHECK_INT(fr.icmpid, 0x1234);
 	CHECK_INT(sniff_parse(echo, sizeof(echo) - 1, &fr), -EBOX_PROTO);
+}
+
+/* A box's own routing, judged: the plain set passes, each addition is
+ * counted and named. */
+TEST(verify_steer_judge)
+{
+	struct rtnl_steer v[10];
+	char why[200];
+	uint32_t gw = 0x0a580001u;
+
+	memset(v, 0, sizeof(v));
+	v[0].kind = RTNL_ST_RULE; v[0].action = 1; v[0].pref = 0;
+	v[0].table = 255;
+	v[1].kind = RTNL_ST_RULE; v[1].action = 1; v[1].pref = 32766;
+	v[1].table = 254;
+	v[2].kind = RTNL_ST_RULE; v[2].action = 1; v[2].pref = 32767;
+	v[2].table = 253;
+	v[3].kind = RTNL_ST_ROUTE; v[3].table = 255; v[3].action = 2;
+	v[4].kind = RTNL_ST_ROUTE; v[4].table = 255; v[4].action = 3;
+	v[5].kind = RTNL_ST_ROUTE; v[5].table = 254; v[5].action = 1;
+	v[5].dst_len = 0; v[5].has_gw = 1; v[5].gw.s_addr = htonl(gw);
+	v[6].kind = RTNL_ST_ROUTE; v[6].table = 254; v[6].action = 1;
+	v[6].dst_len = 24; v[6].protocol = 2;
+	v[6].dst.s_addr = htonl(0x0a580000u);
+	CHECK_INT(vsteer_judge(v, 7, gw, why, sizeof(why)), 0);
+	CHECK_STR(why, "");
+	/* the trick: a rule, a table, a permanent neighbour */
+	v[7].kind = RTNL_ST_RULE; v[7].action = 1; v[7].pref = 134;
+	v[7].table = 134;
+	v[8].kind = RTNL_ST_ROUTE; v[8].table = 134; v[8].action = 1;
+	v[8].has_gw = 1; v[8].gw.s_addr = htonl(0x0a5800fau);
+	v[9].kind = RTNL_ST_NEIGH; v[9].state = 0x80;
+	v[9].dst.s_addr = htonl(0x0a5800fau);
+	CHECK_INT(vsteer_judge(v, 10, gw, why, sizeof(why)), 3);
+	CHECK_STR(why, "rule pref 134 table 134, route 0.0.0.0/0 via "
+	    "10.88.0.250 type 1 table 134, permanent neighbour 10.88.0.250");
+	/* a default route via another next hop, a main route of its own,
+	 * the main rule moved: each counts */
+	v[5].gw.s_addr = htonl(0x0a5800fau);
+	v[6].protocol = 4;
+	v[1].pref = 100;
+	CHECK_INT(vsteer_judge(v, 7, gw, why, sizeof(why)), 3);
 }
