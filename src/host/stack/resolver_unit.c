@@ -26,20 +26,47 @@
 
 #define MAXARG 16
 
-/* q[0..n) to gw:53 on fd, connected: 0 or -errno. */
-static int
-send_to_gw(int fd, uint32_t gw, const unsigned char *q, size_t n)
+/*
+ * q[0..n) to gw:53, the answer with q's id into r[0..cap) within
+ * timeout_ms: its length, -ETIMEDOUT (nobody home counts as nobody),
+ * -EPROTO (not an answer to q), or -errno.
+ */
+static ssize_t
+exchange(uint32_t gw, const unsigned char *q, size_t n, unsigned char *r,
+    size_t cap, int timeout_ms)
 {
 	struct sockaddr_in to;
+	struct pollfd p;
+	ssize_t got;
+	int fd, rc;
 
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
 	memset(&to, 0, sizeof(to));
 	to.sin_family = AF_INET;
 	to.sin_addr.s_addr = htonl(gw);
 	to.sin_port = htons(DNS_PORT);
 	if (connect(fd, (void *)&to, sizeof(to)) < 0 ||
-	    send(fd, q, n, 0) != (ssize_t)n)
-		return -errno;
-	return 0;
+	    send(fd, q, n, 0) != (ssize_t)n) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	if ((rc = poll(&p, 1, timeout_ms)) <= 0) {
+		rc = rc == 0 ? -ETIMEDOUT : -errno;
+		close(fd);
+		return rc;
+	}
+	got = recv(fd, r, cap, 0);
+	rc = errno;
+	close(fd);
+	if (got < 0)
+		return rc == ECONNREFUSED ? -ETIMEDOUT : -rc;
+	if (got < DNS_HDRLEN || r[0] != q[0] || r[1] != q[1])
+		return -EPROTO;
+	return got;
 }
 
 /* Ask gw:53 for [label.]box.invalid A, EDNS with no options. */
@@ -54,11 +81,10 @@ ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
 		0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0,
 	};
 	unsigned char q[sizeof(head) + 64 + sizeof(tail)], r[1024];
-		struct pollfd p;
 	char text[DNS_EDE_TEXTMAX + 1];
 	size_t qn = sizeof(head), ln = label != NULL ? strlen(label) : 0;
 	ssize_t n;
-	int fd, code = -1, rc;
+	int code = -1;
 
 	if (cap > 0)
 		why[0] = '\0';
@@ -72,21 +98,10 @@ ask(uint32_t gw, const char *label, int timeout_ms, char *why, size_t cap)
 	}
 	memcpy(q + qn, tail, sizeof(tail));
 	qn += sizeof(tail);
-	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
-		return -errno;
-	if ((rc = send_to_gw(fd, gw, q, qn)) < 0) {
-		close(fd);
-		return rc;
-	}
-	p.fd = fd;
-	p.events = POLLIN;
-	rc = poll(&p, 1, timeout_ms);
-	n = rc > 0 ? recv(fd, r, sizeof(r), 0) : -1;
-	close(fd);
-	if (rc == 0 || (n < 0 && errno == ECONNREFUSED))
-		return -ETIMEDOUT;	/* nobody home counts as nobody */
-	if (n < DNS_HDRLEN || r[0] != q[0] || r[1] != q[1])
-		return n < 0 ? -errno : 0;
+	if ((n = exchange(gw, q, qn, r, sizeof(r), timeout_ms)) == -EPROTO)
+		return 0;
+	if (n < 0)
+		return (int)n;
 	if (dns_ede_read(r, (size_t)n, &code, text, sizeof(text)) == 1 &&
 	    DNS_RCODE(r[3]) == DNS_R_REFUSED &&
 	    strncmp(text, RSVD_HOST_TEXT, strlen(RSVD_HOST_TEXT)) == 0) {
@@ -129,10 +144,8 @@ rsvd_view(uint32_t gw, unsigned octet, const char *name, int timeout_ms,
 	unsigned char q[sizeof(head) + DNS_NAME_WIRE + sizeof(tail)],
 	    r[1024];
 	char full[DNS_NAME_WIRE + 32];
-	struct pollfd p;
 	size_t o = sizeof(head);
 	ssize_t n;
-	int fd, rc;
 
 	*rcode = *ede = -1;
 	if (cap > 0)
@@ -145,21 +158,8 @@ rsvd_view(uint32_t gw, unsigned octet, const char *name, int timeout_ms,
 		return -EINVAL;
 	memcpy(q + o, tail, sizeof(tail));
 	o += sizeof(tail);
-	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
-		return -errno;
-	if ((rc = send_to_gw(fd, gw, q, o)) < 0) {
-		close(fd);
-		return rc;
-	}
-	p.fd = fd;
-	p.events = POLLIN;
-	rc = poll(&p, 1, timeout_ms);
-	n = rc > 0 ? recv(fd, r, sizeof(r), 0) : -1;
-	close(fd);
-	if (rc == 0 || (n < 0 && errno == ECONNREFUSED))
-		return -ETIMEDOUT;
-	if (n < DNS_HDRLEN || r[0] != q[0] || r[1] != q[1])
-		return n < 0 ? -errno : -EPROTO;
+	if ((n = exchange(gw, q, o, r, sizeof(r), timeout_ms)) < 0)
+		return (int)n;
 	*rcode = DNS_RCODE(r[3]);
 	if (dns_ede_read(r, (size_t)n, ede, text, cap) != 1)
 		*ede = -1;
