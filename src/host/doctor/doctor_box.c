@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "box/boxfile.h"
 #include "box/life/life.h"
 #include "host/install/nested.h"
 #include "incus/exec.h"
@@ -474,11 +475,12 @@ static void
 box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
     long long pid, uint32_t gw)
 {
-	char why[320], a[16], dev[16], text[4096], ns[4][48], path[64];
+	char why[320], a[16], dev[16], text[4096], ns[4][48];
+	struct box_err fe;
 	uint8_t plen = 0;
 	uint32_t x;
 	ssize_t n = -1;
-	int fd, k, i, named = 0;
+	int k, i, named = 0;
 
 	if (!f->net_ok) {
 		dr_add(r, "box.signature", subject, DR_WARN, NULL, "its routes "
@@ -507,12 +509,10 @@ box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
 	else
 		dr_add(r, "box.ipv6", subject, DR_PASS, NULL, "the box says: "
 		    "no global IPv6 address");
-	/* its resolv.conf, read by this host through its root: its word */
-	snprintf(path, sizeof(path), "/proc/%lld/root/etc/resolv.conf", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-		n = read(fd, text, sizeof(text) - 1);
-		close(fd);
-	}
+	/* its resolv.conf, read by this host inside its root (boxfile.h:
+	 * a FIFO or a symlink out of it cannot hold doctor): its word */
+	err_clear(&fe);
+	n = boxfile_read(pid, "/etc/resolv.conf", text, sizeof(text), &fe);
 	ip4_fmt(gw, a, sizeof(a));
 	k = n > 0 ? dnsq_resolv_parse(text, (size_t)n, ns, 4) : 0;
 	for (i = 0; i < k; i++)
@@ -523,8 +523,9 @@ box_says(struct dr_report *r, const char *subject, const struct ns_facts *f,
 	else
 		dr_add(r, "box.resolv", subject, DR_INFO, NULL, "the box says: "
 		    "its resolv.conf %s the gateway %s: its programs may ask "
-		    "another resolver (which the firewall drops)", n < 0 ?
-		    "could not be read; it may not name" : "does not name", a);
+		    "another resolver (which the firewall drops)%s%.120s", n < 0 ?
+		    "could not be read; it may not name" : "does not name", a,
+		    n < 0 ? ": " : "", n < 0 ? fe.msg : "");
 }
 
 void
