@@ -16,6 +16,8 @@
  *              the kernel's connected routes and a default route via the
  *              gateway
  *   neighbours none permanent
+ * BOX_VERIFY_TRUST_ROUTES in verify's environment skips the check (a
+ * test's control: it shows the trick fooling a verify without it).
  */
 #ifndef BOX_VERIFY_STEER_H
 #define BOX_VERIFY_STEER_H
