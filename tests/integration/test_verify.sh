@@ -196,30 +196,6 @@ if [ -n "$h" ] && nft delete rule inet box input handle "$h"; then
 	verify $A host
 	expect_judge host 1 "host" "no input drop rule: verify reports the host breach, exit 1"
 	expect_contains "$(probe_at host $W_LINK_HOST $W_HOST_PORT)" "breach connected" "no input drop rule: the host's listener at $W_LINK_HOST:$W_HOST_PORT connected (outside the ACL's ranges, only the input chain stands there)"
-	# The issue's routing trick, as A's root could set it (here from the
-	# host, into A's network namespace): the probes' packets (uid 0 on
-	# the host: no box process has it) to every host address go to a
-	# next hop whose MAC no port has; the hole stays open.
-	PA=$($D get /1.0/instances/$A/state "m['pid']")
-	GWA=$($D get /1.0/networks/boxnet "m['config']['ipv4.address'].split('/')[0]")
-	NH=${GWA%.*}.250
-	trick="ip neigh replace $NH lladdr 02:00:00:00:34:34 dev eth0 nud permanent && ip route replace default via $NH table 134"
-	for a in $(ip -4 -o addr | awk '{ print $4 }' | cut -d/ -f1 | grep -v '^127\.'); do
-		trick="$trick && ip rule add uidrange 0-0 to $a/32 lookup 134 pref 134"
-	done
-	if nsenter -t "$PA" -n sh -c "$trick" 2>"$OUT/trick.err"; then
-		export BOX_VERIFY_TRUST_ROUTES=1
-		verify $A trickctl
-		unset BOX_VERIFY_TRUST_ROUTES
-		expect_judge trickctl 0 "" "control (the routing check off): the trick hides the open hole: every probe 'held', exit 0"
-		verify $A trick
-		expect_eq "$(cat "$OUT/trick.rc")" 1 "the routing trick: verify exits 1 with the hole open"
-		expect_eq "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["breached"], j["unjudged"] > 0, j["own_routing"][:20])' "$OUT/trick.json")" "0 True rule pref 134 table" "the routing trick: what silence judged is unjudged, naming the box's own rule"
-		expect_contains "$(probe_at trick $W_LINK_HOST $W_HOST_PORT)" "unjudged" "the routing trick: the open host port is unjudged, not held"
-	else
-		fail "the routing trick did not take: $(cat "$OUT/trick.err")"
-	fi
-	nsenter -t "$PA" -n sh -c "while ip rule del pref 134 2>/dev/null; do :; done; ip route flush table 134; ip neigh del $NH dev eth0" 2>/dev/null
 	$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply"
 	verify $A host2
 	expect_judge host2 0 "" "box firewall apply: verify passes again"
