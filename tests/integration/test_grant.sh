@@ -300,8 +300,22 @@ ln -s /root/$SECRET "$tmp/evil/b/metadata.yaml"
 tar -cf "$tmp/evil.tar" -C "$tmp/evil/a" metadata.yaml rootfs && tar -rf "$tmp/evil.tar" -C "$tmp/evil/b" metadata.yaml
 chmod 644 "$tmp/evil.tar"
 out=$(as $U1 cat /root/$SECRET 2>&1); expect_eq "$?" 1 "$U1 cannot read /root/$SECRET themselves"
-as $U1 incus image import "$tmp/evil.tar" --alias hg-evil >/dev/null 2>&1 &&
-    as $U1 incus init hg-evil hg-evil1 >/dev/null 2>&1
+# The instance needs a root disk on a pool of the project's: incus-user's
+# default profile has one (on "default"), but a project box made itself
+# (an incus-user that has run since before a purge remembers the project
+# and will not set it up again) has an empty default profile.  The pool is
+# read, not assumed: the default profile's root, else box-net's.
+epool=$(incus profile device get default root pool --project $P1 2>/dev/null)
+[ -n "$epool" ] || epool=$(incus profile device get box-net root pool --project $P1 2>/dev/null)
+if [ -z "$epool" ]; then
+	out="neither the default profile nor box-net of $P1 names a root pool"
+else
+	out=$(as $U1 incus image import "$tmp/evil.tar" --alias hg-evil 2>&1) &&
+	    out=$(as $U1 incus init hg-evil hg-evil1 --storage "$epool" 2>&1)
+fi
+incus info hg-evil1 --project $P1 >/dev/null 2>&1 &&
+    ok "  $U1's instance hg-evil1 of the linked image is made (root on $P1's pool $epool)" ||
+    fail "  $U1's instance hg-evil1 of the linked image (pool '$epool') was not made: $(printf '%s' "$out" | tr '\n' ' ' | cut -c1-200)"
 out=$(as $U1 incus config metadata show hg-evil1 2>&1)
 if [ $FOLLOWS = 1 ]; then
 	expect_contains "$out" "$SECRET" "  control: granted past the gate (--accept-daemon-risk), $U1 reads it through the daemon (incus config metadata show)"

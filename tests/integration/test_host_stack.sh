@@ -38,6 +38,15 @@ state() {	# everything setup-host owns, as text, for before/after comparison
 }
 
 # --- a first run, from whatever state, then read back -------------------------
+# The pool box-net's root disk lands on depends on the daemon this runs
+# against (Incus's "default", or box's own "box" left by an earlier
+# `setup-host --pool btrfs:...`, which a run without --pool keeps): the
+# dry run says which, and the real run must do what it said.
+dj=$($BOX setup-host --dry-run --json 2>/dev/null)
+pool=$(echo "$dj" | json "j['pool_name'] + ' ' + j['pool_driver']" 2>/dev/null)
+pool_driver=${pool#* } pool=${pool%% *}
+[ -n "$pool" ] && [ -n "$pool_driver" ] && ok "the dry run names the pool box-net will use: $pool ($pool_driver)" ||
+    fail "the dry run names no pool for box-net: $dj"
 out=$($BOX setup-host 2>&1); rc=$?
 expect_eq "$rc" 0 "setup-host exits 0"
 [ "$rc" = 0 ] || echo "$out"
@@ -64,7 +73,9 @@ gw=${addr%/24}
 acl=$(api GET /1.0/network-acls/box-isolate | json "' '.join(r['action'] + ':' + r.get('destination', '') for r in j['metadata']['egress'])")
 expect_eq "$acl" "allow:$gw/32 drop:10.0.0.0/8 drop:172.16.0.0/12 drop:192.168.0.0/16 drop:169.254.0.0/16 drop:100.64.0.0/10" "ACL egress rules"
 prof=$(api GET /1.0/profiles/box-net | json "json.dumps(j['metadata']['devices'], sort_keys=True)")
-expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.ipv4_filtering": "true", "security.ipv6_filtering": "true", "security.mac_filtering": "true", "security.port_isolation": "true", "type": "nic"}, "root": {"path": "/", "pool": "default", "type": "disk"}}' "box-net profile devices: an isolated NIC filtered to its MAC and lease"
+expect_eq "$prof" '{"eth0": {"name": "eth0", "network": "boxnet", "security.ipv4_filtering": "true", "security.ipv6_filtering": "true", "security.mac_filtering": "true", "security.port_isolation": "true", "type": "nic"}, "root": {"path": "/", "pool": "'"$pool"'", "type": "disk"}}' "box-net profile devices: an isolated NIC filtered to its MAC and lease, the root on pool $pool"
+expect_eq "$(api GET "/1.0/storage-pools/$pool" | json "j['metadata']['driver']" 2>&1)" "$pool_driver" \
+    "  pool $pool exists, its driver $pool_driver as the daemon reports it"
 # one "this host's uplink" drop per prefix of the default route's interface
 updev=$(ip -4 route show default | awk '{print $5; exit}')
 nup=$(ip -4 -o addr show dev "$updev" 2>/dev/null | wc -l)
@@ -202,7 +213,7 @@ expect_eq "$(cfg ipv6.address)" "none" "an IPv6 address on an existing boxnet is
 expect_eq "$(cfg ipv6.nat)" "false" "...and its IPv6 NAT"
 expect_contains "$(cfg raw.dnsmasq)" "no-hosts" "no-hosts put back into raw.dnsmasq"
 expect_contains "$out" "corrected: ipv6.address (was 'fd42:b0c5:7e57:1::1/64')" "setup-host says what it corrected"
-api_wait PUT /1.0/profiles/box-net '{"description":"tampered","config":{},"devices":{"eth0":{"type":"nic","network":"boxnet","name":"eth0","security.port_isolation":"true"},"root":{"type":"disk","pool":"default","path":"/"}}}' >/dev/null
+api_wait PUT /1.0/profiles/box-net '{"description":"tampered","config":{},"devices":{"eth0":{"type":"nic","network":"boxnet","name":"eth0","security.port_isolation":"true"},"root":{"type":"disk","pool":"'"$pool"'","path":"/"}}}' >/dev/null
 $BOX setup-host >/dev/null 2>&1
 expect_eq "$(api GET /1.0/profiles/box-net | json "j['metadata']['devices']['eth0'].get('security.mac_filtering', 'unset')")" "true" "a profile without NIC filtering is converged back"
 
