@@ -54,7 +54,7 @@ static const struct {
 	{ "versions", RH_HOST },
 	/* the remote's install, or its boot unit: done there, by hand */
 	{ "use", RH_REFUSE }, { "uninstall", RH_REFUSE },
-	{ "resolver", RH_REFUSE },
+	{ "resolver", RH_REFUSE }, { "secret-door", RH_REFUSE },
 	/* this binary itself */
 	{ "templates", RH_LOCAL }, { "completion", RH_LOCAL },
 	{ "config", RH_LOCAL },	/* the defaults new takes here */

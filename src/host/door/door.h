@@ -38,6 +38,32 @@
 #define DOOR_TEST_CA	"BOX_DOOR_TEST_CA"
 #define DOOR_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
 
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct door_conf {
+	uint32_t listen;		/* host order: the gateway */
+	uint16_t port;
+	uint32_t net;			/* the boxes' /24 */
+	uint32_t dns;			/* the host's name server, host order */
+	const char *store;		/* the secret store */
+	const char *ca_file;		/* trust anchors (PEM) */
+	const char *bridge;
+	/* Only under the test flag: sources in open_net/open_plen are the
+	 * box named "test", granted every secret (plen 0: none); a host
+	 * name pinned to an address (pin_host NULL: none) instead of DNS;
+	 * no address judged (check_addr 0). */
+	uint32_t open_net;
+	int open_plen;
+	const char *pin_host;
+	uint32_t pin_addr;
+	int check_addr;
+};
+
+/* Serve until SIGTERM/SIGINT: 0, or a failure to start (e). */
+int door_run(const struct door_conf *c, struct box_err *e);
+
 /* The URL a box uses for secret: http://box.internal:7480/s/<secret> */
 #define DOOR_URL_FMT	"http://" DOOR_NAME ":%d/s/%s"
 
