@@ -55,6 +55,7 @@ static const struct {
 	/* the remote's install, or its boot unit: done there, by hand */
 	{ "use", RH_REFUSE }, { "uninstall", RH_REFUSE },
 	{ "resolver", RH_REFUSE }, { "secret-door", RH_REFUSE },
+	{ "guard", RH_REFUSE },
 	/* this binary itself */
 	{ "templates", RH_LOCAL }, { "completion", RH_LOCAL },
 	{ "config", RH_LOCAL },	/* the defaults new takes here */

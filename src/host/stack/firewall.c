@@ -481,16 +481,18 @@ read_with(struct nl_sock *s, const char *br, uint32_t net, int brname,
 	return rc;
 }
 
-static int apply_with(struct nl_sock *s, const char *br, uint32_t net,
-    struct fw_status *st, struct box_err *e);
-
 /* What a netfilter socket is used for: reading, or applying and reading. */
 struct fw_job {
 	const char *br;
 	uint32_t net;
 	int apply;
 	struct fw_status *st;
+	fw_more_fn more;	/* adds to the apply's batch, or NULL */
+	void *arg;
 };
+
+static int apply_with(struct nl_sock *s, const struct fw_job *job,
+    struct box_err *e);
 
 /* The socket is heap-held (32 KiB receive buffer) and closed last. */
 static int
@@ -503,7 +505,7 @@ with_socket(struct fw_job *job, struct box_err *e)
 		return err_set(e, -ENOMEM, "out of memory");
 	rc = nl_open(s, NETLINK_NETFILTER, e);
 	if (rc == 0) {
-		rc = job->apply ? apply_with(s, job->br, job->net, job->st, e) :
+		rc = job->apply ? apply_with(s, job, e) :
 		    read_with(s, job->br, job->net, -1, job->st, e);
 		nl_close(s);
 	}
@@ -515,7 +517,7 @@ int
 fw_read(const char *br, uint32_t net, struct fw_status *st,
     struct box_err *e)
 {
-	struct fw_job job = { br, net, 0, st };
+	struct fw_job job = { br, net, 0, st, NULL, NULL };
 
 	return with_socket(&job, e);
 }
@@ -538,7 +540,7 @@ saved_egress(struct nft_batch *bt)
 
 static int
 send_batch(struct nl_sock *s, const struct contract_env *env,
-    struct box_err *e)
+    const struct fw_job *job, struct box_err *e)
 {
 	unsigned char *buf = malloc(FW_BUF);
 	struct nft_batch *bt = malloc(sizeof(*bt));
@@ -553,6 +555,8 @@ send_batch(struct nl_sock *s, const struct contract_env *env,
 	rc = contract_emit(bt, env);
 	if (rc == 0)
 		saved_egress(bt);
+	if (rc == 0 && job->more != NULL)
+		rc = job->more(bt, job->arg);
 	if (rc < 0)
 		rc = err_set(e, rc, "building the firewall: %s", err_str(rc));
 	else
@@ -563,9 +567,11 @@ send_batch(struct nl_sock *s, const struct contract_env *env,
 }
 
 static int
-apply_with(struct nl_sock *s, const char *br, uint32_t net,
-    struct fw_status *st, struct box_err *e)
+apply_with(struct nl_sock *s, const struct fw_job *job, struct box_err *e)
 {
+	const char *br = job->br;
+	uint32_t net = job->net;
+	struct fw_status *st = job->st;
 	struct fw_env *fe;
 	struct nl_error why;
 	char kernel[200];
@@ -583,7 +589,7 @@ apply_with(struct nl_sock *s, const char *br, uint32_t net,
 		free(fe);
 		return rc;
 	}
-	rc = send_batch(s, &fe->env, e);
+	rc = send_batch(s, &fe->env, job, e);
 	free(fe);
 	if (rc < 0) {
 		err_context(e, "the kernel refused the firewall (nothing "
@@ -614,7 +620,14 @@ int
 fw_apply(const char *br, uint32_t net, struct fw_status *st,
     struct box_err *e)
 {
-	struct fw_job job = { br, net, 1, st };
+	return fw_apply_more(br, net, NULL, NULL, st, e);
+}
+
+int
+fw_apply_more(const char *br, uint32_t net, fw_more_fn more, void *arg,
+    struct fw_status *st, struct box_err *e)
+{
+	struct fw_job job = { br, net, 1, st, more, arg };
 
 	return with_socket(&job, e);
 }

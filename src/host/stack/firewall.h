@@ -60,6 +60,16 @@ int fw_apply(const char *br, uint32_t net, struct fw_status *st,
     struct box_err *e);
 
 /*
+ * The same, with more (when not NULL) adding to the one batch after the
+ * contract and the saved egress part: box's guard refills the port
+ * bindings there (host/guard/guard.h), so the contract comes back whole
+ * in one transaction.  A more that fails fails the apply (nothing sent).
+ */
+typedef int (*fw_more_fn)(struct nft_batch *bt, void *arg);
+int fw_apply_more(const char *br, uint32_t net, fw_more_fn more, void *arg,
+    struct fw_status *st, struct box_err *e);
+
+/*
  * Read what the kernel holds for our tables and compare it with the
  * contract for net/24 (0 when unknown: then nothing can be held).  Fails
  * only when the kernel could not be read (e.g. no CAP_NET_ADMIN).
