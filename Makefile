@@ -109,7 +109,8 @@ $(B)/musl/gen/%.o: $(B)/gen/%.c
 
 # Templates and the firewall boot unit are compiled into the binary: a generator of our own turns them into C tables.
 TEMPLATE_FILES := $(shell find templates -type f | sort)
-HOST_FILES     := host/box-firewall.service host/box-resolver.service
+HOST_FILES     := host/box-firewall.service host/box-resolver.service \
+                  host/box-guard.service
 $(B)/tools/embed: src/tools/embed.c
 	@mkdir -p $(@D)
 	$(Q)$(CC_TEST) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<

@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box/bridge.h"
 #include "cmd/cmd.h"
 #include "cmd/model.h"
+#include "host/guard/guard.h"
 #include "host/install/nestguard.h"
 #include "host/stack/contract.h"
 #include "host/stack/firewall.h"
@@ -65,6 +67,37 @@ show_text(const struct fw_status *st)
 	    st->route_localnet < 0 ? "no such interface" :
 	    st->route_localnet ? "on (a VM door needs it; the input chain "
 	    "drops 127/8 from boxes regardless)" : "off");
+}
+
+/* The guard: whether it runs, and its last heals (host/guard/guard.h). */
+static void
+show_guard(void)
+{
+	struct guard_event ev[16];
+	struct box_err ignore;
+	unsigned recent = 0;
+	size_t n = 0, i, shown = 0;
+	int pid = guard_pid();
+
+	err_clear(&ignore);
+	(void)guard_events_read(ev, 16, &n, &recent, (long long)time(NULL),
+	    &ignore);
+	printf("guard        %s; %u heals in the last %d min\n", pid ?
+	    "runs: a change is put back as the kernel announces it" :
+	    "does NOT run: nothing puts the contract back until the next "
+	    "apply", recent, GUARD_RECENT_S / 60);
+	for (i = n; i > 0 && shown < 3; i--) {
+		const struct guard_event *x = &ev[i - 1];
+
+		if (strcmp(x->kind, "heal") != 0 &&
+		    strcmp(x->kind, "close") != 0)
+			continue;
+		shown++;
+		printf("HEAL         %lld s ago%s%s, window %ld ms: %s; put "
+		    "back: %s\n", (long long)time(NULL) - x->at,
+		    x->by[0] ? " after " : "", x->by, x->window_ms, x->what,
+		    x->back);
+	}
 }
 
 static void
@@ -355,8 +388,10 @@ cmd_firewall(int argc, char **argv, struct box_err *e)
 		return rc;
 	if (json)
 		show_json(&st);
-	else
+	else {
 		show_text(&st);
+		show_guard();
+	}
 	if (!st.ok)
 		return err_set(e, -EBOX_PROTO, "the firewall the kernel holds "
 		    "differs from the contract (%d difference%s above)",

@@ -378,6 +378,8 @@ static const struct box_env box_env[] = {
 	  "/var/lib/box/secrets, the one box's door reads)" },
 	{ "BOX_DOOR_TEST, BOX_DOOR_TEST_CA", "tests only: 1 lets the door "
 	  "trust the PEM CA file named instead of the host's bundle" },
+	{ "BOX_GUARD", "setup-host: 0 starts no guard (tests whose controls "
+	  "break the contract on purpose)" },
 	{ "BOX_GUARD_LOG", "the guard's log (an absolute path; "
 	  "/var/log/box-guard.log)" },
 	{ "BOX_IMPORT_MAX_MB", "the most an import may unpack to (default: "

@@ -49,6 +49,7 @@ dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 		dh_check_resolver(&h);
 		dh_check_own_resolver(&h);
 		dh_check_firewall(&h, &fw);
+		dh_check_guard(&h);
 		dh_check_egress(&h);
 		dh_check_neigh(&h);
 		dh_check_acl(&h);
@@ -60,6 +61,7 @@ dr_host(struct dr_report *r, const struct dr_opts *o, struct box_err *e)
 	} else if (!h.daemon && h.br_ifindex != 0) {
 		/* Without the daemon, the kernel layers can still be read. */
 		dh_check_firewall(&h, &fw);
+		dh_check_guard(&h);
 		dh_check_ports(&h);
 	}
 	dh_free(&h);

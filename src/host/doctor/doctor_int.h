@@ -55,6 +55,8 @@ int dh_init(struct dh_ctx *h, struct dr_report *r, const struct dr_opts *o);
 /* Each box's egress policy and whether the kernel holds it
  * (doctor_egress.c). */
 void dh_check_egress(struct dh_ctx *h);
+/* Box's guard: runs, closed, its heals (doctor_guard.c). */
+void dh_check_guard(struct dh_ctx *h);
 /* Box's own resolver, when the bridge hands DNS to it
  * (doctor_resolver.c). */
 void dh_check_own_resolver(struct dh_ctx *h);

@@ -35,9 +35,9 @@
 #include <stdint.h>
 
 #include "host/stack/firewall.h"
+#include "host/stack/guard_unit.h"
 #include "util/err.h"
 
-#define GUARD_PIDFILE	"/run/box-guard.pid"
 #define GUARD_CLOSED	"/run/box-guard.closed"	/* the guard took br down */
 #define GUARD_LOG	"/var/log/box-guard.log"	/* $BOX_GUARD_LOG */
 #define GUARD_PERIOD_MS	3000	/* the read-back without a notification */
@@ -104,10 +104,6 @@ int guard_run(const struct guard_opts *o, struct box_err *e);
  * Restart= does where systemd runs, here where it does not.
  */
 int guard_supervise(const struct guard_opts *o, struct box_err *e);
-
-/* The supervisor's pid when one of ours runs (checked against its
- * command line), else 0. */
-int guard_pid(void);
 
 /* --- the log, as doctor and firewall show read it --------------------- */
 

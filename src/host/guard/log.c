@@ -75,8 +75,6 @@ guard_log(struct guard_logcap *cap, long long now_ms, const char *kind,
 		(void)ftruncate(fd, 0);
 	(void)write(fd, line, strlen(line));
 	close(fd);
-	/* the supervisor's output goes to the log of the unit as well */
-	fputs(line, stderr);
 }
 
 /* The next tab-separated field of line[*off..n) into dst[0..cap). */

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/stack/guard_unit.h"
+#include "host/stack/sysd.h"
 #include "util/clock.h"
 
 #define SUP_MIN_MS	500
@@ -28,64 +30,6 @@ sup_term(int sig)
 {
 	(void)sig;
 	sup_stop = 1;
-}
-
-/* Is pid a guard (argv: <box> guard run ...)? */
-static int
-is_guard(int pid)
-{
-	char path[64], cmd[512];
-	size_t at;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, cmd, sizeof(cmd) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	cmd[n] = '\0';
-	at = strlen(cmd) + 1;
-	return (size_t)n > at + 9 && memcmp(cmd + at, "guard\0run", 10) == 0;
-}
-
-int
-guard_pid(void)
-{
-	char buf[32];
-	ssize_t n;
-	int fd, pid;
-
-	if ((fd = open(GUARD_PIDFILE, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	pid = atoi(buf);
-	return pid > 1 && is_guard(pid) ? pid : 0;
-}
-
-static int
-write_pid(struct box_err *e)
-{
-	char buf[32];
-	int fd, n;
-
-	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	fd = open(GUARD_PIDFILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644);
-	if (fd < 0 || write(fd, buf, (size_t)n) != n) {
-		if (fd >= 0)
-			close(fd);
-		return err_set(e, -errno, "%s: %s", GUARD_PIDFILE,
-		    strerror(errno));
-	}
-	close(fd);
-	return 0;
 }
 
 /* Run the guard in a child; its exit status (-1 killed by a signal). */
@@ -125,6 +69,7 @@ guard_supervise(const struct guard_opts *o, struct box_err *e)
 {
 	struct guard_logcap cap;
 	struct sigaction sa;
+	char pid[32];
 	int rc, backoff = SUP_MIN_MS;
 	pid_t child;
 
@@ -133,7 +78,10 @@ guard_supervise(const struct guard_opts *o, struct box_err *e)
 	sa.sa_handler = sup_term;	/* no SA_RESTART: waitpid wakes */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	if ((rc = write_pid(e)) < 0)
+	/* where systemd (not sysd_start_daemon) started it, too */
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if ((rc = sysd_write_atomic(GUARD_PIDFILE, pid, strlen(pid), 0644,
+	    e)) < 0)
 		return rc;
 	while (!sup_stop) {
 		long long t0 = clock_ms();

@@ -189,113 +189,21 @@ rsvd_kick(uint32_t gw, int timeout_ms, char *why, size_t cap)
 	return rc;
 }
 
-/* Is pid a resolver run by the boot copy? */
-static int
-ours(int pid)
-{
-	char path[64], cmd[512];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, cmd, sizeof(cmd) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	cmd[n] = '\0';
-	/* argv[0] \0 "resolver" \0 "run" */
-	return strcmp(cmd, SYSD_BOOT_BIN) == 0 && (size_t)n >
-	    strlen(SYSD_BOOT_BIN) + 13 &&
-	    memcmp(cmd + strlen(SYSD_BOOT_BIN) + 1, "resolver\0run", 13) == 0;
-}
+/* argv[1..] of the resolver as the boot copy runs it */
+static const char rsvd_words[] = "resolver\0run";
 
 int
 rsvd_detached_pid(void)
 {
-	char buf[32];
-	ssize_t n;
-	int fd, pid;
-
-	if ((fd = open(RSVD_PIDFILE, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	pid = atoi(buf);
-	return pid > 1 && ours(pid) ? pid : 0;
+	return sysd_daemon_pid(RSVD_PIDFILE, SYSD_BOOT_BIN, rsvd_words,
+	    sizeof(rsvd_words));
 }
 
 static void
 stop_detached(void)
 {
-	int pid = rsvd_detached_pid(), i;
-
-	if (pid > 0 && kill(pid, SIGTERM) == 0)
-		for (i = 0; i < 40 && kill(pid, 0) == 0; i++)
-			usleep(50000);
-	unlink(RSVD_PIDFILE);
-}
-
-/* Run argv detached: setsid, output appended to RSVD_LOG, its pid in
- * RSVD_PIDFILE. */
-static int
-start_detached(char *const argv[], struct box_err *e)
-{
-	int pfd[2], status, pid = 0;
-	pid_t child;
-	char buf[32];
-
-	if (pipe(pfd) < 0)
-		return err_set(e, -errno, "pipe: %s", strerror(errno));
-	fflush(NULL);
-	if ((child = fork()) < 0)
-		return err_set(e, -errno, "fork: %s", strerror(errno));
-	if (child == 0) {
-		pid_t g;
-		int fd;
-
-		close(pfd[0]);
-		setsid();
-		if ((g = fork()) != 0) {
-			(void)write(pfd[1], &g, sizeof(g));
-			_exit(g < 0);
-		}
-		close(pfd[1]);
-		if ((fd = open("/dev/null", O_RDONLY)) >= 0)
-			dup2(fd, 0);
-		if ((fd = open(RSVD_LOG, O_WRONLY | O_CREAT | O_APPEND |
-		    O_CLOEXEC, 0640)) >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		/*
-		 * A daemon keeps nothing of its starter but 0-2: a descriptor
-		 * inherited here (a caller's flock(1) lock, a socket) would
-		 * live as long as the resolver does.
-		 */
-		for (fd = 3; fd < 1024; fd++)
-			close(fd);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	{
-		pid_t g = 0;
-
-		if (read(pfd[0], &g, sizeof(g)) == (ssize_t)sizeof(g))
-			pid = (int)g;
-	}
-	close(pfd[0]);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
-	if (pid <= 0)
-		return err_set(e, -ECHILD, "starting the resolver failed");
-	snprintf(buf, sizeof(buf), "%d\n", pid);
-	return sysd_write_atomic(RSVD_PIDFILE, buf, strlen(buf), 0644, e);
+	sysd_stop_daemon(RSVD_PIDFILE, SYSD_BOOT_BIN, rsvd_words,
+	    sizeof(rsvd_words));
 }
 
 int
@@ -362,7 +270,8 @@ rsvd_install(uint32_t gw, const char *const *up, int nup, int *mode,
 			argv[a++] = upv[i];
 		}
 		argv[a] = NULL;
-		if ((rc = start_detached(argv, e)) < 0)
+		if ((rc = sysd_start_daemon(argv, RSVD_PIDFILE, RSVD_LOG,
+		    e)) < 0)
 			return rc;
 		*mode = RSVD_DETACHED;
 	}

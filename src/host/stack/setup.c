@@ -17,6 +17,7 @@
 #include "host/stack/fwdata.h"
 #include "host/stack/hostinfo.h"
 #include "host/stack/pins.h"
+#include "host/stack/guard_unit.h"
 #include "host/stack/sysd.h"
 #include "incus/cluster.h"
 #include "incus/server.h"
@@ -141,6 +142,27 @@ local_route(struct setup *s)
 		    "box: loopback route_localnet %s on %s\n", doors > 0 ?
 		    "on: a VM door needs it" : "off: no VM door needs it",
 		    STACK_BRIDGE);
+}
+
+/* The guard that keeps the contract in force (host/guard/guard.h). */
+static int
+guard(struct box_err *e)
+{
+	int rc, mode;
+
+	if ((rc = guard_install(&mode, e)) < 0)
+		return rc;
+	if (mode == GUARD_OFF)
+		fprintf(stderr, "box: WARNING: BOX_GUARD=0: no guard runs; "
+		    "a flush of the ruleset leaves the boxes open until the "
+		    "next 'box firewall apply'\n");
+	else
+		fprintf(stderr, "box: guard    %s: it puts the contract back "
+		    "when anything changes it, and takes %s down when it "
+		    "cannot\n", mode == GUARD_SYSTEMD ? GUARD_UNIT " started" :
+		    "started detached (no systemd; " GUARD_PIDFILE ")",
+		    STACK_BRIDGE);
+	return 0;
 }
 
 /* Box's own resolver on the gateway (the default), answering. */
@@ -307,6 +329,8 @@ converge(struct setup *s, struct box_err *e)
 		    "setup-host without it gives box's own resolver back\n",
 		    RSVD_LOST);
 	if (s->p.conf.own_resolver && (rc = resolver(s, e)) < 0)
+		return rc;
+	if ((rc = guard(e)) < 0)
 		return rc;
 	return join_group(s, e);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,4 +193,119 @@ sysd_remove_unit(struct box_err *e)
 	if (sysd_present())
 		return sysd_run(reload, e);
 	return 0;
+}
+
+/* Does pid run bin (NULL: any) with argv[1..] starting words[0..wn)? */
+static int
+runs(int pid, const char *bin, const char *words, size_t wn)
+{
+	char path[64], cmd[512];
+	size_t a0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	cmd[n] = '\0';
+	a0 = strlen(cmd);
+	if (bin != NULL && strcmp(cmd, bin) != 0)
+		return 0;
+	return (size_t)n >= a0 + 1 + wn &&
+	    memcmp(cmd + a0 + 1, words, wn) == 0;
+}
+
+int
+sysd_daemon_pid(const char *pidfile, const char *bin, const char *words,
+    size_t wn)
+{
+	char buf[32];
+	ssize_t n;
+	int fd, pid;
+
+	if ((fd = open(pidfile, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	pid = atoi(buf);
+	return pid > 1 && runs(pid, bin, words, wn) ? pid : 0;
+}
+
+void
+sysd_stop_daemon(const char *pidfile, const char *bin, const char *words,
+    size_t wn)
+{
+	int pid = sysd_daemon_pid(pidfile, bin, words, wn), i;
+
+	if (pid > 0 && kill(pid, SIGTERM) == 0)
+		for (i = 0; i < 40 && kill(pid, 0) == 0; i++)
+			usleep(50000);
+	unlink(pidfile);
+}
+
+/* The detached grandchild: never returns. */
+static void
+daemon_exec(char *const argv[], const char *log)
+{
+	int fd;
+
+	setsid();
+	if ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		dup2(fd, 0);
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0640)) >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	/*
+	 * A daemon keeps nothing of its starter but 0-2: a descriptor
+	 * inherited here (a caller's flock(1) lock, a socket) would live as
+	 * long as the daemon does.
+	 */
+	for (fd = 3; fd < 1024; fd++)
+		close(fd);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+int
+sysd_start_daemon(char *const argv[], const char *pidfile, const char *log,
+    struct box_err *e)
+{
+	int pfd[2], status, pid = 0;
+	pid_t child, g = 0;
+	char buf[32];
+
+	if (pipe(pfd) < 0)
+		return err_set(e, -errno, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	if ((child = fork()) < 0)
+		return err_set(e, -errno, "fork: %s", strerror(errno));
+	if (child == 0) {
+		close(pfd[0]);
+		setsid();
+		if ((g = fork()) != 0) {
+			(void)write(pfd[1], &g, sizeof(g));
+			_exit(g < 0);
+		}
+		close(pfd[1]);
+		daemon_exec(argv, log);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &g, sizeof(g)) == (ssize_t)sizeof(g))
+		pid = (int)g;
+	close(pfd[0]);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid <= 0)
+		return err_set(e, -ECHILD, "starting %s failed", argv[1]);
+	snprintf(buf, sizeof(buf), "%d\n", pid);
+	return sysd_write_atomic(pidfile, buf, strlen(buf), 0644, e);
 }

@@ -44,4 +44,22 @@ int sysd_install_boot(uint32_t net, int *live, struct box_err *e);
 /* Disable and remove the unit and the copy; absent is fine. */
 int sysd_remove_unit(struct box_err *e);
 
+/*
+ * A daemon of box's where systemd does not run (the resolver, the
+ * guard): started detached (setsid, stdin /dev/null, output appended to
+ * log, no descriptor of the starter's kept), its pid in pidfile.
+ */
+int sysd_start_daemon(char *const argv[], const char *pidfile,
+    const char *log, struct box_err *e);
+/*
+ * The pid in pidfile when that process runs argv[0] bin (NULL: any) with
+ * argv[1..] starting with words[0..wn) (NUL-separated, e.g.
+ * "resolver\0run" and its sizeof), else 0.
+ */
+int sysd_daemon_pid(const char *pidfile, const char *bin, const char *words,
+    size_t wn);
+/* SIGTERM it (waiting up to 2 s) and remove pidfile. */
+void sysd_stop_daemon(const char *pidfile, const char *bin,
+    const char *words, size_t wn);
+
 #endif

@@ -15,6 +15,7 @@
 #include "host/stack/firewall.h"
 #include "host/stack/pool.h"
 #include "host/stack/stack.h"
+#include "host/stack/guard_unit.h"
 #include "host/stack/sysd.h"
 #include "incus/api.h"
 #include "incus/cluster.h"
@@ -201,7 +202,10 @@ stack_teardown(int purge, int all, struct box_err *e)
 		incus_close(&c);
 		return rc;
 	}
-	rc = delete_boxes(&c, k.self, &left, e);
+	/* first: a guard left running would put the firewall back */
+	rc = guard_remove(e);
+	if (rc == 0)
+		rc = delete_boxes(&c, k.self, &left, e);
 	if (rc == 0 && shared)
 		rc = delete_objects(&c, e);
 	if (rc == 0 && shared)

@@ -1,0 +1,87 @@
+/*
+ * doctor_guard.c - box's guard (host/guard/guard.h): that it runs, that it
+ * has not closed the bridge, its last heals, and a WARN when heals are
+ * frequent (another program fights box's firewall), naming the changer
+ * the kernel named.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/doctor/doctor_int.h"
+#include "host/guard/guard.h"
+
+#define S_GUARD		"guard"
+#define GUARD_SHOWN	3	/* the last heals shown */
+
+static void
+last_heals(struct dh_ctx *h, const struct guard_event *ev, size_t n)
+{
+	size_t i, shown = 0;
+
+	for (i = n; i > 0 && shown < GUARD_SHOWN; i--) {
+		const struct guard_event *x = &ev[i - 1];
+
+		if (strcmp(x->kind, "heal") != 0)
+			continue;
+		shown++;
+		dr_add(h->r, "guard.heal", S_GUARD, DR_INFO, NULL, "healed %lld "
+		    "s ago%s%s (window %ld ms): %s; put back: %s",
+		    (long long)time(NULL) - x->at, x->by[0] ? " after " : "",
+		    x->by, x->window_ms, x->what, x->back);
+	}
+}
+
+/* The changer most heals name, for the WARN. */
+static const char *
+culprit(const struct guard_event *ev, size_t n)
+{
+	size_t i;
+
+	for (i = n; i > 0; i--)
+		if (strcmp(ev[i - 1].kind, "heal") == 0 && ev[i - 1].by[0])
+			return ev[i - 1].by;
+	return "not said by the kernel";
+}
+
+void
+dh_check_guard(struct dh_ctx *h)
+{
+	static struct guard_event ev[32];
+	struct box_err e;
+	unsigned recent;
+	size_t n;
+	int pid = guard_pid();
+
+	err_clear(&e);
+	if (access(GUARD_CLOSED, F_OK) == 0)
+		dr_add(h->r, "guard.closed", S_GUARD, DR_FAIL, "box firewall "
+		    "apply; then see " GUARD_LOG, "the guard took %s DOWN: it "
+		    "could not put the contract back (the kernel refused "
+		    "it); no box has network until the contract reads back "
+		    "clean", DH_BR);
+	if (pid > 0)
+		dr_add(h->r, "guard.running", S_GUARD, DR_PASS, NULL, "box's "
+		    "guard runs (pid %d): a change to the contract is put back "
+		    "as the kernel announces it", pid);
+	else
+		dr_add(h->r, "guard.running", S_GUARD, DR_WARN, "box "
+		    "setup-host", "box's guard does not run: a flush of the "
+		    "ruleset leaves the boxes open until the next firewall "
+		    "apply");
+	if (guard_events_read(ev, 32, &n, &recent, (long long)time(NULL),
+	    &e) < 0) {
+		dr_add(h->r, "guard.log", S_GUARD, DR_WARN, NULL, "the guard's "
+		    "log could not be read: %s", e.msg);
+		return;
+	}
+	if (recent >= GUARD_FREQUENT)
+		dr_add(h->r, "guard.fight", S_GUARD, DR_WARN, "find the "
+		    "program that rewrites the ruleset and keep it off "
+		    "table inet box and table bridge box", "%u heals in the "
+		    "last %d min: another program is fighting box's firewall "
+		    "(last named: %s)", recent, GUARD_RECENT_S / 60,
+		    culprit(ev, n));
+	last_heals(h, ev, n);
+}
