@@ -93,6 +93,9 @@ int rtnl_steering(struct nl_sock *s, struct rtnl_steer *out, size_t max,
  * neighbour not permanent), or -EBOX_PROTO.  Pure. */
 int rtnl_parse_steer(const struct nl_msg *m, struct rtnl_steer *st);
 
+/* Every link (ip link). */
+int rtnl_links(struct nl_sock *s, struct rtnl_link *out, size_t max,
+    struct box_err *e);
 /* Every bridge port, with the kernel's isolated flag (bridge link). */
 int rtnl_bridge_ports(struct nl_sock *s, struct rtnl_brport *out, size_t max,
     struct box_err *e);
