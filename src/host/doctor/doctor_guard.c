@@ -11,6 +11,7 @@
 
 #include "host/doctor/doctor_int.h"
 #include "host/guard/guard.h"
+#include "host/stack/guard_unit.h"
 
 #define S_GUARD		"guard"
 #define GUARD_SHOWN	3	/* the last heals shown */
@@ -65,6 +66,11 @@ dh_check_guard(struct dh_ctx *h)
 		dr_add(h->r, "guard.running", S_GUARD, DR_PASS, NULL, "box's "
 		    "guard runs (pid %d): a change to the contract is put back "
 		    "as the kernel announces it", pid);
+	else if (guard_off())
+		dr_add(h->r, "guard.running", S_GUARD, DR_INFO, NULL, "box's "
+		    "guard does not run, as BOX_GUARD=0 asks: a flush of the "
+		    "ruleset leaves the boxes open until the next firewall "
+		    "apply");
 	else
 		dr_add(h->r, "guard.running", S_GUARD, DR_WARN, "box "
 		    "setup-host", "box's guard does not run: a flush of the "

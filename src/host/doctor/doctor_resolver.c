@@ -8,14 +8,12 @@
  *   resolver.sockets  the gateway's udp and tcp :53 are held by box's
  *                     resolver and nothing else (/proc/net/{udp,tcp} and
  *                     each socket's owner in /proc/<pid>/fd): not dnsmasq
- *   resolver.view     each running box's view, asked of the resolver by
- *                     the host (resolver_unit.h's rsvd_view: a question only the
- *                     gateway's own address may ask, so no box's routing
- *                     or responder answers it): an allow box's name off
- *                     its list comes back NXDOMAIN with the EDE naming
- *                     that box, an open box's "localhost" NXDOMAIN as a
- *                     box's (not REFUSED as no box's): the resolver knows
- *                     each box and its policy.  No probe leaves the host.
+ *   resolver.view     each running box, probed from its own network
+ *                     namespace: an allow box's query for a name off its
+ *                     list comes back NXDOMAIN with the EDE naming that box,
+ *                     an open box's "localhost" NXDOMAIN as a box's (not
+ *                     REFUSED as no box's): the resolver knows each box and
+ *                     its policy.  No probe leaves the host.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -191,6 +189,92 @@ check_sockets(struct dh_ctx *h, uint32_t gw)
 		    bad[0] ? ", not box's resolver's: " : "", bad);
 }
 
+/* One query from the network namespace of pid to gw:53: 0 with rcode,
+ * EDE code and text, or -1 (no answer). */
+static int
+ask_from(long long pid, uint32_t gw, const char *name, int *rcode, int *ede,
+    char *text, size_t cap)
+{
+	struct {
+		int rcode, ede;
+		char text[DNS_EDE_TEXTMAX + 1];
+	} res;
+	int pfd[2], status;
+	pid_t child;
+	ssize_t got;
+
+	if (pipe(pfd) < 0)
+		return -1;
+	fflush(NULL);
+	if ((child = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (child == 0) {
+		unsigned char q[300], r[1024];
+		struct sockaddr_in to;
+		struct pollfd p;
+		char path[64];
+		size_t o = 12;
+		const char *s = name;
+		ssize_t n;
+		int ns, fd;
+
+		close(pfd[0]);
+		memset(&res, 0, sizeof(res));
+		snprintf(path, sizeof(path), "/proc/%lld/ns/net", pid);
+		if ((ns = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    setns(ns, CLONE_NEWNET) < 0)
+			_exit(1);
+		memset(q, 0, sizeof(q));
+		q[0] = 0x64; q[1] = 0x72; q[2] = 1; q[5] = 1; q[11] = 1;
+		while (*s != '\0' && o < 250) {
+			size_t l = strcspn(s, ".");
+
+			q[o++] = (unsigned char)l;
+			memcpy(q + o, s, l);
+			o += l;
+			s += l + (s[l] == '.');
+		}
+		q[o++] = 0;
+		q[o++] = 0; q[o++] = 1; q[o++] = 0; q[o++] = 1;
+		memcpy(q + o, "\0\0\x29\x04\xd0\0\0\0\0\0\0", 11);
+		o += 11;
+		memset(&to, 0, sizeof(to));
+		to.sin_family = AF_INET;
+		to.sin_addr.s_addr = htonl(gw);
+		to.sin_port = htons(DNS_PORT);
+		if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+		    connect(fd, (void *)&to, sizeof(to)) < 0 ||
+		    send(fd, q, o, 0) != (ssize_t)o)
+			_exit(1);
+		p.fd = fd;
+		p.events = POLLIN;
+		if (poll(&p, 1, 1500) <= 0 ||
+		    (n = recv(fd, r, sizeof(r), 0)) < DNS_HDRLEN ||
+		    r[0] != q[0] || r[1] != q[1])
+			_exit(1);
+		res.rcode = r[3] & 15;
+		res.ede = -1;
+		(void)dns_ede_read(r, (size_t)n, &res.ede, res.text,
+		    sizeof(res.text));
+		(void)write(pfd[1], &res, sizeof(res));
+		_exit(0);
+	}
+	close(pfd[1]);
+	got = read(pfd[0], &res, sizeof(res));
+	close(pfd[0]);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof(res))
+		return -1;
+	*rcode = res.rcode;
+	*ede = res.ede;
+	snprintf(text, cap, "%s", res.text);
+	return 0;
+}
+
 static void
 check_views(struct dh_ctx *h, uint32_t gw)
 {
@@ -209,7 +293,7 @@ check_views(struct dh_ctx *h, uint32_t gw)
 		struct incus_inst_state st;
 		char text[DNS_EDE_TEXTMAX + 1], want[160];
 		const char *name;
-		int rcode, ede, allow = b[i].pol.mode == EGRESS_ALLOW, ok, rc;
+		int rcode, ede, allow = b[i].pol.mode == EGRESS_ALLOW, ok;
 
 		err_clear(&e);
 		memset(&st, 0, sizeof(st));
@@ -218,31 +302,17 @@ check_views(struct dh_ctx *h, uint32_t gw)
 			incus_state_free(&st);
 			continue;	/* not running: nothing to ask from */
 		}
-		/* No probe leaves the host: both are answered by the view.
-		 * Asked of the resolver from the host (the gateway's own
-		 * address): the box's routing and responders play no part. */
+		/* No probe leaves the host: both are answered by the view. */
 		name = allow ? "box-doctor-view.invalid" : "localhost";
 		probed++;
-		if (!b[i].has_addr || (b[i].addr & 0xffffff00u) !=
-		    (gw & 0xffffff00u)) {
+		if (ask_from(st.pid, gw, name, &rcode, &ede, text,
+		    sizeof(text)) < 0) {
 			incus_state_free(&st);
 			bad++;
 			dr_add(h->r, "resolver.view", "box", DR_FAIL, "box "
-			    "setup-host", "%s: it holds no address Incus "
-			    "pinned on the boxes' network: the resolver cannot "
-			    "know it", b[i].name);
-			continue;
-		}
-		if ((rc = rsvd_view(gw, b[i].addr & 255u, name, 1500, &rcode,
-		    &ede, text, sizeof(text))) < 0) {
-			incus_state_free(&st);
-			bad++;
-			dr_add(h->r, "resolver.view", "box", DR_FAIL, "box "
-			    "setup-host", "%s: the host's view question for it "
-			    "%s", b[i].name, rc == -ETIMEDOUT ? "got no answer: "
-			    "the boxes have no DNS" : "was not understood: the "
-			    "resolver on the gateway's port 53 is not this "
-			    "box's");
+			    "setup-host", "%s: its query "
+			    "to the gateway's port 53 got no answer: it has no "
+			    "DNS", b[i].name);
 			continue;
 		}
 		incus_state_free(&st);
@@ -256,15 +326,15 @@ check_views(struct dh_ctx *h, uint32_t gw)
 		    strncmp(text, want, strlen(want)) == 0;
 		if (ok)
 			dr_add(h->r, "resolver.view", "box", DR_PASS, NULL,
-			    "%s: box's resolver knows it as %s (the host asked "
-			    "its view of %s: NXDOMAIN, EDE 15 '%.60s...')",
+			    "%s: box's resolver knows it as %s (asked from its "
+			    "own network for %s: NXDOMAIN, EDE 15 '%.60s...')",
 			    b[i].name, allow ? "an allow box" : "an open box",
 			    name, text);
 		else {
 			bad++;
 			dr_add(h->r, "resolver.view", "box", DR_FAIL, "box "
 			    "setup-host", "%s: asked "
-			    "its view of %s, the resolver said "
+			    "from its own network for %s, the gateway said "
 			    "rcode %d, EDE %d '%.80s', not %s's view (%s)",
 			    b[i].name, name, rcode, ede, text, allow ?
 			    "an allow box" : "an open box", want);

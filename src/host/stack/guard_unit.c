@@ -27,6 +27,14 @@ stop_detached(void)
 }
 
 int
+guard_off(void)
+{
+	const char *off = getenv("BOX_GUARD");
+
+	return off != NULL && strcmp(off, "0") == 0;
+}
+
+int
 guard_install(int *mode, struct box_err *e)
 {
 	const struct embedded_file *f = embedded_find(embedded_host,
@@ -36,12 +44,11 @@ guard_install(int *mode, struct box_err *e)
 	char *reload[] = { "systemctl", "daemon-reload", NULL };
 	char *enable[] = { "systemctl", "enable", GUARD_UNIT, NULL };
 	char *restart[] = { "systemctl", "restart", GUARD_UNIT, NULL };
-	const char *off = getenv("BOX_GUARD");
 	char unit[4096];
 	int rc;
 
 	*mode = GUARD_OFF;
-	if (off != NULL && strcmp(off, "0") == 0)
+	if (guard_off())
 		return 0;
 	if (f == NULL || f->len >= sizeof(unit) / 2)
 		return err_set(e, -ENOENT, "the guard's unit is not built in");

@@ -33,6 +33,10 @@ int guard_install(int *mode, struct box_err *e);
 /* Stop it and remove the unit; absent is fine. */
 int guard_remove(struct box_err *e);
 
+/* 1 when BOX_GUARD=0 turns the guard off (setup-host starts none, and
+ * doctor says so as a note, not a warning: it was asked for). */
+int guard_off(void);
+
 /* The supervisor's pid when one of ours runs (checked against its
  * command line), else 0. */
 int guard_pid(void);
