@@ -134,9 +134,18 @@ conf_parse(const char *label, const char *text, size_t n,
 	return 0;
 }
 
-/* path's text, bounded, into buf: its length, 0 when absent, or < 0. */
+/* Why the user's file was not read, or "" (conf_skipped). */
+static char skipped[640];
+
+/*
+ * path's text, bounded, into buf: its length, 0 when absent, or < 0.
+ * root_only: a file root does not own is not read (as if absent, said in
+ * skipped): root with another user's HOME (su without -, sudo -E) would
+ * take that user's defaults.
+ */
 static long
-conf_read(const char *path, char *buf, size_t cap, struct box_err *e)
+conf_read(const char *path, int root_only, char *buf, size_t cap,
+    struct box_err *e)
 {
 	struct stat st;
 	size_t got = 0;
@@ -150,6 +159,13 @@ conf_read(const char *path, char *buf, size_t cap, struct box_err *e)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return err_usage(e, "%s is not a regular file", path);
+	}
+	if (root_only && st.st_uid != 0) {
+		close(fd);
+		snprintf(skipped, sizeof(skipped), "%s is owned by uid %u, "
+		    "not root: root does not take its defaults", path,
+		    (unsigned)st.st_uid);
+		return 0;
 	}
 	while (got < cap) {
 		r = read(fd, buf + got, cap - got);
@@ -172,10 +188,11 @@ static struct {
 } conf;
 
 static int
-conf_file_load(const char *path, struct conf_file *f, struct box_err *e)
+conf_file_load(const char *path, int root_only, struct conf_file *f,
+    struct box_err *e)
 {
 	static char buf[CONF_FILE_MAX + 1];
-	long n = conf_read(path, buf, sizeof(buf), e);
+	long n = conf_read(path, root_only, buf, sizeof(buf), e);
 
 	memset(f, 0, sizeof(*f));
 	if (n < 0)
@@ -191,13 +208,14 @@ conf_load(struct box_err *e)
 
 	if (conf.loaded)
 		return 0;
-	if ((rc = conf_file_load(CONF_SYSTEM, &conf.sys, e)) < 0)
+	if ((rc = conf_file_load(CONF_SYSTEM, 0, &conf.sys, e)) < 0)
 		return rc;
 	conf.upath[0] = '\0';
 	if (home != NULL && home[0] == '/' && strlen(home) < 400) {
 		snprintf(conf.upath, sizeof(conf.upath), "%s/%s", home,
 		    CONF_USER);
-		if ((rc = conf_file_load(conf.upath, &conf.user, e)) < 0) {
+		if ((rc = conf_file_load(conf.upath, geteuid() == 0,
+		    &conf.user, e)) < 0) {
 			conf_free(&conf.sys);
 			return rc;
 		}
@@ -232,4 +250,10 @@ const char *
 conf_from(int k)
 {
 	return conf_get(k) != NULL ? conf.from[k] : NULL;
+}
+
+const char *
+conf_skipped(void)
+{
+	return skipped;
 }

@@ -57,5 +57,10 @@ int conf_load(struct box_err *e);
 const char *conf_get(int k);
 /* Where it came from: "BOX_CPU", "<file>:<line>", or NULL. */
 const char *conf_from(int k);
+/*
+ * Why the user's config file was not read, or "": as root, one root does
+ * not own (another user's HOME) is left out.
+ */
+const char *conf_skipped(void);
 
 #endif

@@ -41,6 +41,13 @@ cmd_config(int argc, char **argv, struct box_err *e)
 		return rc;
 	if ((rc = conf_load(e)) < 0)
 		return rc;
+	if (conf_skipped()[0] != '\0') {
+		char why[700];
+
+		text_shown(conf_skipped(), strlen(conf_skipped()), why,
+		    sizeof(why));
+		fprintf(stderr, "box: note: %s\n", why);
+	}
 	if (json) {
 		json_w_init(&w, 1u << 20);
 		json_w_arr(&w);

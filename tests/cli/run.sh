@@ -129,6 +129,24 @@ printf 'idle-stop = 2 hours\n' >"$H/.config/box/config"
 cfgux "$BOX" new b
 cfgux env BOX_IDLE_STOP=soon "$BOX" new b
 rm -rf "$H"
+# As root, a config file root does not own (another user's HOME, after su
+# without - or sudo -E) is not taken, and box config says so (issue 35).
+# The control: the same file, root's, is read.
+if [ "$(id -u)" = 0 ]; then
+	H=$(mktemp -d)
+	mkdir -p "$H/.config/box" && printf 'cpu = 3\n' >"$H/.config/box/config" &&
+	    chown -R 65534 "$H/.config"
+	out=$(HOME=$H INCUS_SOCKET=$T/no.socket "$BOX" config 2>&1)
+	case $out in *"owned by uid 65534, not root"*) ok "root: a user's config file is named as not taken" ;;
+	*) fail "root: no note on a user's config file: $out" ;; esac
+	case $out in *"$H/.config/box/config:"*) fail "root took a user's config file: $out" ;;
+	*) ok "root: a user's config file gives no defaults" ;; esac
+	chown 0 "$H/.config/box/config"
+	out=$(HOME=$H INCUS_SOCKET=$T/no.socket "$BOX" config 2>&1)
+	case $out in *"$H/.config/box/config:1"*) ok "control: root's own file in that HOME is read" ;;
+	*) fail "control: root's own config file was not read: $out" ;; esac
+	rm -rf "$H"
+fi
 
 if [ "${1:-}" = --update ]; then
 	rm -f "$G"/*

@@ -192,6 +192,35 @@ no_leftovers()
 }
 dirs_before=$(ls -d /tmp/box-remote.* 2>/dev/null | wc -l)
 
+# xdg_checks (issue 35): root's private directory for the ssh socket goes
+# under $XDG_RUNTIME_DIR only when that is root's own 0700 directory.  A
+# local user's (after su without -, or sudo -E: they could rename root's
+# directory away and put theirs, with a fake daemon's socket, in its
+# place) or a link to a root-only one is not used: the directory is made
+# in /tmp, and root's list reaches the real daemon through its own ssh.
+# The control: root's own 0700 XDG_RUNTIME_DIR is used.
+xdg_checks()
+{
+	mkdir -m 700 "$T/xu" "$T/xr" "$T/xt" && chown 65534 "$T/xu" &&
+	    ln -s "$T/xt" "$T/xl" || { fail "xdg: setup"; return; }
+	for _c in xu xl xr; do
+		strace -f -qq -e trace=mkdir,mkdirat -o "$T/xdg.$_c" env \
+		    XDG_RUNTIME_DIR="$T/$_c" "$BOX" --remote "$URL" list \
+		    </dev/null >"$T/out" 2>"$T/err"
+		echo "$?" >"$T/xdg.$_c.rc"
+		cp "$T/out" "$T/xdg.$_c.out"
+	done
+	expect_eq "$(cat "$T/xdg.xu.rc")" 0 "root, a local user's XDG_RUNTIME_DIR: --remote list works"
+	expect_contains "$(cat "$T/xdg.xu.out")" "${P}a" "  it reached the real daemon through its own ssh (lists ${P}a)"
+	grep -q "\"$T/xu/box-remote" "$T/xdg.xu" && fail "  root made its directory in the user's XDG_RUNTIME_DIR" ||
+	    ok "  nothing made in the user's directory ($(ls -A "$T/xu" | wc -l) entries there)"
+	grep -q '"/tmp/box-remote\.' "$T/xdg.xu" && ok "  its directory went to /tmp" ||
+	    fail "  no directory made in /tmp: $(grep box-remote "$T/xdg.xu" | head -2)"
+	expect_eq "$(cat "$T/xdg.xl.rc")/$(ls -A "$T/xt" | wc -l)" 0/0 "root, XDG_RUNTIME_DIR a link to a root-only directory: not used"
+	grep -q "\"$T/xr/box-remote" "$T/xdg.xr" && ok "  control: root's own 0700 XDG_RUNTIME_DIR is used" ||
+	    fail "  control: root's own XDG_RUNTIME_DIR was not used: $(grep box-remote "$T/xdg.xr" | head -2)"
+}
+
 at "the API verbs through"
 # --- the API verbs through the forwarded socket ------------------------------
 rrun 0 "ready" "new through --remote" -- --remote "$URL" new --name ${P}a --image box-test-busybox
@@ -347,6 +376,7 @@ case $st in
 *) fail "SIGKILL: the ssh master '$mp' outlived box (state '$st')" ;;
 esac
 # SIGKILL leaves its directory (nothing runs to remove it); no other run did
+xdg_checks
 dirs_after=$(ls -d /tmp/box-remote.* 2>/dev/null | wc -l)
 expect_eq "$dirs_after" $((dirs_before + 1)) "every private directory removed but the SIGKILLed run's"
 [ -n "$kd" ] && [ -d "$kd" ] && { rm -f "$kd"/*; rmdir "$kd"; }

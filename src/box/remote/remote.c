@@ -65,6 +65,9 @@ static const struct {
 static struct {
 	struct remote_url u;
 	char dir[64];		/* the private directory */
+	int dirfd, basefd;	/* it and the one it is in, held open + 1
+				 * (0: none), so a rename of either path
+				 * changes nothing box unlinks or trusts */
 	char sock[128];		/* the forward's local end */
 	char ctl[128];		/* the master's ControlPath */
 	char rsock[256];	/* the remote's socket */
@@ -212,12 +215,29 @@ said(const char *s)
 static void
 unlink_ours(void)
 {
-	if (R.sock[0] != '\0')
-		unlink(R.sock);
-	if (R.ctl[0] != '\0')
-		unlink(R.ctl);
-	if (R.dir[0] != '\0')
-		rmdir(R.dir);
+	if (R.dirfd > 0 && R.sock[0] != '\0')
+		unlinkat(R.dirfd - 1, strrchr(R.sock, '/') + 1, 0);
+	if (R.dirfd > 0 && R.ctl[0] != '\0')
+		unlinkat(R.dirfd - 1, "ctl", 0);
+	if (R.basefd > 0 && R.dir[0] != '\0')
+		unlinkat(R.basefd - 1, strrchr(R.dir, '/') + 1, AT_REMOVEDIR);
+}
+
+/*
+ * A socket in the held directory box may trust: there, a socket, the
+ * euid's (ssh, run by box, made it).  And the path others connect by
+ * still names the held directory.
+ */
+static int
+ours(const char *path)
+{
+	struct stat st, a, b;
+
+	return R.dirfd > 0 && fstatat(R.dirfd - 1, strrchr(path, '/') + 1,
+	    &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_uid == geteuid() && lstat(R.dir, &a) == 0 &&
+	    fstat(R.dirfd - 1, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino;
 }
 
 static void
@@ -328,25 +348,79 @@ io_seconds(void)
 	return INCUS_TIMEOUT_MS / 1000;
 }
 
+/*
+ * Is dir a place only the euid (or root) can change: a directory, not a
+ * link, owned by the euid or root, writable by no one else unless it is
+ * sticky and root's (/tmp)?  private: also the euid's and 0700.
+ */
+static int
+root_only_dir(const char *dir, int private)
+{
+	struct stat st;
+	uid_t me = geteuid();
+
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (private)
+		return st.st_uid == me && (st.st_mode & 07777) == 0700;
+	if (st.st_uid != me && st.st_uid != 0)
+		return 0;
+	return (st.st_mode & 022) == 0 ||
+	    ((st.st_mode & S_ISVTX) && st.st_uid == 0);
+}
+
+/*
+ * Where the private directory goes: $XDG_RUNTIME_DIR only when it is the
+ * euid's own 0700 directory in a directory no one else can change (after
+ * `su` without `-` or `sudo -E` it is the user's: they could rename root's
+ * directory away and put theirs, with their socket, in its place), else
+ * /tmp (sticky: only its maker renames what it holds).
+ */
+static const char *
+runtime_base(void)
+{
+	const char *base = getenv("XDG_RUNTIME_DIR");
+	char up[40];
+
+	if (base == NULL || base[0] != '/' || strlen(base) > 32 ||
+	    strchr(base, '%') != NULL || strchr(base, ':') != NULL)
+		return "/tmp";
+	snprintf(up, sizeof(up), "%s", base);
+	*strrchr(up, '/') = '\0';
+	if (!root_only_dir(base, 1) || !root_only_dir(up[0] ? up : "/", 0))
+		return "/tmp";
+	return base;
+}
+
 static int
 make_dir(struct box_err *e)
 {
-	const char *base = getenv("XDG_RUNTIME_DIR");
+	const char *base = runtime_base();
 	struct stat st;
+	int fd;
 
-	if (base == NULL || base[0] != '/' || strlen(base) > 32 ||
-	    strchr(base, '%') != NULL || strchr(base, ':') != NULL ||
-	    stat(base, &st) != 0 || !S_ISDIR(st.st_mode))
-		base = "/tmp";
+	if (!root_only_dir(base, 0))
+		return err_set(e, -EPERM, "%s is not a directory only its "
+		    "owner and root may change: no private place for the ssh "
+		    "socket", base);
+	if ((fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return err_set(e, -errno, "opening %s: %s", base,
+		    strerror(errno));
+	R.basefd = fd + 1;
 	snprintf(R.dir, sizeof(R.dir), "%s/box-remote.XXXXXX", base);
 	if (mkdtemp(R.dir) == NULL) {
 		R.dir[0] = '\0';
 		return err_set(e, -errno, "cannot make a private directory "
 		    "in %s for the ssh socket: %s", base, strerror(errno));
 	}
-	/* mkdtemp made it 0700, ours: checked, not assumed */
-	if (lstat(R.dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+	fd = openat(R.basefd - 1, strrchr(R.dir, '/') + 1, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		R.dirfd = fd + 1;
+	/* mkdtemp made it 0700, ours: checked on the descriptor held */
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0)
 		return err_set(e, -EPERM, "%s is not a private directory",
 		    R.dir);
 	return 0;
@@ -433,7 +507,6 @@ start_master(struct box_err *e)
 	    "-o", cto, "-o", "ServerAliveInterval=15", "-L", fwd, NULL };
 	int p[2], rc, status;
 	long long end;
-	struct stat st;
 
 	snprintf(fwd, sizeof(fwd), "%s:%s", R.sock, R.rsock);
 	snprintf(ctlopt, sizeof(ctlopt), "ControlPath=%s", R.ctl);
@@ -452,8 +525,7 @@ start_master(struct box_err *e)
 	end = clock_ms() + (long long)io_seconds() * 1000;
 	for (;;) {
 		hear(25);
-		if (stat(R.sock, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		    stat(R.ctl, &st) == 0 && S_ISSOCK(st.st_mode))
+		if (ours(R.sock) && ours(R.ctl))
 			return 0;
 		rc = waitpid(R.pid, &status, WNOHANG);
 		if (rc == R.pid) {
@@ -640,7 +712,8 @@ fall_back(struct box_err *e)
 	if (R.chosen || !R.denied || strcmp(R.rsock, DEFAULT_SOCKET) != 0)
 		return 1;
 	R.fell = 1;
-	unlink(R.sock);
+	if (R.dirfd > 0)
+		unlinkat(R.dirfd - 1, strrchr(R.sock, '/') + 1, 0);
 	snprintf(R.rsock, sizeof(R.rsock), "%s", DAEMON_DIR USER_SOCKET);
 	local_end();
 	snprintf(fwd, sizeof(fwd), "%s:%s", R.sock, R.rsock);
@@ -694,6 +767,12 @@ again:
 		tier_force(TIER_RESTRICTED);
 	} else {
 		tier_force(TIER_ADMIN);
+	}
+	if (!ours(R.sock)) {
+		rc = err_set(e, -EPERM, "%s is not the socket box's ssh made "
+		    "(its directory was swapped, or another user owns it)",
+		    R.sock);
+		goto bad;
 	}
 	setenv("INCUS_SOCKET", R.sock, 1);
 	incus_env_apply(NULL, NULL);
@@ -871,6 +950,11 @@ remote_close(void)
 	if (R.active)
 		relay();
 	unlink_ours();
+	if (R.dirfd > 0)
+		close(R.dirfd - 1);
+	if (R.basefd > 0)
+		close(R.basefd - 1);
+	R.dirfd = R.basefd = 0;
 	R.sock[0] = R.ctl[0] = R.dir[0] = '\0';
 	R.active = 0;
 }
