@@ -40,6 +40,7 @@
 #include "net/nft.h"
 #include "net/rtnl.h"
 #include "net/rtnl_test.h"
+#include "mono_ns.h"
 
 #define BUFSZ 32768
 
@@ -571,15 +572,6 @@ cmd_rtnl(const char *what)
 	}
 	nl_close(&s);
 	return 0;
-}
-
-static long long
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static int
