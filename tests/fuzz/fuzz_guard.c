@@ -1,8 +1,8 @@
 /*
  * fuzz_guard - what the guard reads from outside: the kernel's multicast
  * notifications (net/nlmon.h, nlmon_add: anything a netlink peer could
- * send) and its own log's lines (guard_event_parse: a root-owned file,
- * still read as hostile).  Counts must stay consistent and every string
+ * send), its own log's lines (guard_event_parse: a root-owned file,
+ * still read as hostile) and a daemon's argv file (sysd_argv_parse).  Counts must stay consistent and every string
  * terminated.
  */
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "host/guard/guard.h"
+#include "host/stack/sysd.h"
 #include "net/nlmon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,7 +21,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nlmon_sum s;
 	struct guard_event ev;
-	int r;
+	char *argv[SYSD_ARGMAX], *copy;
+	int r, i;
 
 	memset(&s, 0, sizeof(s));
 	r = nlmon_add(data, size, "box", &s);
@@ -34,5 +36,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (memchr(ev.what, 0, sizeof(ev.what)) == NULL ||
 	    memchr(ev.by, 0, sizeof(ev.by)) == NULL || ev.at < 0))
 		abort();
+	/* a daemon's argv file: every argument inside the copy, non-empty */
+	if ((copy = malloc(size + 1)) == NULL)
+		return 0;
+	memcpy(copy, data, size);
+	copy[size] = '\0';
+	r = sysd_argv_parse(copy, size, argv, SYSD_ARGMAX);
+	for (i = 0; i < r; i++)
+		if (argv[i] < copy || argv[i] >= copy + size ||
+		    argv[i][0] == '\0')
+			abort();
+	if (r > 0 && (argv[r] != NULL || argv[0][0] != '/'))
+		abort();
+	free(copy);
 	return 0;
 }

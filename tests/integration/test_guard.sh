@@ -413,6 +413,69 @@ for k in policy delete-bridge; do
 	echo "# $k: read back clean after $(tr '\n' ' ' <"$T/rb.$k")ms (polled from the edit's start)"
 done
 
+# --- the guard keeps box's resolver running -----------------------------------------
+# setup-host starts the resolver detached here (no systemd), leaving its
+# argv beside its pid file: what the guard starts it again from.  The
+# resolver's upstreams as they were (else the LAN namespace: nothing
+# answers there, and no query leaves the machine).
+GW=$(ip -4 -o addr show dev boxnet | awk '{ sub("/.*", "", $4); print $4; exit }')
+rsv_pid()
+{
+	_p=$(cat /run/box-resolver.pid 2>/dev/null)
+	[ -n "$_p" ] && tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null |
+	    grep -q ' resolver run ' && echo "$_p"
+}
+rsv_ok() { python3 tests/integration/dnsq.py q "$GW" box.invalid 2>/dev/null | grep -q 'box resolver: answering'; }
+# rsv_wait SECS: until box's resolver answers the host's probe; the ms it took
+rsv_wait()
+{
+	_t0=$("$GP" now)
+	_i=0
+	until rsv_ok; do
+		_i=$((_i + 1))
+		[ $_i -lt $(($1 * 20)) ] || return 1
+		sleep 0.05
+	done
+	echo $(( ($("$GP" now) - _t0) / 1000000 ))
+}
+ups=
+_p=$(rsv_pid) && ups=$(tr '\0' '\n' <"/proc/$_p/cmdline" | sed -n '/^--upstream$/{n;p;}' | tr '\n' ' ')
+if out=$(BOX_DNS=${ups:-$LADDR} $BOX setup-host 2>&1) && [ -s /run/box-resolver.pid.argv ]; then
+	ok "setup-host started the resolver detached, its argv beside its pid file"
+else
+	printf '%s\n' "$out" | tail -5; fail "setup-host: the resolver's argv file"
+fi
+guard_stop || fail "stopping our guard"
+r1=$(rsv_pid)
+[ -n "$r1" ] && rsv_ok && ok "box's resolver runs (pid $r1) and answers the host's probe" ||
+    fail "box's resolver is not running before the test"
+kill -9 "$r1" 2>/dev/null
+sleep 3
+expect_eq "$(rsv_pid):$(rsv_ok && echo answers)" ":" "control: the guard stopped, a killed resolver stays dead (3 s)"
+guard_start || { fail "starting the guard"; summary; }
+if ms=$(rsv_wait 5); then
+	ok "the guard started the dead resolver again: it answers $ms ms after the guard started"
+else
+	fail "the guard did not start the dead resolver again within 5 s"
+fi
+for i in 1 2 3; do
+	r2=$(rsv_pid)
+	kill -9 "$r2" 2>/dev/null
+	if ms=$(rsv_wait 5); then
+		echo "# killed the resolver (pid $r2): it answered again after $ms ms (pid $(rsv_pid))"
+	else
+		fail "killed the resolver (pid $r2): not back within 5 s"
+	fi
+done
+[ "$(rsv_pid)" != "$r2" ] && [ -n "$(rsv_pid)" ] && ok "the guard kept the resolver running over 3 kills (pid now $(rsv_pid))" ||
+    fail "the resolver after 3 kills"
+expect_eq "$(tr '\0' ' ' <"/proc/$(rsv_pid)/cmdline" 2>/dev/null | sed 's/ $//')" "$(tr '\0' ' ' </run/box-resolver.pid.argv)" "started again with setup-host's command line"
+expect_eq "$(grep -c '	revive	' "$BOX_GUARD_LOG")" 4 "the guard logged each start again (revive, 4)"
+j=$($BOX doctor --json 2>/dev/null)
+expect_contains "$(echo "$j" | json "' | '.join(c['text'] for c in j['checks'] if c['id'] == 'guard.revive')")" "the resolver was not running" "doctor: the last revive said (guard.revive)"
+expect_eq "$(echo "$j" | json "' '.join(c['status'] for c in j['checks'] if c['id'] == 'guard.revive.often')")" warn "doctor: WARNs that a daemon keeps dying (4 revives in 10 min)"
+expect_eq "$(echo "$j" | json "' '.join(c['status'] for c in j['checks'] if c['id'] == 'resolver.own')")" pass "doctor: box's resolver answers (resolver.own)"
+
 # --- what the guard logged -----------------------------------------------------------
 echo "# the guard's own windows (notification to clean): $(awk -F'\t' '$2 == "heal" { print $3 }' "$BOX_GUARD_LOG" | sort -n | tr '\n' ' ')"
 expect_eq "$(awk -F'\t' '$2 == "close" || $2 == "fail"' "$BOX_GUARD_LOG" | wc -l)" 0 "the guard never failed closed here (every batch took)"

@@ -2,13 +2,15 @@
  * Unit tests for the guard: net/nlmon's reader of notifications (known
  * answers written from linux/netfilter/nf_tables.h and rtnetlink.h's
  * layouts, as the kernel multicasts them), the judgement of a look at the
- * kernel (host/guard/judge.c, views written by hand), and the log line
- * reader.
+ * kernel (host/guard/judge.c, views written by hand), the log line
+ * reader, and the reader of a daemon's argv file (host/stack/sysd.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "host/guard/guard.h"
+#include "host/stack/sysd.h"
 #include "net/nlmon.h"
 #include "t.h"
 
@@ -150,4 +152,26 @@ TEST(guard_log_lines)
 	CHECK_INT(guard_event_parse("1\tboom\t1\t\ta\tb", 13, &ev), 0);
 	CHECK_INT(guard_event_parse("1\tclose\t-1\t\ta\t", 14, &ev), 1);
 	CHECK_INT(ev.window_ms, -1);
+}
+
+/* The argv file a detached daemon leaves (host/stack/sysd.h), which the
+ * guard starts it again from. */
+TEST(guard_daemon_argv)
+{
+	char *argv[5];
+	char ok[] = "/usr/local/libexec/box/box-firewall\0resolver\0run\0";
+	char two[] = "/b\0x\0y\0z\0";
+	char rel[] = "box\0run\0", empty[] = "/b\0\0run\0", open_[] = "/b\0r";
+
+	CHECK_INT(sysd_argv_parse(ok, sizeof(ok) - 1, argv, 4), 3);
+	CHECK_STR(argv[0], "/usr/local/libexec/box/box-firewall");
+	CHECK_STR(argv[2], "run");
+	CHECK(argv[3] == NULL);
+	CHECK_INT(sysd_argv_parse(two, sizeof(two) - 1, argv, 4), -EINVAL);
+	CHECK_INT(sysd_argv_parse(two, sizeof(two) - 1, argv, 5), 4);
+	CHECK_INT(sysd_argv_parse(rel, sizeof(rel) - 1, argv, 4), -EINVAL);
+	CHECK_INT(sysd_argv_parse(empty, sizeof(empty) - 1, argv, 4), -EINVAL);
+	CHECK_INT(sysd_argv_parse(open_, sizeof(open_) - 1, argv, 4), -EINVAL);
+	CHECK_INT(sysd_argv_parse(ok, 0, argv, 4), -EINVAL);
+	CHECK_INT(sysd_argv_parse(ok, 1, argv, 4), -EINVAL);
 }

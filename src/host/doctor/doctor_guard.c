@@ -2,7 +2,8 @@
  * doctor_guard.c - box's guard (host/guard/guard.h): that it runs, that it
  * has not closed the bridge, its last heals, and a WARN when heals are
  * frequent (another program fights box's firewall), naming the changer
- * the kernel named.
+ * the kernel named; the daemons it started again, and a WARN when that is
+ * frequent (one keeps dying).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #define S_GUARD		"guard"
 #define GUARD_SHOWN	3	/* the last heals shown */
+#define GUARD_REVIVES	3	/* daemons revived in GUARD_RECENT_S: WARN */
 
 static void
 last_heals(struct dh_ctx *h, const struct guard_event *ev, size_t n)
@@ -32,6 +34,38 @@ last_heals(struct dh_ctx *h, const struct guard_event *ev, size_t n)
 		    (long long)time(NULL) - x->at, x->by[0] ? " after " : "",
 		    x->by, x->window_ms, x->what, x->back);
 	}
+}
+
+/*
+ * The daemons the guard started again (daemons.c): the last one said,
+ * and a WARN when they keep dying (a crash loop the back-off only slows).
+ */
+static void
+revived(struct dh_ctx *h, const struct guard_event *ev, size_t n)
+{
+	const struct guard_event *last = NULL;
+	long long now = (long long)time(NULL);
+	size_t i;
+	unsigned recent = 0;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(ev[i].kind, "revive") != 0)
+			continue;
+		last = &ev[i];
+		if (ev[i].at >= now - GUARD_RECENT_S)
+			recent++;
+	}
+	if (last == NULL)
+		return;
+	dr_add(h->r, "guard.revive", S_GUARD, DR_INFO, NULL, "the guard "
+	    "started a daemon of box's again %lld s ago: %s; %s",
+	    now - last->at, last->what, last->back);
+	if (recent >= GUARD_REVIVES)
+		dr_add(h->r, "guard.revive.often", S_GUARD, DR_WARN, "read "
+		    "its log; box setup-host starts it afresh", "the guard "
+		    "started box's daemons again %u times in the last %d "
+		    "min: one keeps dying (last: %s)", recent,
+		    GUARD_RECENT_S / 60, last->what);
 }
 
 /* The changer most heals name, for the WARN. */
@@ -90,4 +124,5 @@ dh_check_guard(struct dh_ctx *h)
 		    "(last named: %s)", recent, GUARD_RECENT_S / 60,
 		    culprit(ev, n));
 	last_heals(h, ev, n);
+	revived(h, ev, n);
 }

@@ -53,6 +53,9 @@ struct guard {
 	long long event_at;		/* the first notification not judged */
 	struct nlmon_sum sum;		/* since the last judgement */
 	struct guard_logcap cap;
+	struct guard_daemon dmn[GUARD_NDAEMON];
+	size_t ndmn;
+	long long dmn_at;		/* the daemons' next look */
 	struct guard_view *v;
 	struct rtnl_link *links;
 	struct rtnl_brport *bports;
@@ -467,6 +470,8 @@ wait_ms(const struct guard *g, long long now, long long next)
 		t = g->retry_at;
 	if (g->keys_dirty && g->keys_at + 2000 < t)
 		t = g->keys_at + 2000;
+	if (g->dmn_at < t)
+		t = g->dmn_at;
 	t -= now;
 	return t < 0 ? 0 : t > GUARD_PERIOD_MS ? GUARD_PERIOD_MS : (int)t;
 }
@@ -496,6 +501,9 @@ loop(struct guard *g)
 		}
 		if (peek(g, now))
 			g->event_at = now;
+		if (now >= g->dmn_at)
+			g->dmn_at = guard_daemons_tick(g->dmn, g->ndmn,
+			    &g->cap, now);
 		if (g->o->once)
 			break;
 	}
@@ -533,6 +541,7 @@ guard_run(const struct guard_opts *o, struct box_err *e)
 	g->net = o->net;
 	g->rln_want = -1;
 	g->backoff_ms = BACKOFF_MIN_MS;
+	g->ndmn = guard_daemons_init(g->dmn, GUARD_NDAEMON);
 	g->closed = access(GUARD_CLOSED, F_OK) == 0;
 	g->pins = malloc(sizeof(*g->pins));
 	g->keys = calloc(1, sizeof(*g->keys));

@@ -26,6 +26,8 @@
  *     the process the kernel named as the changer), at most GUARD_LOGCAP
  *     lines a minute, to the guard's log, which doctor and `firewall show`
  *     read back (guard_heals_read).
+ *   - keeps box's other daemons running where systemd does not (the
+ *     resolver: daemons.c), each restart logged as a "revive" event;
  * It never names a table that is not box's: the batch is the contract's.
  */
 #ifndef BOX_GUARD_H
@@ -110,7 +112,8 @@ int guard_supervise(const struct guard_opts *o, struct box_err *e);
 #define GUARD_TEXT	240
 struct guard_event {
 	long long at;		/* epoch seconds */
-	char kind[8];		/* heal, close, open, restart, fail */
+	char kind[8];		/* heal, close, open, restart, fail, start,
+				   revive (a daemon started again) */
 	long window_ms;		/* heal: notification to clean; -1 unknown */
 	char by[48];		/* the changer the kernel named, or "" */
 	char what[GUARD_TEXT];	/* what differed / why */

@@ -118,7 +118,8 @@ guard_event_parse(const char *line, size_t n, struct guard_event *ev)
 		return 0;
 	if (strcmp(ev->kind, "heal") != 0 && strcmp(ev->kind, "close") != 0 &&
 	    strcmp(ev->kind, "open") != 0 && strcmp(ev->kind, "restart") != 0 &&
-	    strcmp(ev->kind, "fail") != 0 && strcmp(ev->kind, "start") != 0)
+	    strcmp(ev->kind, "fail") != 0 && strcmp(ev->kind, "start") != 0 &&
+	    strcmp(ev->kind, "revive") != 0)
 		return 0;
 	return 1;
 }

@@ -244,9 +244,15 @@ sysd_stop_daemon(const char *pidfile, const char *bin, const char *words,
 {
 	int pid = sysd_daemon_pid(pidfile, bin, words, wn), i;
 
+	char argvf[256];
+
 	if (pid > 0 && kill(pid, SIGTERM) == 0)
 		for (i = 0; i < 40 && kill(pid, 0) == 0; i++)
 			usleep(50000);
+	/* the argv first: a guard seeing the pid file alone restarts it */
+	if (snprintf(argvf, sizeof(argvf), "%s%s", pidfile, SYSD_ARGV) <
+	    (int)sizeof(argvf))
+		unlink(argvf);
 	unlink(pidfile);
 }
 
@@ -275,11 +281,33 @@ daemon_exec(char *const argv[], const char *log)
 	_exit(127);
 }
 
+/* pidfile SYSD_ARGV: argv NUL-separated, root's, 0600. */
+static int
+write_argv(char *const argv[], const char *pidfile, struct box_err *e)
+{
+	char path[256], buf[SYSD_ARGBYTES];
+	size_t n = 0, l;
+	int i;
+
+	if (snprintf(path, sizeof(path), "%s%s", pidfile, SYSD_ARGV) >=
+	    (int)sizeof(path))
+		return err_set(e, -ENAMETOOLONG, "path too long: %s", pidfile);
+	for (i = 0; argv[i] != NULL; i++) {
+		l = strlen(argv[i]) + 1;
+		if (i + 1 >= SYSD_ARGMAX || n + l > sizeof(buf))
+			return err_set(e, -E2BIG, "%s: too many arguments to "
+			    "keep", argv[0]);
+		memcpy(buf + n, argv[i], l);
+		n += l;
+	}
+	return sysd_write_atomic(path, buf, n, 0600, e);
+}
+
 int
 sysd_start_daemon(char *const argv[], const char *pidfile, const char *log,
     struct box_err *e)
 {
-	int pfd[2], status, pid = 0;
+	int pfd[2], status, pid = 0, rc;
 	pid_t child, g = 0;
 	char buf[32];
 
@@ -307,5 +335,59 @@ sysd_start_daemon(char *const argv[], const char *pidfile, const char *log,
 	if (pid <= 0)
 		return err_set(e, -ECHILD, "starting %s failed", argv[1]);
 	snprintf(buf, sizeof(buf), "%d\n", pid);
-	return sysd_write_atomic(pidfile, buf, strlen(buf), 0644, e);
+	if ((rc = sysd_write_atomic(pidfile, buf, strlen(buf), 0644, e)) < 0)
+		return rc;
+	return write_argv(argv, pidfile, e);
+}
+
+int
+sysd_argv_parse(char *buf, size_t n, char **argv, size_t max)
+{
+	size_t off = 0, argc = 0, l;
+
+	if (n == 0 || max < 2 || buf[n - 1] != '\0')
+		return -EINVAL;
+	while (off < n) {
+		l = strnlen(buf + off, n - off);
+		if (l == 0 || argc + 1 >= max)
+			return -EINVAL;
+		argv[argc++] = buf + off;
+		off += l + 1;
+	}
+	argv[argc] = NULL;
+	return argv[0][0] == '/' ? (int)argc : -EINVAL;
+}
+
+int
+sysd_restart_daemon(const char *pidfile, const char *log, int *pid,
+    struct box_err *e)
+{
+	char path[256], buf[SYSD_ARGBYTES + 1], *argv[SYSD_ARGMAX];
+	struct stat st;
+	ssize_t n;
+	int fd, rc;
+
+	*pid = 0;
+	if (snprintf(path, sizeof(path), "%s%s", pidfile, SYSD_ARGV) >=
+	    (int)sizeof(path))
+		return err_set(e, -ENAMETOOLONG, "path too long: %s", pidfile);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		close(fd);
+		return err_set(e, -EPERM, "%s is not a file only root "
+		    "writes: not run", path);
+	}
+	n = read(fd, buf, SYSD_ARGBYTES);
+	close(fd);
+	if (n < 0)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (sysd_argv_parse(buf, (size_t)n, argv, SYSD_ARGMAX) < 0)
+		return err_set(e, -EINVAL, "%s holds no command line", path);
+	if ((rc = sysd_start_daemon(argv, pidfile, log, e)) < 0)
+		return rc;
+	*pid = sysd_daemon_pid(pidfile, NULL, NULL, 0);
+	return 0;
 }

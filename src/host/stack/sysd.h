@@ -47,10 +47,32 @@ int sysd_remove_unit(struct box_err *e);
 /*
  * A daemon of box's where systemd does not run (the resolver, the
  * guard): started detached (setsid, stdin /dev/null, output appended to
- * log, no descriptor of the starter's kept), its pid in pidfile.
+ * log, no descriptor of the starter's kept), its pid in pidfile and its
+ * argv (NUL-separated) in pidfile SYSD_ARGV: what the guard starts again
+ * when it dies (sysd_restart_daemon), since systemd's Restart= is not
+ * there to.
  */
+#define SYSD_ARGV	".argv"
+#define SYSD_ARGMAX	32	/* arguments of a daemon, argv[0] included */
+#define SYSD_ARGBYTES	4096	/* ...in bytes */
 int sysd_start_daemon(char *const argv[], const char *pidfile,
     const char *log, struct box_err *e);
+/*
+ * Split buf[0..n) (NUL-separated, the last one terminated) into
+ * argv[0..max-1), argv[argc] NULL; buf is changed in place and must hold
+ * n + 1 bytes.  The count, or -EINVAL (empty, unterminated, an empty
+ * argument, more than max - 1, argv[0] not absolute).  Pure and bounded
+ * (fuzz_guard drives it).
+ */
+int sysd_argv_parse(char *buf, size_t n, char **argv, size_t max);
+/*
+ * Start again, detached, the daemon whose pidfile (and argv file) a
+ * sysd_start_daemon left: 0 and its new pid in *pid, -ENOENT when its
+ * argv file is absent (teardown removed it: not wanted), or -errno.  The
+ * argv file must be root's and written by root alone.
+ */
+int sysd_restart_daemon(const char *pidfile, const char *log, int *pid,
+    struct box_err *e);
 /*
  * The pid in pidfile when that process runs argv[0] bin (NULL: any) with
  * argv[1..] starting with words[0..wn) (NUL-separated, e.g.
@@ -58,7 +80,7 @@ int sysd_start_daemon(char *const argv[], const char *pidfile,
  */
 int sysd_daemon_pid(const char *pidfile, const char *bin, const char *words,
     size_t wn);
-/* SIGTERM it (waiting up to 2 s) and remove pidfile. */
+/* SIGTERM it (waiting up to 2 s) and remove pidfile and its argv. */
 void sysd_stop_daemon(const char *pidfile, const char *bin,
     const char *words, size_t wn);
 
