@@ -516,6 +516,24 @@ nft_expr_masq(struct nft_batch *bt)
 	return expr_end(bt, &x);
 }
 
+int
+nft_expr_reject(struct nft_batch *bt, uint32_t type, int code)
+{
+	struct expr x;
+
+	if (type > NFT_REJECT_ICMPX_UNREACH || (code < 0) !=
+	    (type == NFT_REJECT_TCP_RST) || code > 255)
+		return bt_fail(bt, -EINVAL);
+	if (expr_begin(bt, &x, "reject", 1) != 0)
+		return bt->b.err;
+	nl_put_be32(&bt->b, NFTA_REJECT_TYPE, type);
+	/* The kernel dumps a code only for the ICMP types: a reset sends
+	 * none, so the rule reads back as it was sent. */
+	if (code >= 0)
+		nl_put_u8(&bt->b, NFTA_REJECT_ICMP_CODE, (uint8_t)code);
+	return expr_end(bt, &x);
+}
+
 static int
 nft_expr_nat(struct nft_batch *bt, uint32_t type, int family,
     uint32_t reg_addr, uint32_t reg_proto)

@@ -81,7 +81,8 @@ enum {
 #define NFT_CTSTATE_NEW		0x08u
 #define NFT_CTSTATE_UNTRACKED	0x40u
 
-#define NFT_BATCH_MAXMSG	256	/* messages per batch, no markers */
+#define NFT_BATCH_MAXMSG	320	/* messages per batch, no markers: the
+				   contract and 24 allow boxes at 9 each */
 #define NFT_DESC_LEN		64	/* per-message description kept */
 #define NFT_NAMELEN		64	/* our table/chain names, with NUL */
 #define NFT_COMMENT_MAX		128	/* rule comment, NUL included (nft's) */
@@ -201,6 +202,12 @@ int nft_expr_bitwise(struct nft_batch *bt, uint32_t sreg, uint32_t dreg,
 int nft_expr_ct(struct nft_batch *bt, uint32_t key, uint32_t dreg);
 int nft_expr_counter(struct nft_batch *bt);
 int nft_expr_masq(struct nft_batch *bt);
+/*
+ * reject: type NFT_REJECT_TCP_RST (code -1: a reset carries none; the
+ * rule must match tcp first), NFT_REJECT_ICMP_UNREACH with an ICMP code,
+ * or NFT_REJECT_ICMPX_UNREACH with an NFT_REJECT_ICMPX_* code (inet).
+ */
+int nft_expr_reject(struct nft_batch *bt, uint32_t type, int code);
 /*
  * The verdict: NFT_V_ACCEPT, NFT_V_DROP, NFT_V_RETURN, NFT_V_CONTINUE, or
  * NFT_V_JUMP / NFT_V_GOTO with a chain name (NULL otherwise).

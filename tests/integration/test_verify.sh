@@ -17,7 +17,8 @@
 #     forged/arp the box's NIC without mac/ipv4 filtering
 #     ipv6       a global IPv6 address and route inside the box
 #     egress     an allow policy whose chain was emptied (until the
-#                allowlist is put back: then the refused name must not connect)
+#                allowlist is put back: then the refused name must not connect);
+#                the host's reset is a hold, the box's own reset a breach
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -323,6 +324,35 @@ case $(probe allow refusedaddr) in
 "held "*) ok "policy allow: the refused name's address, by address, got nowhere: $(probe allow refusedaddr)" ;;
 *) fail "policy allow: the refused name's address: $(probe allow refusedaddr)" ;;
 esac
+case $(probe allow refusedaddr) in
+"held refused by the host's egress rule"*) ok "...refused at once by the host's rule, its counter moved: a hold" ;;
+*) fail "policy allow: the refused address was not refused by the host's rule: $(probe allow refusedaddr)" ;;
+esac
+# control (issue 38): the host's rules gone and the box itself resetting
+# its own connections to that address: a reset from anywhere but the
+# host's rule is still a breach
+APID=$(api GET "/1.0/instances/$A/state" | json "j['metadata']['pid']")
+nft flush chain inet box egress >/dev/null 2>&1 || fail "flushing inet box egress"
+if nsenter -t "$APID" -n nft -f - <<EOF
+table ip hv_selfreset {
+	chain out {
+		type filter hook output priority 0;
+		ip daddr $W_OTHER tcp dport 80 reject with tcp reset
+	}
+}
+EOF
+then
+	verify $A selfreset
+	nsenter -t "$APID" -n nft delete table ip hv_selfreset
+	expect_judge selfreset 1 "egress" "the host's rules gone, the box resetting itself: verify reports the breach, exit 1"
+	case $(probe selfreset refusedaddr) in
+	"breach refused"*) ok "...the box's own reset is a breach: $(probe selfreset refusedaddr)" ;;
+	*) fail "the box's own reset: $(probe selfreset refusedaddr)" ;;
+	esac
+else
+	fail "adding the box's own reset rule"
+fi
+$BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring)"
 # control: the allowlist's chain emptied -> the refused name connects
 nft flush chain inet box egress >/dev/null 2>&1 || fail "flushing inet box egress"
 verify $A allow_gone

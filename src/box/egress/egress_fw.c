@@ -145,9 +145,23 @@ box_rules(struct nft_batch *bt, const struct egfw_box *b, const char *allow,
 	nft_expr_dynset_map(bt, NFT_DYNSET_OP_ADD, NFT_REG_2, NFT_REG_1, log);
 	nft_rule_end(bt);
 
-	rule_begin(bt, b, "refused: not an allowed name's address");
+	/*
+	 * Refused, and said so: a reset for TCP, ICMP administratively
+	 * prohibited for the rest, so a client fails at once instead of
+	 * retrying into a timeout.  Each refusing rule counts what it
+	 * refused (verify reads a moved counter as the host's refusal); the
+	 * contract's own drops before the jump stay silent.
+	 */
+	rule_begin(bt, b, EGFW_REFUSED_TCP);
+	nft_match_l4proto(bt, IPPROTO_TCP);
+	nft_expr_counter_from(bt, b->packets_tcp0, b->bytes_tcp0);
+	nft_expr_reject(bt, NFT_REJECT_TCP_RST, -1);
+	nft_rule_end(bt);
+
+	rule_begin(bt, b, EGFW_REFUSED);
 	nft_expr_counter_from(bt, b->packets0, b->bytes0);
-	nft_verdict(bt, NFT_V_DROP, NULL);
+	nft_expr_reject(bt, NFT_REJECT_ICMPX_UNREACH,
+	    NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
 	nft_rule_end(bt);
 }
 
@@ -541,10 +555,12 @@ judge_box(struct egfw_rd *x, const struct egfw_box *b, int *used,
 			    "changed or missing", x->want[k].comment);
 			return;
 		}
-		for (k = 0; k < EGFW_RULES_PER_BOX; k++)
+		for (k = 0; k < EGFW_RULES_PER_BOX; k++) {
 			used[i + k] = 1;
-		if (x->rules[i + 5].has_counter)
-			h->refused = x->rules[i + 5].packets;
+			if (k >= EGFW_RULES_PER_BOX - 2 &&
+			    x->rules[i + k].has_counter)
+				h->refused += x->rules[i + k].packets;
+		}
 		h->rules_ok = 1;
 		return;
 	}
@@ -668,24 +684,36 @@ out:
 	return rc;
 }
 
-/* Carry each box's drop counter over the rebuild. */
+/* The counter of box's rule what (0 when none), into *pk, *by. */
+static void
+counter_of(const struct egfw_rd *x, const char *box, const char *what,
+    uint64_t *pk, uint64_t *by)
+{
+	char cm[NFT_COMMENT_MAX];
+	size_t j;
+
+	*pk = *by = 0;
+	snprintf(cm, sizeof(cm), "box %s: %s", box, what);
+	for (j = 0; j < x->ti.nrules; j++)
+		if (strcmp(x->rules[j].chain, CHAIN) == 0 &&
+		    strcmp(x->rules[j].comment, cm) == 0 &&
+		    x->rules[j].has_counter) {
+			*pk = x->rules[j].packets;
+			*by = x->rules[j].bytes;
+		}
+}
+
+/* Carry each box's refusal counters over the rebuild. */
 static void
 carry_counters(struct egfw_rd *x, struct egfw_box *b, size_t n)
 {
-	char cm[NFT_COMMENT_MAX];
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		b[i].packets0 = b[i].bytes0 = 0;
-		snprintf(cm, sizeof(cm), "box %s: refused: not an allowed "
-		    "name's address", b[i].name);
-		for (j = 0; j < x->ti.nrules; j++)
-			if (strcmp(x->rules[j].chain, CHAIN) == 0 &&
-			    strcmp(x->rules[j].comment, cm) == 0 &&
-			    x->rules[j].has_counter) {
-				b[i].packets0 = x->rules[j].packets;
-				b[i].bytes0 = x->rules[j].bytes;
-			}
+		counter_of(x, b[i].name, EGFW_REFUSED, &b[i].packets0,
+		    &b[i].bytes0);
+		counter_of(x, b[i].name, EGFW_REFUSED_TCP, &b[i].packets_tcp0,
+		    &b[i].bytes_tcp0);
 	}
 }
 
@@ -1070,7 +1098,8 @@ egfw_log(const char *box, struct egfw_refused *v, size_t max, size_t *n,
 	struct nft_set_elem *el = calloc(EGFW_LOG_SIZE, sizeof(*el));
 	struct egfw_refused *all = calloc(EGFW_LOG_SIZE, sizeof(*all));
 	struct nl_sock *s = NULL;
-	char a[NFT_NAMELEN], l[NFT_NAMELEN], cm[NFT_COMMENT_MAX];
+	char a[NFT_NAMELEN], l[NFT_NAMELEN];
+	uint64_t pk, by;
 	size_t i, got = 0, nel = 0;
 	int rc;
 
@@ -1094,16 +1123,13 @@ egfw_log(const char *box, struct egfw_refused *v, size_t max, size_t *n,
 	for (i = 0; i < *total && i < max; i++)
 		v[(*n)++] = all[i];
 	*since = since_of(s, l);
-	/* The drop rule's counter. */
+	/* The refusing rules' counters. */
 	if ((rc = read_rules(s, x, e)) < 0)
 		goto out;
-	snprintf(cm, sizeof(cm), "box %s: refused: not an allowed name's "
-	    "address", box);
-	for (i = 0; i < x->ti.nrules; i++)
-		if (strcmp(x->rules[i].chain, CHAIN) == 0 &&
-		    strcmp(x->rules[i].comment, cm) == 0 &&
-		    x->rules[i].has_counter)
-			*refused = x->rules[i].packets;
+	counter_of(x, box, EGFW_REFUSED, &pk, &by);
+	*refused = pk;
+	counter_of(x, box, EGFW_REFUSED_TCP, &pk, &by);
+	*refused += pk;
 out:
 	sock_done(s);
 	free(all);

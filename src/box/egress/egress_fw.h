@@ -16,7 +16,11 @@
  *                                          element's hour
  *   delete/add @el-<box> { numgen inc mod 256 : ip daddr . meta l4proto
  *       . th dport }                       the refusal log, a ring
- *   counter drop                           everything else
+ *   meta l4proto tcp counter reject with tcp reset
+ *                                          refused TCP: a reset at once
+ *   counter reject with icmpx admin-prohibited
+ *                                          everything else: ICMP
+ *                                          administratively prohibited
  *
  * Every protocol and port to an allowed address is let through: the
  * policy names whom a box may talk to, and a name's services use many
@@ -74,9 +78,13 @@
 #define EGFW_LOG_TIMEOUT_MS	(3600u * 1000u)
 #define EGFW_LOG_SLOTS		256	/* refusals kept */
 #define EGFW_LOG_SIZE		(4 * EGFW_LOG_SLOTS)	/* the map's bound */
+/* The comments (after "box <name>: ") of the two refusing rules. */
+#define EGFW_REFUSED_TCP	"refused: not an allowed name's address " \
+	"(tcp: a reset)"
+#define EGFW_REFUSED		"refused: not an allowed name's address"
 #define EGFW_FEED_MIN_S		60	/* an answer's shortest hold */
-#define EGFW_RULES_PER_BOX	6
-#define EGFW_MAXBOXES		24	/* allow boxes: 8 messages each, one batch
+#define EGFW_RULES_PER_BOX	7
+#define EGFW_MAXBOXES		24	/* allow boxes: 9 messages each, one batch
 				   with the contract (NFT_BATCH_MAXMSG) */
 
 struct egfw_box {
@@ -88,7 +96,8 @@ struct egfw_box {
 	int has_addr;
 	int shrank;		/* the policy lost a name since the last sync
 				   (or was open): unnamed elements go */
-	uint64_t packets0, bytes0;	/* the drop counter to start from */
+	uint64_t packets0, bytes0;	/* the refusal counters to start */
+	uint64_t packets_tcp0, bytes_tcp0;	/* from (the rest, TCP) */
 };
 
 /* Does b's policy cover name (a pattern's domain, or a name under it)? */
@@ -171,7 +180,7 @@ struct egfw_held {
 	size_t naddr;		/* addresses in its allow set */
 	size_t nnamed;		/* of those, named by the name that put them */
 	size_t nstray;		/* named for a name the policy does not cover */
-	uint64_t refused;	/* packets its drop rule counted */
+	uint64_t refused;	/* packets its refusing rules counted */
 	long long since;	/* ... since then (unix s; 0 unknown) */
 	char why[200];		/* when not ok */
 };

@@ -28,6 +28,7 @@
 
 #include "box/box.h"
 #include "box/egress/egress.h"
+#include "box/egress/egress_fw.h"
 #include "box/life/life.h"
 #include "box/life/waits.h"
 #include "incus/exec.h"
@@ -1158,6 +1159,9 @@ starts(const char *s, const char *w)
 	return strncmp(s, w, strlen(w)) == 0;
 }
 
+#define HOST_REFUSED	"refused by the host's egress rule"
+#define HR_LOG		64	/* log entries looked at */
+
 /*
  * The box's own routing could have steered its probes: silence proves
  * nothing about the host, so what silence judged is "unjudged", saying
@@ -1174,7 +1178,9 @@ steered(struct plan *p)
 	for (k = 0; k < p->n; k++) {
 		struct target *t = &p->t[k];
 
-		if (t->obs != OBS_BOX || t->reach || t->result != R_HELD)
+		/* the host's rule counted and logged this one: not silence */
+		if (t->obs != OBS_BOX || t->reach || t->result != R_HELD ||
+		    starts(t->saw, HOST_REFUSED))
 			continue;
 		t->result = R_UNJUDGED;
 		l = strlen(t->saw);
@@ -1207,6 +1213,64 @@ steer_check(struct plan *p)
 	}
 }
 
+/* --- the host's own refusals ------------------------------------------------- */
+
+/* The box's refusal counter now (0 when it has no log: no rule). */
+static uint64_t
+refused_count(const char *box, struct egfw_refused *v, size_t *n)
+{
+	struct box_err quiet;
+	uint64_t refused = 0;
+	long long since;
+	size_t total;
+
+	err_clear(&quiet);
+	*n = 0;
+	if (egfw_log(box, v, HR_LOG, n, &total, &refused, &since, &quiet) < 0)
+		return 0;
+	return refused;
+}
+
+/*
+ * A reset is a breach unless the host's own rule sent it: the probe's SYN
+ * left the box's port, a reset for it came back in, the box's refusing
+ * rules counted packets during the run, and their log holds this very
+ * destination, refused since the run began.  A reset from anywhere else
+ * (the target, the box itself) moves no counter of the host's.
+ */
+static void
+host_refusals(struct plan *p, uint64_t before, long long t0)
+{
+	struct egfw_refused *v = calloc(HR_LOG, sizeof(*v));
+	uint64_t after, age = (uint64_t)(clock_ms() - t0);
+	size_t n, i;
+	int k;
+
+	if (v == NULL || !p->allow)
+		goto out;
+	after = refused_count(p->name, v, &n);
+	for (k = 0; after > before && k < p->n; k++) {
+		struct target *t = &p->t[k];
+
+		if (t->reach || strcmp(t->clause, "egress") != 0 ||
+		    strcmp(t->kind, "tcp") != 0 || !starts(t->saw, "refused") ||
+		    !t->left || t->answered != 1)
+			continue;
+		for (i = 0; i < n; i++)
+			if (v[i].addr == t->to && v[i].proto == 6 &&
+			    v[i].port == t->port && v[i].age_ms <= age)
+				break;
+		if (i < n)
+			snprintf(t->saw, sizeof(t->saw), HOST_REFUSED " (its "
+			    "reset; the rule counted %llu since the run "
+			    "began, its log holds %s:%d)",
+			    (unsigned long long)(after - before), t->a,
+			    t->port);
+	}
+out:
+	free(v);
+}
+
 static void
 judge(struct plan *p, int listened)
 {
@@ -1223,7 +1287,8 @@ judge(struct plan *p, int listened)
 			    "(no listener on %s)", CONTRACT_BRIDGE);
 		if (t->reach)
 			t->result = starts(s, "connected") ? R_HELD : R_FAILED;
-		else if (starts(s, "dropped") || starts(s, "unreachable") ||
+		else if (starts(s, HOST_REFUSED) || starts(s, "dropped") ||
+		    starts(s, "unreachable") ||
 		    starts(s, "none") || starts(s, "did not arrive"))
 			t->result = R_HELD;
 		else if (starts(s, "connected") || starts(s, "refused") ||
@@ -1388,6 +1453,10 @@ verify_box(struct incus *c, const char *name, uint32_t names, int json,
 	struct exec_buf rep = { NULL, VERIFY_REPORT_MAX, 0, 0 };
 	struct sniff sn = { -1 }, port = { -1 };
 	struct box_err se;
+	struct egfw_refused *lv = NULL;
+	uint64_t before = 0;
+	long long t0;
+	size_t nlv;
 	int rc, listened, cnt[4];
 
 	rep.p = malloc(VERIFY_REPORT_MAX);
@@ -1408,6 +1477,10 @@ verify_box(struct incus *c, const char *name, uint32_t names, int json,
 		goto out;
 	}
 	listened = sniff_open(&sn, CONTRACT_BRIDGE, &se) == 0;
+	if (p->allow && (lv = calloc(HR_LOG, sizeof(*lv))) != NULL)
+		before = refused_count(p->name, lv, &nlv);
+	free(lv);
+	t0 = clock_ms();
 	/* a VM shares no kernel with the host: its probes run in the guest,
 	 * and what they say is the guest's word */
 	steer_check(p);
@@ -1416,6 +1489,7 @@ verify_box(struct incus *c, const char *name, uint32_t names, int json,
 		goto out;
 	steer_check(p);
 	take_port(p, &port);
+	host_refusals(p, before, t0);
 	if (listened) {
 		take_bridge(p, &sn);
 		forget_poisoned(p);

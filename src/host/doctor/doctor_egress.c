@@ -106,7 +106,9 @@ dh_check_egress(struct dh_ctx *h)
 			    "(or allow <name>)", "%s: %.200s — the kernel holds "
 			    "it (%zu address%s answered for its names, %zu "
 			    "named by the name that put it there, none for a "
-			    "name it does not allow; %llu packet%s refused)",
+			    "name it does not allow; %llu packet%s refused "
+			    "at once: TCP a reset, the rest ICMP "
+			    "admin-prohibited)",
 			    b[i].name, text, held[i].naddr,
 			    held[i].naddr == 1 ? "" : "es", held[i].nnamed,
 			    (unsigned long long)held[i].refused,
