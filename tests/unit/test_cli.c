@@ -230,7 +230,7 @@ TEST(templates_shipped_are_valid)
 {
 	static const char *names[] = { "blank", "claude-box", "codex-box",
 	    "grok-box", "kimi-box", "staging-box" };
-	char list[TPL_MAX][TPL_NAME_MAX];
+	char list[TPL_MAX][TPL_NAME_MAX], home[96];
 	struct template t;
 	struct box_err e;
 	size_t i;
@@ -244,6 +244,13 @@ TEST(templates_shipped_are_valid)
 		CHECK_INT(template_load(names[i], &t, &e), 0);
 		CHECK(strstr(t.user_data, t.user) != NULL);
 		CHECK(strstr(t.user_data, "tmux") != NULL);
+		/* the note where agents look (issue 38), in the user's home */
+		snprintf(home, sizeof(home), "/home/%s/AGENTS.md", t.user);
+		CHECK(strstr(t.user_data, home) != NULL);
+		snprintf(home, sizeof(home), "/home/%s/CLAUDE.md", t.user);
+		CHECK(strstr(t.user_data, home) != NULL);
+		CHECK(strstr(t.user_data, "box egress <this box> allow") !=
+		    NULL);
 		CHECK(i == 0 ? t.role[0] == '\0' : strcmp(t.role, names[i]) == 0);
 		CHECK(i == 0 ? strstr(t.user_data, "@RIG_REPO@") == NULL :
 		    strstr(t.user_data, "@RIG_REF@") != NULL);
