@@ -1243,6 +1243,7 @@ host_refusals(struct plan *p, uint64_t before, long long t0)
 {
 	struct egfw_refused *v = calloc(HR_LOG, sizeof(*v));
 	uint64_t after, age = (uint64_t)(clock_ms() - t0);
+	char a[16];
 	size_t n, i;
 	int k;
 
@@ -1260,12 +1261,13 @@ host_refusals(struct plan *p, uint64_t before, long long t0)
 			if (v[i].addr == t->to && v[i].proto == 6 &&
 			    v[i].port == t->port && v[i].age_ms <= age)
 				break;
-		if (i < n)
-			snprintf(t->saw, sizeof(t->saw), HOST_REFUSED " (its "
-			    "reset; the rule counted %llu since the run "
-			    "began, its log holds %s:%d)",
-			    (unsigned long long)(after - before), t->a,
-			    t->port);
+		if (i == n)
+			continue;
+		fmt4h(t->to, a, sizeof(a));
+		snprintf(t->saw, sizeof(t->saw), HOST_REFUSED " (its reset; "
+		    "the rule counted %llu since the run began, its log "
+		    "holds %s:%d)", (unsigned long long)(after - before), a,
+		    t->port);
 	}
 out:
 	free(v);
