@@ -344,14 +344,28 @@ EOF
 then
 	verify $A selfreset
 	nsenter -t "$APID" -n nft delete table ip hv_selfreset
-	expect_judge selfreset 1 "egress" "the host's rules gone, the box resetting itself: verify reports the breach, exit 1"
+	expect_eq "$(cat "$OUT/selfreset.rc")" 1 "the host's rules gone, the box resetting itself: verify exits 1"
+	# the box's word alone: its SYN never left its port, so the reset is
+	# nobody's hold (verify says the probe failed, never held)
 	case $(probe selfreset refusedaddr) in
-	"breach refused"*) ok "...the box's own reset is a breach: $(probe selfreset refusedaddr)" ;;
+	"held"*|"") fail "the box's own reset: $(probe selfreset refusedaddr)" ;;
+	*"nothing left the box's port"*) ok "...the box's own reset is not a hold: $(probe selfreset refusedaddr)" ;;
 	*) fail "the box's own reset: $(probe selfreset refusedaddr)" ;;
 	esac
 else
 	fail "adding the box's own reset rule"
 fi
+# and a reset from the far end (its closed port 81), the host's rules
+# still gone: the SYN left, a reset came back, no counter of the host's
+# moved: a breach
+export BOX_VERIFY_REFUSED=$W_OTHER_NAME:81
+verify $A farreset
+export BOX_VERIFY_REFUSED=$W_OTHER_NAME:80
+expect_judge farreset 1 "egress" "the host's rules gone, the far end resetting: verify reports the breach, exit 1"
+case $(probe farreset refusedaddr) in
+"breach refused"*) ok "...the far end's reset is a breach: $(probe farreset refusedaddr)" ;;
+*) fail "the far end's reset: $(probe farreset refusedaddr)" ;;
+esac
 $BOX firewall apply >/dev/null 2>&1 || fail "box firewall apply (restoring)"
 # control: the allowlist's chain emptied -> the refused name connects
 nft flush chain inet box egress >/dev/null 2>&1 || fail "flushing inet box egress"
