@@ -23,6 +23,7 @@
 #include "box/life/idle.h"
 #include "box/box.h"
 #include "box/egress/egress.h"
+#include "box/egress/refusals.h"
 #include "box/place.h"
 #include "box/where.h"
 #include "cmd/cmd.h"
@@ -44,6 +45,7 @@ struct row {
 	char pool[64];
 	int snaps;
 	char *egress;		/* the effective policy (heap) */
+	long refused;		/* destinations its log holds; <0 unknown */
 };
 
 struct roster {
@@ -284,6 +286,16 @@ print_raw(const struct incus_instance_list *l)
 	puts("]");
 }
 
+/* An allow box's count of refused destinations (the kernel's log: root
+ * reads it; anyone else gets "unknown", < 0).  An open box has no log. */
+static long
+refused_of(const struct row *r)
+{
+	if (r->egress == NULL || strncmp(r->egress, "allow", 5) != 0)
+		return 0;
+	return refusals_count(r->bi.name);
+}
+
 /* One box in box's own schema (see docs/json.md): the list entry. */
 static void
 model_write(struct json_w *w, const struct row *r)
@@ -471,16 +483,22 @@ print_table(const struct roster *ro, struct box_err *e)
 	    "SNAPSHOTS", "TEMPLATE", "EGRESS", "LOCATION" });
 	for (i = 0; i < ro->n; i++) {
 		const struct row *r = &ro->v[i];
-		char status[32], snaps[16], eg[48];
+		char status[32], snaps[16], pol[48], eg[80];
 
 		snprintf(status, sizeof(status), "%s",
 		    r->bi.status[0] ? r->bi.status : "-");
 		upper(status);
 		snprintf(snaps, sizeof(snaps), "%d", r->snaps);
 		/* a long allowlist is cut: box info shows it whole */
-		snprintf(eg, sizeof(eg), "%s", r->egress ? r->egress : "open");
-		if (r->egress != NULL && strlen(r->egress) >= sizeof(eg))
-			memcpy(eg + sizeof(eg) - 4, "...", 4);
+		snprintf(pol, sizeof(pol), "%s", r->egress ? r->egress : "open");
+		if (r->egress != NULL && strlen(r->egress) >= sizeof(pol))
+			memcpy(pol + sizeof(pol) - 4, "...", 4);
+		/* the marker: box egress <box> --log says what and when */
+		if (r->refused > 0)
+			snprintf(eg, sizeof(eg), "%s (%ld refused)", pol,
+			    r->refused);
+		else
+			snprintf(eg, sizeof(eg), "%s", pol);
 		table_row(&tb, (const char *[]){ r->bi.name, status,
 		    short_type(r->bi.type), r->addr, snaps,
 		    r->bi.template_[0] ? r->bi.template_ : "-", eg,
@@ -538,6 +556,15 @@ print_plain(const struct roster *ro, int out)
 	return 0;
 }
 
+static void
+mark_refused(struct roster *ro)
+{
+	int i;
+
+	for (i = 0; i < ro->n; i++)
+		ro->v[i].refused = refused_of(&ro->v[i]);
+}
+
 static int
 list(int out, struct box_err *e)
 {
@@ -577,6 +604,8 @@ list(int out, struct box_err *e)
 	}
 	err_clear(&de);
 	box_place_down(&c, down_row, &ro, &de);
+	if (out == OUT_TABLE)
+		mark_refused(&ro);
 	qsort(ro.v, (size_t)ro.n, sizeof(*ro.v), row_cmp);
 	rc = out == OUT_JSON ? print_json(&ro, e) : out == OUT_TABLE ?
 	    print_table(&ro, e) : print_plain(&ro, out);

@@ -13,8 +13,10 @@
 #      else touched) and the same calls take their full timeout;
 #   2. the contract's own drops stay silent: the LAN, the host at the
 #      gateway, an open sibling, each a timeout for the same curl;
-#   3. the refusals are counted: the refusing rules' counters move, and
-#      box egress --log names the destination.
+#   3. the refusals are counted: the refusing rules' counters move,
+#      box egress --log names the destination, and box list marks the box
+#      "(2 refused)" (the control: no marker before, none on the open
+#      sibling).
 # Changes the shared stack: run it under the stack lock.  Leaves the stack
 # as BOX_DNS=127.0.0.1 box setup-host does.
 set -u
@@ -107,6 +109,14 @@ case $r in
 *" 0") ok "setup: ${P}a reaches $W_PROBE_NAME's $W_INET (curl in its namespace, $r)" ;;
 *) fail "setup: ${P}a does not reach $W_INET: $r (pid $PA)"; summary ;;
 esac
+# box list's marker (issue 38): the row of a box, its EGRESS cell onwards
+row() { $BOX list 2>/dev/null | awk -v b="$1" '$1 == b'; }
+# the control: nothing refused yet, no marker (the same check as below)
+case $(row ${P}a) in
+*refused*) fail "box list marks ${P}a before anything was refused: $(row ${P}a)" ;;
+"") fail "box list has no row for ${P}a" ;;
+*) ok "box list: no marker while nothing is refused ($(row ${P}a | awk '{print $NF}'))" ;;
+esac
 GW=$(ip -4 -o addr show boxnet | sed -n 's|.* inet \([0-9.]*\)/.*|\1|p' | head -1)
 MAC=$(nft list chain inet box egress | grep -m1 "box ${P}a: " |
     sed -n 's/.*ether saddr \([0-9a-f:]*\) .*/\1/p')
@@ -139,6 +149,16 @@ cnt() { nft -a list chain inet box egress | grep "box ${P}a: refused" |
 [ "$(cnt)" -gt 0 ] && ok "the refusing rules counted $(cnt) packets" ||
     fail "the refusing rules counted nothing: $(nft -a list chain inet box egress)"
 expect_contains "$($BOX egress ${P}a --log 2>&1)" "$W_OTHER" "box egress --log names $W_OTHER"
+# two destinations were refused above: $W_OTHER tcp/80 and udp/9
+case $(row ${P}a) in
+*"allow:$W_PROBE_NAME (2 refused)"*) ok "box list marks ${P}a: 2 refused destinations ($W_OTHER tcp/80, udp/9)" ;;
+*) fail "box list's row for ${P}a has no '(2 refused)': $(row ${P}a); the log: $($BOX egress ${P}a --log 2>&1)" ;;
+esac
+case $(row ${P}b) in
+*refused*) fail "box list marks the open sibling: $(row ${P}b)" ;;
+?*) ok "box list: the open sibling unmarked" ;;
+*) fail "box list has no row for ${P}b" ;;
+esac
 
 # --- 2. the contract's own drops stay silent ------------------------------
 r=$(curl_ms $PA "http://$W_LAN/"); set -- $r

@@ -50,6 +50,22 @@ refusals_read(struct incus *c, const char *box, size_t max,
 	return 0;
 }
 
+long
+refusals_count(const char *box)
+{
+	struct box_err quiet;
+	uint64_t refused;
+	long long since;
+	size_t n, total;
+	int rc;
+
+	err_clear(&quiet);
+	rc = egfw_log(box, NULL, 0, &n, &total, &refused, &since, &quiet);
+	if (rc == -ENOENT)
+		return 0;
+	return rc < 0 ? rc : (long)total;
+}
+
 void
 refusals_free(struct refusals *out)
 {

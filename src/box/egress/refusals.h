@@ -41,4 +41,11 @@ int refusals_read(struct incus *c, const char *box, size_t max,
     struct refusals *out, struct box_err *e);
 void refusals_free(struct refusals *out);
 
+/*
+ * How many destinations box's log holds (box list's marker): 0 when none
+ * or the box has no log (open), -errno when the kernel's table cannot be
+ * read (not root).  Names nothing, asks no name server.
+ */
+long refusals_count(const char *box);
+
 #endif
