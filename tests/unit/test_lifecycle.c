@@ -312,6 +312,7 @@ TEST(mint_stamps_clone_import)
 	CHECK_STR(kvget(&kv, "user.box.origin.from"), "src/snap");
 	CHECK_STR(kvget(&kv, "user.box.created"), "NOW");
 	CHECK_STR(kvget(&kv, "user.box.mode.asked"), "");	/* removed */
+	CHECK_STR(kvget(&kv, "user.box.secrets"), "");	/* no grants */
 	set = mint_kv_list(&kv);
 	CHECK_STR(set[0], "user.box.schema");
 	CHECK(set[2 * kv.n] == NULL);

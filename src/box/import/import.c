@@ -59,6 +59,7 @@
 #include "box/each.h"
 #include "box/egress/egress_sync.h"
 #include "box/import/import.h"
+#include "box/secret/secret.h"
 #include "box/import/import_id.h"
 #include "box/import/import_mark.h"
 #include "box/life/life.h"
@@ -474,17 +475,20 @@ provenance_of(struct stamps *st, const struct incus_kvs *cfg, const char *now)
 
 /*
  * Incus's own MAC addresses and host-side interface names (a restored
- * box carries its snapshot's), and our pin key, stay behind; so does the
- * "create" trigger the daemon arms on a box made from an image (a
- * granted user's import: the image has no templates, and the vet refuses
- * the key; without it nothing is rendered), and that image's mark.
+ * box carries its snapshot's), our pin key and the secret grants (the
+ * file must not grant itself: an import is granted nothing) stay behind;
+ * so does the "create" trigger the daemon arms on a box made from an
+ * image (a granted user's import: the image has no templates, and the
+ * vet refuses the key; without it nothing is rendered), and that image's
+ * mark.
  */
 static int
 drop_key(const char *key)
 {
 	size_t n = strlen(key);
 
-	if (door_source_key(key) || strncmp(key, CLAIMED, sizeof(CLAIMED) - 1)
+	if (door_source_key(key) || secret_source_key(key) ||
+	    strncmp(key, CLAIMED, sizeof(CLAIMED) - 1)
 	    == 0 || strcmp(key, "volatile.apply_template") == 0 ||
 	    strcmp(key, "image." IMPORT_MARK_PROP) == 0)
 		return 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box/secret/secret.h"
 #include "model/names.h"
 
 const char *
@@ -353,7 +354,9 @@ mint_clone_stamps(struct mint_kv *m, const char *now, const char *from)
 	    mint_kv_add(m, "user.box.origin", "clone") < 0 ||
 	    mint_kv_add(m, "user.box.origin.from", from) < 0 ||
 	    mint_kv_add(m, "user.box.mode.asked", "") < 0 ||
-	    mint_kv_add(m, "user.box.owner", owner) < 0)
+	    mint_kv_add(m, "user.box.owner", owner) < 0 ||
+	    /* the source's secrets are its own: the copy is granted none */
+	    mint_kv_add(m, SECRET_GRANT_KEY, "") < 0)
 		return -E2BIG;
 	return 0;
 }

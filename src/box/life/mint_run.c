@@ -53,6 +53,7 @@
 #include "box/place.h"
 #include "box/life/template.h"
 #include "box/remote/tier.h"
+#include "box/secret/secret.h"
 #include "box/life/waits.h"
 #include "incus/api.h"
 #include "incus/exec.h"
@@ -957,6 +958,14 @@ fork_pool(struct run *r, const struct incus_instance *in, int slow, int *cow,
 	return 0;
 }
 
+/* What a copy leaves behind: the source's pin (box/door.h) and its
+ * secret grants (box/secret/secret.h). */
+static int
+source_key(const char *key)
+{
+	return door_source_key(key) || secret_source_key(key);
+}
+
 /* What is the source's alone (box/door.h): anything for the edit to drop. */
 static int
 has_doors(const struct incus_instance *in)
@@ -1153,7 +1162,7 @@ clone_restamp(struct run *r, struct clone_st *st, struct box_err *e)
 		/* a snapshot's doors are its own: read the copy to know */
 		memset(&ed, 0, sizeof(ed));
 		ed.drop_device = door_source_only;
-		ed.drop_cfg = door_source_key;
+		ed.drop_cfg = source_key;
 		rc = life_edit(&r->c, r->name, &ed, e);
 		if (rc == 0 && ed.dropped > 0) {
 			progress_clear(&r->p);

@@ -4,6 +4,7 @@
 #include "box/life/restore.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "box/egress/egress_sync.h"
 #include "box/life/life.h"
 #include "box/narrate.h"
+#include "box/secret/secret.h"
 #include "box/life/vet.h"
 #include "incus/instance.h"
 
@@ -95,13 +97,36 @@ reshape(struct incus_instance *after, const struct incus_devices *before)
 	return n;
 }
 
+/*
+ * The grant list is the host's word on the box now, not part of its
+ * past: a snapshot's (taken before a revoke, or copied from a clone's
+ * source) does not come back.  1 when after was changed, 0, -ENOMEM.
+ */
+static int
+keep_grants(struct incus_instance *after, const char *now)
+{
+	const char *was = incus_kv_get(&after->config, SECRET_GRANT_KEY);
+
+	if (now == NULL && (was == NULL || *was == '\0'))
+		return 0;
+	if (now != NULL && was != NULL && strcmp(now, was) == 0)
+		return 0;
+	if (now == NULL)
+		return incus_kv_del(&after->config, SECRET_GRANT_KEY) < 0 ?
+		    -ENOMEM : 1;
+	return incus_kv_set(&after->config, SECRET_GRANT_KEY, now) < 0 ?
+	    -ENOMEM : 1;
+}
+
 int
 box_restore(struct incus *c, const char *box, const char *snap,
     struct box_err *e)
 {
 	struct incus_instance in, after;
 	struct incus_devices doors = { 0 };
-	int rc, running, forced, n;
+	char grants[SECRET_GRANTMAX * (SECRET_NAMEMAX + 1) + 1] = "";
+	const char *g;
+	int rc, running, forced, n, kept = 0;
 	size_t i;
 
 	memset(&after, 0, sizeof(after));
@@ -113,6 +138,8 @@ box_restore(struct incus *c, const char *box, const char *snap,
 		    strlen(DOOR_PREFIX)) == 0 && incus_dev_set(&doors,
 		    in.devices.v[i].name, &in.devices.v[i].kv) < 0)
 			rc = err_set(e, -ENOMEM, "out of memory");
+	if ((g = incus_kv_get(&in.config, SECRET_GRANT_KEY)) != NULL)
+		snprintf(grants, sizeof(grants), "%s", g);
 	incus_instance_free(&in);
 	if (rc < 0)
 		goto out;
@@ -124,11 +151,14 @@ box_restore(struct incus *c, const char *box, const char *snap,
 	life_say("restored %s to %s", box, snap);
 	if ((rc = incus_instance_get(c, box, 0, &after, e)) < 0)
 		goto out;
-	if ((n = reshape(&after, &doors)) < 0) {
-		rc = err_set(e, n, "out of memory");
+	if ((n = reshape(&after, &doors)) < 0 ||
+	    (kept = keep_grants(&after, grants[0] != '\0' ? grants :
+	    NULL)) < 0) {
+		rc = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (n > 0 && (rc = incus_instance_put(c, &after, LIFE_OP_S, e)) < 0) {
+	if (n + kept > 0 &&
+	    (rc = incus_instance_put(c, &after, LIFE_OP_S, e)) < 0) {
 		err_context(e, "re-asserting %s's shape after the restore "
 		    "(it stays stopped)", box);
 		goto out;

@@ -11,7 +11,8 @@
  *
  * A grant is the name list SECRET_GRANT_KEY on the instance ("a,b");
  * the door reads it on every request (from its table, refreshed).  A
- * clone, fork or import leaves it behind (secret_source_key()).
+ * clone, fork or import leaves it behind (secret_source_key()), and a
+ * restore keeps the box's list as it is (a snapshot's does not return).
  */
 #ifndef BOX_SECRET_H
 #define BOX_SECRET_H
