@@ -102,6 +102,7 @@ main(int argc, char **argv)
 	const struct verb *v;
 	struct remote_url u;
 	struct box_err e;
+	char vbuf[4200];
 	int rc, remote, how = 0;
 
 	err_clear(&e);
@@ -113,7 +114,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-		puts(box_version_string());
+		puts(box_version_string(vbuf, sizeof(vbuf)));
 		return 0;
 	}
 	if (argv[1][0] == '-') {
@@ -130,7 +131,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (wants(argc - 1, argv + 1, "--version", "-V")) {
-		puts(box_version_string());
+		puts(box_version_string(vbuf, sizeof(vbuf)));
 		return 0;
 	}
 	/*

@@ -191,13 +191,19 @@ static int
 conf_file_load(const char *path, int root_only, struct conf_file *f,
     struct box_err *e)
 {
-	static char buf[CONF_FILE_MAX + 1];
-	long n = conf_read(path, root_only, buf, sizeof(buf), e);
+	char *buf = malloc(CONF_FILE_MAX + 1);
+	long n;
+	int rc;
 
 	memset(f, 0, sizeof(*f));
-	if (n < 0)
-		return (int)n;
-	return conf_parse(path, buf, (size_t)n, f, e);
+	if (buf == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((n = conf_read(path, root_only, buf, CONF_FILE_MAX + 1, e)) < 0)
+		rc = (int)n;
+	else
+		rc = conf_parse(path, buf, (size_t)n, f, e);
+	free(buf);
+	return rc;
 }
 
 int

@@ -74,8 +74,9 @@ void verb_manpage(const struct verb *v);	/* box-<verb>.1, the same */
 /* "cmd\twhat\n..." (1 to 3), or NULL */
 const char *verb_examples(const char *name);
 const char *verb_group_title(int g);	/* "BOXES", ... */
-const char *box_environment_text(void);	/* every variable box reads */
-const char *box_version_string(void);
+/* every variable box reads, as help text, in the caller's buf */
+const char *box_environment_text(char *buf, size_t cap);
+const char *box_version_string(char *buf, size_t cap);
 
 /* The argument row of the verbs over box_pick_each() (box/each.h). */
 #define OPT_PICK_ARG OPT_ARG("<box>|all", 1, OPT_ANY, OC_BOX, "boxes, glob " \

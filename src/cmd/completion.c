@@ -612,6 +612,7 @@ void
 box_manpage(void)
 {
 	const struct verb *v;
+	char env[4096];
 	int g;
 
 	printf(".TH BOX 1 \"\" \"box %s\" \"User Commands\"\n", BOX_VERSION);
@@ -634,7 +635,7 @@ box_manpage(void)
 			man_verb(v);
 	man_examples(NULL);
 	puts(".SH ENVIRONMENT\n.nf");
-	roff_text(box_environment_text());
+	roff_text(box_environment_text(env, sizeof(env)));
 	puts(".fi\n.SH EXIT STATUS\n0 ok, 1 it went wrong, 2 you asked wrong "
 	    "(a usage error, or a destructive verb without consent).\n"
 	    ".SH SEE ALSO\n.BR incus (1)");

@@ -120,17 +120,16 @@ json_policy(struct json_w *w, const struct egress *p, const char *text)
 	json_w_end(w, ']');
 }
 
-/* "2026-12-01 22:36 UTC" (a static buffer). */
+/* "2026-12-01 22:36 UTC", in the caller's buf. */
 static const char *
-when(long long t)
+when(long long t, char *buf, size_t cap)
 {
-	static char buf[40];
 	time_t tt = (time_t)t;
 	struct tm tm;
 
 	if (gmtime_r(&tt, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
-		snprintf(buf, sizeof(buf), "%lld", t);
+	    strftime(buf, cap, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, cap, "%lld", t);
 	return buf;
 }
 
@@ -142,6 +141,7 @@ show(struct incus *c, const char *box, const struct egress_policy *ep,
 	char *text = malloc(EGRESS_TEXTMAX + 32);
 	struct egfw_box *b = NULL;
 	struct egfw_held h;
+	char tbuf[40];
 	size_t n = 0, i, extra;
 	int rc, found = -1, held = 0, readable, checked = 1;
 	struct box_err ke;
@@ -221,7 +221,8 @@ show(struct incus *c, const char *box, const struct egress_policy *ep,
 			    h.naddr == 1 ? "" : "es", h.nnamed,
 			    (unsigned long long)h.refused,
 			    h.refused == 1 ? "" : "s", h.since > 0 ?
-			    " since " : "", h.since > 0 ? when(h.since) : "");
+			    " since " : "", h.since > 0 ? when(h.since, tbuf,
+			    sizeof(tbuf)) : "");
 		else if (!checked)
 			printf("  kernel: not checked — %s (sudo box egress %s "
 			    "show reads it)\n", h.why, box);
@@ -267,7 +268,7 @@ static int
 show_log(struct incus *c, const char *box, int json, struct box_err *e)
 {
 	struct refusals lg;
-	char a[20], pb[16], ab[24];
+	char a[20], pb[16], ab[24], tbuf[40];
 	char shown[4 * PTR_NAME_MAX + 16];
 	size_t i;
 	int rc;
@@ -332,7 +333,8 @@ show_log(struct incus *c, const char *box, int json, struct box_err *e)
 	printf("refused for %s: %llu packet%s%s%s, %zu destination%s among "
 	    "the last %d refusals (newest first)\n", box,
 	    (unsigned long long)lg.refused, lg.refused == 1 ? "" : "s",
-	    lg.since > 0 ? " since " : "", lg.since > 0 ? when(lg.since) : "",
+	    lg.since > 0 ? " since " : "", lg.since > 0 ? when(lg.since,
+	    tbuf, sizeof(tbuf)) : "",
 	    lg.total, lg.total == 1 ? "" : "s", EGFW_LOG_SLOTS);
 	for (i = 0; i < lg.n && i < LOG_SHOW; i++) {
 		const struct refusal *f = &lg.v[i];

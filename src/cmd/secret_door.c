@@ -36,12 +36,12 @@ addr_port(const char *s, uint32_t *a, uint16_t *port, struct box_err *e)
 	return 0;
 }
 
+/* pinname: the caller's, as long as c lives (c->pin_host points in). */
 static int
 test_rows(struct door_conf *c, const char *open, const char *pin,
-    struct box_err *e)
+    char *pinname, size_t cap, struct box_err *e)
 {
 	const char *flag = getenv(DOOR_TEST_ENV), *ca = getenv(DOOR_TEST_CA);
-	static char pinname[SECRET_HOSTMAX + 1];
 	uint16_t dummy = 0;
 	char *eq, buf[32];
 	int rc;
@@ -65,7 +65,7 @@ test_rows(struct door_conf *c, const char *open, const char *pin,
 			return err_usage(e, "--test-open A.B.C.D/N");
 	}
 	if (pin != NULL) {
-		snprintf(pinname, sizeof(pinname), "%s", pin);
+		snprintf(pinname, cap, "%s", pin);
 		if ((eq = strchr(pinname, '=')) == NULL)
 			return err_usage(e, "--test-pin host=A.B.C.D");
 		*eq = '\0';
@@ -81,6 +81,7 @@ cmd_secret_door(int argc, char **argv, struct box_err *e)
 {
 	const char *listen = NULL, *dns = NULL, *store = NULL, *open = NULL;
 	const char *pin = NULL;
+	char pinname[SECRET_HOSTMAX + 1];
 	int nocheck = 0;
 	struct opt_result res;
 	struct door_conf c;
@@ -113,7 +114,7 @@ cmd_secret_door(int argc, char **argv, struct box_err *e)
 	c.net = c.listen & 0xffffff00u;
 	if (dns != NULL && (rc = addr_port(dns, &c.dns, &dport, e)) < 0)
 		return rc;
-	if ((rc = test_rows(&c, open, pin, e)) < 0)
+	if ((rc = test_rows(&c, open, pin, pinname, sizeof(pinname), e)) < 0)
 		return rc;
 	if (nocheck && c.pin_host == NULL)
 		return err_usage(e, "--test-no-addr-check goes with --test-pin");

@@ -221,9 +221,8 @@ verb_unknown(const char *name, struct box_err *e)
 }
 
 const char *
-box_version_string(void)
+box_version_string(char *buf, size_t cap)
 {
-	static char buf[4200];
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -231,7 +230,7 @@ box_version_string(void)
 		snprintf(self, sizeof(self), "unknown path");
 	else
 		self[n] = '\0';
-	snprintf(buf, sizeof(buf), "box %s (%s)", BOX_VERSION, self);
+	snprintf(buf, cap, "box %s (%s)", BOX_VERSION, self);
 	return buf;
 }
 
@@ -415,17 +414,15 @@ static const struct box_env box_env[] = {
 
 /* The table as text: names, then their line from column 25, wrapped. */
 const char *
-box_environment_text(void)
+box_environment_text(char *buf, size_t cap)
 {
-	static char buf[4096];
 	const struct box_env *v;
 	size_t at = 0;
 	FILE *f;
 
-	if (buf[0] != '\0')
+	buf[0] = '\0';
+	if (cap < 2 || (f = fmemopen(buf, cap - 1, "w")) == NULL)
 		return buf;
-	if ((f = fmemopen(buf, sizeof(buf) - 1, "w")) == NULL)
-		return "";
 	for (v = box_env; v->names != NULL; v++) {
 		const char *t = v->text;
 		int col = fprintf(f, "  %s", v->names);
@@ -455,7 +452,7 @@ box_environment_text(void)
 	}
 	at = (size_t)ftell(f);
 	fclose(f);
-	buf[at < sizeof(buf) ? at : sizeof(buf) - 1] = '\0';
+	buf[at < cap ? at : cap - 1] = '\0';
 	return buf;
 }
 
@@ -506,6 +503,7 @@ usage_aliases(void)
 void
 box_usage(void)
 {
+	char env[4096];
 	int g;
 
 	printf("box %s — network-isolated, throwaway Incus boxes for coding "
@@ -523,7 +521,7 @@ box_usage(void)
 	    "  -V, --version  print the version\n"
 	    "  --json         machine-readable output, where offered\n");
 	fputs("ENVIRONMENT\n", stdout);
-	fputs(box_environment_text(), stdout);
+	fputs(box_environment_text(env, sizeof(env)), stdout);
 	puts("\nEXIT STATUS\n"
 	    "  0 ok, 1 it went wrong, 2 you asked wrong\n\n"
 	    "THE MODEL\n"
@@ -548,7 +546,7 @@ cmd_version(int argc, char **argv, struct box_err *e)
 	if ((rc = opt_parse(argc, argv, rows, &res, e)) < 0)
 		return rc;
 	if (!json) {
-		puts(box_version_string());
+		puts(box_version_string(self, sizeof(self)));
 		return 0;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -181,6 +182,21 @@ ptr_reply(const unsigned char *buf, size_t n, uint16_t id, char *name,
 	return 0;
 }
 
+/*
+ * A query's ID: random, so an answer must have seen the question (an ID a
+ * sender could guess would let it answer first); the PID only when the
+ * kernel gives no random bytes.
+ */
+static uint16_t
+query_id(uint32_t salt)
+{
+	uint16_t id;
+
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != (ssize_t)sizeof(id))
+		id = (uint16_t)(getpid() ^ salt);
+	return id;
+}
+
 int
 ptr_ask(uint32_t server, uint32_t addr, int timeout_ms, char *name,
     size_t cap)
@@ -188,7 +204,7 @@ ptr_ask(uint32_t server, uint32_t addr, int timeout_ms, char *name,
 	unsigned char q[128], a[1500];
 	struct sockaddr_in sa;
 	struct pollfd pfd;
-	uint16_t id = (uint16_t)(getpid() ^ addr);
+	uint16_t id = query_id(addr);
 	int fd, len, rc = 0;
 	ssize_t got;
 
@@ -321,8 +337,7 @@ ptr_ask_a(uint32_t server, const char *name, int timeout_ms, uint32_t *addr,
     uint32_t *ttl, size_t max)
 {
 	unsigned char q[300], a[1500];
-	static uint16_t salt;
-	uint16_t id = (uint16_t)(getpid() ^ (++salt * 40503u));
+	uint16_t id = query_id((uint32_t)name[0] * 40503u);
 	ssize_t got;
 	int len, k;
 

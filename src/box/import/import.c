@@ -266,14 +266,15 @@ rf_sink(void *ctx, const unsigned char *p, size_t n)
 	return reframe_feed(((struct rf *)ctx)->r, p, n);
 }
 
+#define IMPORT_CHUNK	(64u << 10)	/* a plain tar's read size */
+
 static int
 push_image(struct incus *c, struct src *s, struct reframe *r, char *op,
     size_t opcap, struct box_err *e)
 {
-	static unsigned char buf[1 << 16];
-	static struct utsname u;
-	static char mark[IMPORT_MARK_MAX];
-	unsigned char magic[2] = { 0, 0 };
+	unsigned char magic[2] = { 0, 0 }, *buf;
+	struct utsname u;
+	char mark[IMPORT_MARK_MAX];
 	struct rf f;
 	ssize_t n;
 	int rc;
@@ -293,12 +294,15 @@ push_image(struct incus *c, struct src *s, struct reframe *r, char *op,
 		r->mark = mark;	/* swept if this process dies holding it */
 	if (magic[0] == 0x1f && magic[1] == 0x8b)
 		rc = gz_stream(rf_src, &f, rf_sink, &f);
+	else if ((buf = malloc(IMPORT_CHUNK)) == NULL)
+		rc = err_set(e, -ENOMEM, "out of memory");
 	else {
-		while ((n = from_file(s, buf, sizeof(buf))) > 0 &&
+		while ((n = from_file(s, buf, IMPORT_CHUNK)) > 0 &&
 		    (rc = reframe_feed(r, buf, (size_t)n)) == 0)
 			;
 		if (n < 0)
 			rc = (int)n;
+		free(buf);
 	}
 	if (rc == 0)
 		rc = reframe_end(r);
@@ -307,12 +311,18 @@ push_image(struct incus *c, struct src *s, struct reframe *r, char *op,
 		    "container exports only (this one has no "
 		    "backup/container/rootfs)");
 	if (rc == 0)
-		return incus_backup_import_end(&f.k, op, opcap, e);
-	stream_push_abort(&f.k);
-	/* a withheld body (the hash, the vet) is worded by the caller */
-	if (e->code == 0 && !s->bad && !s->vetbad)
-		err_set(e, rc, "re-framing the export as an image: %s",
-		    err_str(rc));
+		rc = incus_backup_import_end(&f.k, op, opcap, e);
+	else {
+		stream_push_abort(&f.k);
+		/* a withheld body (the hash, the vet) is worded by the
+		 * caller */
+		if (e->code == 0 && !s->bad && !s->vetbad)
+			err_set(e, rc, "re-framing the export as an image: %s",
+			    err_str(rc));
+	}
+	/* u and mark were this frame's: the reframe holds neither after */
+	r->arch = "";
+	r->mark = NULL;
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,14 +17,16 @@
 static void
 child(int fd, int data, unsigned long long bound)
 {
-	static struct vet_verdict m;
+	struct vet_verdict *m = calloc(1, sizeof(*m));	/* the vet's state */
 
-	memset(&m, 0, sizeof(m));
-	err_clear(&m.e);
-	vet_init(&m.v);
-	m.v.bound = bound;
-	m.rc = vet_export_fd(data, 1, &m.v, m.name, sizeof(m.name), &m.e);
-	_exit(fd_write_all(fd, &m, sizeof(m)) == 0 ? 0 : 1);
+	if (m == NULL)
+		_exit(1);
+	err_clear(&m->e);
+	vet_init(&m->v);
+	m->v.bound = bound;
+	m->rc = vet_export_fd(data, 1, &m->v, m->name, sizeof(m->name),
+	    &m->e);
+	_exit(fd_write_all(fd, m, sizeof(*m)) == 0 ? 0 : 1);
 }
 
 int

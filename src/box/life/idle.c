@@ -173,7 +173,7 @@ void
 box_idle_sweep(struct incus *c)
 {
 	struct incus_instance_list l;
-	static char ses[IDLE_SESSIONS_MAX][64];
+	char (*ses)[64];
 	struct box_err e;
 	const char *v;
 	char why[80];
@@ -182,8 +182,12 @@ box_idle_sweep(struct incus *c)
 	int nses = -1;
 
 	err_clear(&e);
-	if (incus_instance_list(c, BOX_FILTER, 0, &l, &e) < 0)
+	if ((ses = calloc(IDLE_SESSIONS_MAX, sizeof(*ses))) == NULL)
+		return;	/* sessions unknown: judge nothing */
+	if (incus_instance_list(c, BOX_FILTER, 0, &l, &e) < 0) {
+		free(ses);
 		return;
+	}
 	for (i = 0; i < l.n; i++) {
 		v = incus_kv_get(&l.v[i].config, IDLE_KEY);
 		if (v == NULL || idle_duration(v, &idle_s, why,
@@ -195,6 +199,7 @@ box_idle_sweep(struct incus *c)
 		check_one(c, &l.v[i], idle_s, ses, nses);
 	}
 	incus_instance_list_free(&l);
+	free(ses);
 }
 
 void

@@ -65,6 +65,7 @@
 #include "util/text.h"
 
 #define DEFAULT_BUDGET_S 600
+#define GUEST_TEXT_MAX	(16u << 10)	/* cloud-init's words on a failure */
 
 static void
 sleep_ms(int ms)
@@ -349,18 +350,21 @@ show_guest_text(const char *title, char *s)
 static void
 cloud_init_detail(struct run *r)
 {
-	static char buf[16384];
+	char *buf = malloc(GUEST_TEXT_MAX);
 	struct box_err le;
 	int code;
 
 	err_clear(&le);
+	if (buf == NULL)
+		return;
 	if (life_sh(&r->c, r->name, "cloud-init status --long 2>&1", buf,
-	    sizeof(buf), 20000, &code, &le) == 0)
+	    GUEST_TEXT_MAX, 20000, &code, &le) == 0)
 		show_guest_text("cloud-init status --long:", buf);
 	if (life_sh(&r->c, r->name, "tail -n 12 /var/log/cloud-init-output.log"
-	    " 2>&1", buf, sizeof(buf), 20000, &code, &le) == 0)
+	    " 2>&1", buf, GUEST_TEXT_MAX, 20000, &code, &le) == 0)
 		show_guest_text("the end of /var/log/cloud-init-output.log:",
 		    buf);
+	free(buf);
 }
 
 /*

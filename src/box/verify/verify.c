@@ -808,7 +808,7 @@ seen_dns(struct seen *r, const struct sniff_frame *fr)
 static int
 port_read(struct sniff *sn, struct seen *v)
 {
-	static uint8_t f[SNIFF_FRAME_MAX];
+	uint8_t f[SNIFF_FRAME_MAX];
 	struct sniff_frame fr;
 	size_t len;
 	int n = 0, out, frames = 0;
@@ -1086,7 +1086,7 @@ take_report(struct plan *p, const char *txt, size_t n, struct box_err *e)
 static void
 take_bridge(struct plan *p, struct sniff *sn)
 {
-	static uint8_t f[SNIFF_FRAME_MAX];
+	uint8_t f[SNIFF_FRAME_MAX];
 	struct sniff_frame fr;
 	size_t len;
 	int k, heard[MAXT] = { 0 }, frames = 0;
@@ -1322,17 +1322,15 @@ counts(const struct plan *p, int c[4])
 }
 
 static const char *
-runner_text(const struct plan *p)
+runner_text(const struct plan *p, char *buf, size_t cap)
 {
-	static char buf[300];
-
 	if (p->vm)
-		snprintf(buf, sizeof(buf), "probes run by the guest (a VM "
+		snprintf(buf, cap, "probes run by the guest (a VM "
 		    "shares no kernel with this host): every verdict is the "
 		    "guest's word, checked against what its port %s carried "
 		    "where the host can see it", p->veth);
 	else
-		snprintf(buf, sizeof(buf), "probes run by this host in the "
+		snprintf(buf, cap, "probes run by this host in the "
 		    "box's network namespace (init pid %lld); what arrived "
 		    "is what its port %s carried", p->pid, p->veth);
 	return buf;
@@ -1341,13 +1339,14 @@ runner_text(const struct plan *p)
 static void
 print_text(const struct plan *p)
 {
+	char rt[300];
 	int c[4], k;
 
 	printf("box verify %s (%s, egress %s%s%s)\n", p->name, p->self,
 	    p->allow ? "allow:" : "open", p->allow ? p->policy : "",
 	    p->t[p->baseline].result == R_HELD ? "" : "; the BASELINE FAILED"
 	    ": no isolation verdict can be trusted");
-	printf("%s\n", runner_text(p));
+	printf("%s\n", runner_text(p, rt, sizeof(rt)));
 	printf("%-8s %-9s %-62s %s\n", "CLAUSE", "RESULT", "PROBE",
 	    "OBSERVED");
 	for (k = 0; k < p->n; k++)
@@ -1372,7 +1371,7 @@ static int
 print_json(const struct plan *p, struct box_err *e)
 {
 	struct json_w w;
-	char *out = NULL;
+	char rt[300], *out = NULL;
 	size_t len;
 	int c[4], k;
 
@@ -1408,7 +1407,7 @@ print_json(const struct plan *p, struct box_err *e)
 	json_w_key(&w, "probes_run_by");
 	json_w_str(&w, p->vm ? "guest" : "host");
 	json_w_key(&w, "runner");
-	json_w_str(&w, runner_text(p));
+	json_w_str(&w, runner_text(p, rt, sizeof(rt)));
 	json_w_key(&w, "probes");
 	json_w_arr(&w);
 	for (k = 0; k < p->n; k++) {

@@ -40,6 +40,7 @@
 #include "util/text.h"
 
 #define MAXP		96	/* probes in one plan */
+#define V6_READ_MAX	(64 << 10)	/* /proc/net/if_inet6, ipv6_route */
 #define PLAN_MAX	(32u << 10)
 #define DNS_GRACE_MS	6000	/* a name lookup on top of the timeout */
 
@@ -408,13 +409,13 @@ slurp(const char *path, char *buf, size_t cap)
 }
 
 /* The box's own kernel: a global IPv6 address, a route beyond the link. */
+/* p_v6 with its read buffer (V6_READ_MAX bytes). */
 static void
-p_v6(char *out, size_t cap)
+p_v6_in(char *buf, char *out, size_t cap)
 {
-	static char buf[64 << 10];
 	char d[96], *l, *save = NULL;
 
-	if (slurp("/proc/net/if_inet6", buf, sizeof(buf)) >= 0)
+	if (slurp("/proc/net/if_inet6", buf, V6_READ_MAX) >= 0)
 		for (l = strtok_r(buf, "\n", &save); l;
 		    l = strtok_r(NULL, "\n", &save))
 			if (verify_v6_addr_line(l, d, sizeof(d)) == 1) {
@@ -423,7 +424,7 @@ p_v6(char *out, size_t cap)
 				return;
 			}
 	save = NULL;
-	if (slurp("/proc/net/ipv6_route", buf, sizeof(buf)) >= 0)
+	if (slurp("/proc/net/ipv6_route", buf, V6_READ_MAX) >= 0)
 		for (l = strtok_r(buf, "\n", &save); l;
 		    l = strtok_r(NULL, "\n", &save))
 			if (verify_v6_route_line(l, d, sizeof(d)) == 1) {
@@ -433,6 +434,19 @@ p_v6(char *out, size_t cap)
 			}
 	say(out, cap, "none (no global IPv6 address, no IPv6 route beyond "
 	    "the link)");
+}
+
+static void
+p_v6(char *out, size_t cap)
+{
+	char *buf = malloc(V6_READ_MAX);
+
+	if (buf == NULL) {
+		say(out, cap, "error out of memory");
+		return;
+	}
+	p_v6_in(buf, out, cap);
+	free(buf);
 }
 
 /*
@@ -678,10 +692,14 @@ plan_parse(const char *s, size_t n, struct probe *p, int *ms)
 int
 verify_plan_count(const char *txt, size_t n)
 {
-	static struct probe p[MAXP];
-	int ms;
+	struct probe *p = calloc(MAXP, sizeof(*p));
+	int ms, rc;
 
-	return plan_parse(txt, n, p, &ms);
+	if (p == NULL)
+		return -ENOMEM;
+	rc = plan_parse(txt, n, p, &ms);
+	free(p);
+	return rc;
 }
 
 static void
@@ -792,17 +810,24 @@ render(const struct probe *p, int np, char *out, size_t cap)
 ssize_t
 verify_run(const char *plan, size_t n, char *out, size_t cap)
 {
-	static struct probe p[MAXP];
+	struct probe *p = calloc(MAXP, sizeof(*p));
 	int np, ms = 2000, i, names = 0;
+	ssize_t rc;
 
-	if ((np = plan_parse(plan, n, p, &ms)) < 0)
+	if (p == NULL)
+		return -ENOMEM;
+	if ((np = plan_parse(plan, n, p, &ms)) < 0) {
+		free(p);
 		return np;
+	}
 	for (i = 0; i < np; i++) {
 		names |= strcmp(p[i].kind, "name") == 0;
 		start(&p[i], ms);
 	}
 	collect(p, np, clock_ms() + ms + 1000 + (names ? DNS_GRACE_MS : 0));
-	return render(p, np, out, cap);
+	rc = render(p, np, out, cap);
+	free(p);
+	return rc;
 }
 
 int

@@ -423,7 +423,7 @@ port_flows(struct sniff *sn, uint32_t self, uint32_t gw, uint16_t qid,
     uint32_t to, int port, struct flow *route, struct flow *gwf,
     int *dns_seen, int *dns_has, uint32_t *dns_a)
 {
-	static uint8_t buf[SNIFF_FRAME_MAX];
+	uint8_t buf[SNIFF_FRAME_MAX];
 	struct sniff_frame fr;
 	size_t len;
 	int out, frames = 0, rc, rcode;

@@ -6,6 +6,7 @@
  * frequent (one keeps dying).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #define S_GUARD		"guard"
 #define GUARD_SHOWN	3	/* the last heals shown */
 #define GUARD_REVIVES	3	/* daemons revived in GUARD_RECENT_S: WARN */
+#define GUARD_EVENTS_SHOWN 32	/* the log's newest events read */
 
 static void
 last_heals(struct dh_ctx *h, const struct guard_event *ev, size_t n)
@@ -83,7 +85,7 @@ culprit(const struct guard_event *ev, size_t n)
 void
 dh_check_guard(struct dh_ctx *h)
 {
-	static struct guard_event ev[32];
+	struct guard_event *ev;
 	struct box_err e;
 	unsigned recent;
 	size_t n;
@@ -110,10 +112,13 @@ dh_check_guard(struct dh_ctx *h)
 		    "setup-host", "box's guard does not run: a flush of the "
 		    "ruleset leaves the boxes open until the next firewall "
 		    "apply");
-	if (guard_events_read(ev, 32, &n, &recent, (long long)time(NULL),
-	    &e) < 0) {
+	if ((ev = calloc(GUARD_EVENTS_SHOWN, sizeof(*ev))) == NULL ||
+	    guard_events_read(ev, GUARD_EVENTS_SHOWN, &n, &recent,
+	    (long long)time(NULL), &e) < 0) {
 		dr_add(h->r, "guard.log", S_GUARD, DR_WARN, NULL, "the guard's "
-		    "log could not be read: %s", e.msg);
+		    "log could not be read: %s", ev == NULL ? "out of memory" :
+		    e.msg);
+		free(ev);
 		return;
 	}
 	if (recent >= GUARD_FREQUENT)
@@ -125,4 +130,5 @@ dh_check_guard(struct dh_ctx *h)
 		    culprit(ev, n));
 	last_heals(h, ev, n);
 	revived(h, ev, n);
+	free(ev);
 }

@@ -199,12 +199,12 @@ accepts(const struct nft_rule_info *r)
 	return strcmp(last, "immediate(1=00000000,2{2{1=00000001}})") == 0;
 }
 
+/* want: R_N rules' room, the caller's (each holds a canonical text). */
 static int
 check_chain(const struct nicf *f, const char *chain, uint32_t hook,
     const char *host, const unsigned char mac[6], const unsigned char ip[4],
-    char *why, size_t cap)
+    struct nft_rule_info *want, char *why, size_t cap)
 {
-	static struct nft_rule_info want[R_N];
 	const struct nft_chain_info *c = chain_named(f, chain);
 	size_t i;
 	int k, found[R_N] = { 0 }, rc;
@@ -256,15 +256,23 @@ nicf_check(const struct nicf *f, const char *inst, const char *host,
 	unsigned char ip[4] = { (unsigned char)(addr >> 24),
 	    (unsigned char)(addr >> 16), (unsigned char)(addr >> 8),
 	    (unsigned char)addr };
+	struct nft_rule_info *want = calloc(R_N, sizeof(*want));
 	char chain[NFT_NAMELEN];
 	int rc;
 
 	why[0] = '\0';
+	if (want == NULL) {
+		snprintf(why, cap, "out of memory");
+		return -ENOMEM;
+	}
 	snprintf(chain, sizeof(chain), "in.%s.eth0", inst);
-	rc = check_chain(f, chain, NFT_HOOK_INPUT, host, mac, ip, why, cap);
-	if (rc != 1)
-		return rc;
-	snprintf(chain, sizeof(chain), "fwd.%s.eth0", inst);
-	return check_chain(f, chain, NFT_HOOK_FORWARD, host, mac, ip, why,
+	rc = check_chain(f, chain, NFT_HOOK_INPUT, host, mac, ip, want, why,
 	    cap);
+	if (rc == 1) {
+		snprintf(chain, sizeof(chain), "fwd.%s.eth0", inst);
+		rc = check_chain(f, chain, NFT_HOOK_FORWARD, host, mac, ip,
+		    want, why, cap);
+	}
+	free(want);
+	return rc;
 }

@@ -399,23 +399,29 @@ probe_rootfs(struct incus *pc, const struct canary *k, unsigned char *tar,
 static int
 probe_run(struct incus *c, struct grant_probe *v, struct box_err *e)
 {
-	static unsigned char tar[PROBE_TAR_MAX];
+	unsigned char *tar;
 	struct canary k;
 	struct incus pc;
 	char project[64], fp[2][INCUS_IMAGE_FP] = { "", "" };
 	size_t n;
 	int rc;
 
+	if ((tar = malloc(PROBE_TAR_MAX)) == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
 	rc = canary_make(&k, e);
-	if (rc < 0)
+	if (rc < 0) {
+		free(tar);
 		return rc;
-	if (probe_tar(&k, tar, sizeof(tar), &n) < 0) {
+	}
+	if (probe_tar(&k, tar, PROBE_TAR_MAX, &n) < 0) {
 		canary_remove(&k);
+		free(tar);
 		return err_set(e, -E2BIG, "building the probe's image");
 	}
 	rc = scratch_make(c, &k, project, sizeof(project), &pc, e);
 	if (rc < 0) {
 		canary_remove(&k);
+		free(tar);
 		return rc;
 	}
 	rc = incus_image_upload(&pc, tar, n, PROBE_INSTANCE, fp[0],
@@ -425,13 +431,14 @@ probe_run(struct incus *c, struct grant_probe *v, struct box_err *e)
 	if (rc == 0)
 		rc = probe_read(&pc, &k, v, e);
 	if (rc == 0)
-		probe_rootfs(&pc, &k, tar, sizeof(tar), fp[1], v);
+		probe_rootfs(&pc, &k, tar, PROBE_TAR_MAX, fp[1], v);
 	if (rc < 0)
 		err_context(e, "probing the daemon in the scratch project %s",
 		    project);
 	scratch_remove(c, &pc, project, fp, e);
 	incus_close(&pc);
 	canary_remove(&k);
+	free(tar);
 	return e->code != 0 ? e->code : rc;
 }
 

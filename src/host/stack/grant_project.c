@@ -212,7 +212,7 @@ has_nic(const struct incus_devices *d)
 static int
 default_drop_nics(struct incus *pc, int *changed, struct box_err *e)
 {
-	static char desc[] = "Default Incus profile (no NIC: boxes use "
+	static const char desc[] = "Default Incus profile (no NIC: boxes use "
 	    "box-net)";
 	struct incus_profile p;
 	int rc = 0;
