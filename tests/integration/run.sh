@@ -45,8 +45,8 @@ elif [ -s /run/box-guard.pid ] &&
 	guard_note="the detached guard (pid $gp)"
 fi
 if [ -n "$guard_note" ]; then
-	if pgrep -f '(^|/)box guard run' >/dev/null 2>&1; then
-		echo "!!! $guard_note was stopped for the tests, but a guard still runs: $(pgrep -af '(^|/)box guard run' | head -3)"
+	if pgrep -f 'box[^ ]* guard run' >/dev/null 2>&1; then
+		echo "!!! $guard_note was stopped for the tests, but a guard still runs: $(pgrep -af 'box[^ ]* guard run' | head -3)"
 		exit 1
 	fi
 	echo "note: $guard_note ran before the tests: stopped for them (it would put back what their controls take away); box setup-host starts it again"

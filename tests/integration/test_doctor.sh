@@ -76,9 +76,13 @@ fixed_ok()	# MSG: --fix repairs it; a re-check finds nothing else wrong
 	j=$(djson ${P}a ${P}b)
 	expect_eq "$(echo "$j" | others)" "" "$1: nothing else fails afterwards"
 }
+# boxnet's dnsmasq: the one Incus runs, not the helper it forks for its
+# lease script (box's hook), whose command line is the same.
 dnsmasq_pid()
 {
 	for p in $(pidof dnsmasq); do
+		pp=$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null)
+		[ "$(cat "/proc/$pp/comm" 2>/dev/null)" = dnsmasq ] && continue
 		tr '\0' '\n' <"/proc/$p/cmdline" | grep -qx -- '--interface=boxnet' && echo "$p"
 	done
 }
