@@ -26,6 +26,13 @@ stop_detached(void)
 	    sizeof(guard_words));
 }
 
+void
+guard_pause(void)
+{
+	if (!sysd_present())
+		stop_detached();
+}
+
 int
 guard_off(void)
 {

@@ -30,6 +30,15 @@ enum guard_mode { GUARD_OFF = 0, GUARD_SYSTEMD = 1, GUARD_DETACHED = 2 };
  */
 int guard_install(int *mode, struct box_err *e);
 
+/*
+ * Stop a detached guard while setup-host restarts the daemons it keeps
+ * running (where there is no systemd): else it sees the resolver gone
+ * between the stop and the start and starts one of its own from the argv
+ * file, which holds port 53 and outlives the pid file setup-host writes.
+ * guard_install starts it again after.
+ */
+void guard_pause(void);
+
 /* Stop it and remove the unit; absent is fine. */
 int guard_remove(struct box_err *e);
 

@@ -174,6 +174,7 @@ resolver(struct setup *s, struct box_err *e)
 
 	for (i = 0; i < s->p.conf.ndns; i++)
 		up[i] = s->p.conf.dns[i];
+	guard_pause();	/* it would race us to start the resolver */
 	if ((rc = rsvd_install(s->p.conf.net | 1, up, s->p.conf.ndns, &mode,
 	    &skipped, e)) < 0)
 		return rc;
