@@ -17,6 +17,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/stack/resolver_unit.h"
@@ -26,6 +28,7 @@
 #define DMN_MIN_MS	500
 #define DMN_MAX_MS	30000
 #define DMN_STEADY_MS	60000
+#define DMN_SETTLE_S	2	/* an argv file this young: a start under way */
 
 /* argv[1..] as each runs: what tells it from another process */
 static const char rsvd_words[] = "resolver\0run";
@@ -49,16 +52,27 @@ guard_daemons_init(struct guard_daemon *d, size_t max)
 	return n;
 }
 
-/* Is d wanted: its argv file (setup-host's start left it) exists. */
+/*
+ * Is d wanted: its argv file (setup-host's start left it) exists, and no
+ * start is under way.  sysd_start_daemon writes the pid file, then the
+ * argv, before its grandchild has exec'd: for that moment the pid names a
+ * process that is not yet the daemon, and a revive then would start a
+ * second one, which loses port 53 to the first and leaves the pid file
+ * naming the loser.  An argv file younger than DMN_SETTLE_S is a start
+ * under way: looked at again next round.
+ */
 static int
 wanted(const struct guard_daemon *d)
 {
 	char path[256];
+	struct stat st;
 
 	if (snprintf(path, sizeof(path), "%s%s", d->pidfile, SYSD_ARGV) >=
 	    (int)sizeof(path))
 		return 0;
-	return access(path, F_OK) == 0;
+	if (stat(path, &st) < 0)
+		return 0;
+	return time(NULL) - st.st_mtime >= DMN_SETTLE_S;
 }
 
 static void
