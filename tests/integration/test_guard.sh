@@ -458,6 +458,9 @@ guard_stop || fail "stopping our guard"
 r1=$(rsv_pid)
 [ -n "$r1" ] && rsv_ok && ok "box's resolver runs (pid $r1) and answers the host's probe" ||
     fail "box's resolver is not running before the test"
+# the revives of this part: the log's count from here (the measuring part
+# above ran a guard too, beside setup-host's resolver)
+nrev0=$(grep -c '	revive	' "$BOX_GUARD_LOG" 2>/dev/null)
 kill -9 "$r1" 2>/dev/null
 sleep 3
 expect_eq "$(rsv_pid):$(rsv_ok && echo answers)" ":" "control: the guard stopped, a killed resolver stays dead (3 s)"
@@ -479,7 +482,7 @@ done
 [ "$(rsv_pid)" != "$r2" ] && [ -n "$(rsv_pid)" ] && ok "the guard kept the resolver running over 3 kills (pid now $(rsv_pid))" ||
     fail "the resolver after 3 kills"
 expect_eq "$(tr '\0' ' ' <"/proc/$(rsv_pid)/cmdline" 2>/dev/null | sed 's/ $//')" "$(tr '\0' ' ' </run/box-resolver.pid.argv | sed 's/ $//')" "started again with setup-host's command line"
-expect_eq "$(grep -c '	revive	' "$BOX_GUARD_LOG")" 4 "the guard logged each start again (revive, 4)"
+expect_eq "$(( $(grep -c '	revive	' "$BOX_GUARD_LOG") - ${nrev0:-0} ))" 4 "the guard logged each start again (revive, 4)"
 j=$($BOX doctor --json 2>/dev/null)
 expect_contains "$(echo "$j" | json "' | '.join(c['text'] for c in j['checks'] if c['id'] == 'guard.revive')")" "the resolver was not running" "doctor: the last revive said (guard.revive)"
 expect_eq "$(echo "$j" | json "' '.join(c['status'] for c in j['checks'] if c['id'] == 'guard.revive.often')")" warn "doctor: WARNs that a daemon keeps dying (4 revives in 10 min)"
